@@ -1,0 +1,69 @@
+// The on-disk dataset, format version 1 (docs/format.md): what meta.json records, how a
+// feature row is laid out, and opening and verifying a dataset directory.
+//
+// Invariants of a published dataset: every file listed in `files` exists with exactly the
+// recorded size and xxh64; indptr has num_nodes + 1 entries ending at num_edges; every id is
+// below num_nodes; feature row i starts at byte i * row_stride_bytes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "storage/file.h"
+
+namespace strata {
+
+inline constexpr const char* kDatasetFormatName = "strata-dataset";
+inline constexpr int kDatasetFormatVersion = 1;
+inline constexpr uint32_t kBlockBytes = 4096;
+
+enum class FeatureDtype { kFloat32, kFloat16 };
+
+const char* FeatureDtypeName(FeatureDtype dtype);
+uint32_t FeatureDtypeBytes(FeatureDtype dtype);
+// "float32" or "float16"; anything else is an input error naming `source`.
+FeatureDtype ParseFeatureDtype(const std::string& name, const std::string& source);
+
+// Bytes between consecutive feature rows: the smallest power of two holding the row when it
+// fits in a block (so rows never straddle a block), otherwise the row rounded up to whole
+// blocks (so rows start on a block boundary). 0 when there are no features.
+uint64_t RowStrideBytes(uint64_t feature_dim, FeatureDtype dtype);
+
+// In-degree statistics of the CSC, computed while it is written.
+struct DegreeStats {
+  uint64_t min = 0;
+  uint64_t max = 0;
+  double mean = 0;
+  uint64_t zero_count = 0;  // nodes without in-neighbours
+};
+
+struct DatasetMeta {
+  uint64_t num_nodes = 0;
+  uint64_t num_edges = 0;
+  uint64_t feature_dim = 0;
+  FeatureDtype feature_dtype = FeatureDtype::kFloat32;
+  uint64_t row_stride_bytes = 0;
+  uint32_t num_classes = 0;
+  uint32_t node_id_bytes = 4;
+  uint32_t block_size = kBlockBytes;
+  DegreeStats in_degree;
+  uint64_t train_size = 0, val_size = 0, test_size = 0;
+  std::map<std::string, FileDigest> files;  // relative path -> size and checksum
+
+  std::string ToJson() const;
+  // Parses meta.json text; errors name `source`.
+  static DatasetMeta FromJson(const std::string& text, const std::string& source);
+};
+
+// Node ids are 4 bytes while they fit, 8 bytes from 2^32 nodes on.
+uint32_t NodeIdBytesFor(uint64_t num_nodes);
+
+// Reads and checks meta.json and that every listed file exists with its recorded size.
+DatasetMeta OpenDataset(const std::string& dir);
+
+// Recomputes the size and xxh64 of every listed file; throws an input error naming the first
+// file that does not match.
+void VerifyDataset(const std::string& dir, const DatasetMeta& meta);
+
+}  // namespace strata

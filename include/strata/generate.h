@@ -1,0 +1,38 @@
+// `strata generate`: synthetic datasets a GNN can learn, of any size, written through the
+// same bounded-memory CSC builder as an import. Deterministic for a seed, whatever the thread
+// count. See docs/format.md for what is written and README.md for the models.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "strata/dataset.h"
+
+namespace strata {
+
+enum class GraphModel { kSbm, kRmat };
+
+struct GenerateOptions {
+  std::string out;
+  bool replace_existing = false;
+  uint64_t nodes = 0;
+  double avg_degree = 10;  // directed edges per node before deduplication
+  uint64_t feature_dim = 64;
+  uint32_t classes = 8;
+  GraphModel graph = GraphModel::kSbm;
+  uint64_t seed = 0;
+  double homophily = 0.8;         // SBM: share of pairs inside one class
+  double degree_exponent = 2.5;   // SBM: power-law exponent of the degree distribution
+  double noise = 1.0;             // feature noise standard deviation; centroids have norm ~1
+  double train_ratio = 0.1, val_ratio = 0.05, test_ratio = 0.05;
+  FeatureDtype feature_dtype = FeatureDtype::kFloat32;
+  uint64_t memory_budget_bytes = 0;
+  uint32_t node_id_bytes = 0;  // 0: automatic; 8 forces 8-byte ids (tests)
+  unsigned threads = 0;        // 0: all hardware threads
+  bool progress = false;
+};
+
+// Validates the options (input errors name the option), writes and publishes the dataset.
+DatasetMeta GenerateDataset(const GenerateOptions& options);
+
+}  // namespace strata

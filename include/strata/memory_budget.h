@@ -1,0 +1,96 @@
+// MemoryBudget is the hard limit on the large allocations of one job (--memory-budget).
+// Every buffer whose size grows with the data is charged before it is allocated; a charge
+// that would exceed the limit throws an input error naming what asked for the memory, so a
+// job fails at its start instead of being killed by the OS halfway through.
+//
+// Invariants: used() <= limit() always; peak() is the largest used() ever seen.
+// Thread safety: Charge and Release may be called from any thread.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace strata {
+
+class MemoryBudget {
+ public:
+  explicit MemoryBudget(uint64_t limit_bytes) : limit_(limit_bytes) {}
+  MemoryBudget(const MemoryBudget&) = delete;
+  MemoryBudget& operator=(const MemoryBudget&) = delete;
+
+  void Charge(uint64_t bytes, std::string_view what);
+  void Release(uint64_t bytes);
+
+  uint64_t limit() const { return limit_; }
+  uint64_t used() const { return used_.load(std::memory_order_relaxed); }
+  uint64_t available() const { return limit_ - used(); }
+  uint64_t peak() const { return peak_.load(std::memory_order_relaxed); }
+
+ private:
+  const uint64_t limit_;
+  std::atomic<uint64_t> used_{0};
+  std::atomic<uint64_t> peak_{0};
+};
+
+// ChargedArray<T> is a heap array of trivially constructible T whose bytes are charged to a
+// MemoryBudget for as long as it lives. The elements are left uninitialised: filling them is
+// the first touch, and callers fill only what they use.
+template <typename T>
+class ChargedArray {
+ public:
+  ChargedArray() = default;
+  ChargedArray(MemoryBudget& budget, size_t count, std::string_view what)
+      : budget_(&budget), count_(count) {
+    budget.Charge(count * sizeof(T), what);
+    data_.reset(new T[count]);
+  }
+  ~ChargedArray() { Reset(); }
+  ChargedArray(ChargedArray&& other) noexcept { *this = std::move(other); }
+  ChargedArray& operator=(ChargedArray&& other) noexcept {
+    if (this != &other) {
+      Reset();
+      budget_ = other.budget_;
+      count_ = other.count_;
+      data_ = std::move(other.data_);
+      other.budget_ = nullptr;
+      other.count_ = 0;
+    }
+    return *this;
+  }
+
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  size_t size() const { return count_; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+
+  void Reset() {
+    if (budget_ != nullptr) budget_->Release(count_ * sizeof(T));
+    data_.reset();
+    budget_ = nullptr;
+    count_ = 0;
+  }
+
+ private:
+  MemoryBudget* budget_ = nullptr;
+  size_t count_ = 0;
+  std::unique_ptr<T[]> data_;
+};
+
+// Parses "512M", "4G", "1.5G", "65536" (bytes; K/M/G/T are powers of 1024). Throws an input
+// error naming `option` on anything else.
+uint64_t ParseByteSize(std::string_view text, std::string_view option);
+
+// "1.5 GiB", "512 MiB", "12 KiB", "17 B".
+std::string FormatBytes(uint64_t bytes);
+
+uint64_t PhysicalMemoryBytes();
+
+// Peak resident set size of this process (VmHWM).
+uint64_t PeakRssBytes();
+
+}  // namespace strata

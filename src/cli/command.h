@@ -1,0 +1,21 @@
+// The subcommands of `strata`. Each Add*Command registers its options on a CLI11 subcommand
+// and returns the function that runs it once the command line is parsed. Runners throw
+// strata::Error; main() prints it and picks the exit status.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace strata::cli {
+
+using Runner = std::function<void()>;
+
+Runner AddGenerateCommand(CLI::App& app);
+Runner AddImportCommand(CLI::App& app);
+Runner AddInfoCommand(CLI::App& app);
+
+// Parses --memory-budget's text; empty means a quarter of physical memory.
+uint64_t MemoryBudgetFromOption(const std::string& text);
+
+}  // namespace strata::cli

@@ -1,0 +1,35 @@
+// strata info DATASET [--verify] [--json]
+#include <cstdio>
+
+#include "cli/command.h"
+#include "cli/report.h"
+#include "strata/dataset.h"
+
+namespace strata::cli {
+
+Runner AddInfoCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand("info", "Describe a dataset directory; --verify checks it");
+  struct Args {
+    std::string dataset;
+    bool verify = false;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("DATASET", args->dataset, "dataset directory")->required();
+  cmd->add_flag("--verify", args->verify, "recompute every file's size and xxh64");
+  cmd->add_flag("--json", args->json, "print one JSON object");
+  return [args] {
+    DatasetMeta meta = OpenDataset(args->dataset);
+    if (args->verify) VerifyDataset(args->dataset, meta);
+    if (args->json) {
+      auto j = DatasetInfoJson(args->dataset, meta);
+      if (args->verify) j["verified"] = true;
+      std::printf("%s\n", j.dump(2).c_str());
+    } else {
+      std::fputs(DatasetInfoText(args->dataset, meta).c_str(), stdout);
+      if (args->verify) std::printf("verified     every size and xxh64 matches meta.json\n");
+    }
+  };
+}
+
+}  // namespace strata::cli

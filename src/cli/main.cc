@@ -1,0 +1,64 @@
+// `strata`: one binary, one subcommand per file in this folder.
+#include <cstdio>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "common/interrupt.h"
+#include "strata/error.h"
+#include "strata/memory_budget.h"
+
+namespace strata::cli {
+
+uint64_t MemoryBudgetFromOption(const std::string& text) {
+  if (text.empty()) return PhysicalMemoryBytes() / 4;
+  return ParseByteSize(text, "--memory-budget");
+}
+
+}  // namespace strata::cli
+
+int main(int argc, char** argv) {
+  CLI::App app("Strata: graph neural network training on graphs larger than memory", "strata");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "strata 0.1");
+  std::map<const CLI::App*, strata::cli::Runner> runners;
+  auto add = [&](strata::cli::Runner (*adder)(CLI::App&)) {
+    size_t before = app.get_subcommands({}).size();
+    strata::cli::Runner runner = adder(app);
+    runners[app.get_subcommands({})[before]] = std::move(runner);
+  };
+  add(strata::cli::AddGenerateCommand);
+  add(strata::cli::AddImportCommand);
+  add(strata::cli::AddInfoCommand);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string what = e.what();
+    if (what.empty()) what = "bad command line";
+    std::fprintf(stderr, "strata: error: %s (see strata --help)\n", what.c_str());
+    return 2;
+  }
+
+  try {
+    strata::InterruptScope interrupts;
+    for (const auto* sub : app.get_subcommands()) runners.at(sub)();
+  } catch (const strata::Error& e) {
+    std::fprintf(stderr, "strata: error: %s\n", e.what());
+    return e.exit_status();
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "strata: error: out of memory; lower --memory-budget\n");
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "strata: error: internal failure: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,105 @@
+#include "strata/memory_budget.h"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cmath>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "strata/error.h"
+
+namespace strata {
+
+void MemoryBudget::Charge(uint64_t bytes, std::string_view what) {
+  uint64_t used = used_.load(std::memory_order_relaxed);
+  do {
+    if (bytes > limit_ - used) {
+      throw Error::Input(fmt::format("the memory budget of {} is too small: {} needs {} more, {} "
+                                     "is already in use; raise --memory-budget",
+                                     FormatBytes(limit_), what, FormatBytes(bytes),
+                                     FormatBytes(used)));
+    }
+  } while (!used_.compare_exchange_weak(used, used + bytes, std::memory_order_relaxed));
+  uint64_t now = used + bytes;
+  uint64_t peak = peak_.load(std::memory_order_relaxed);
+  while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+}
+
+void MemoryBudget::Release(uint64_t bytes) { used_.fetch_sub(bytes, std::memory_order_relaxed); }
+
+uint64_t ParseByteSize(std::string_view text, std::string_view option) {
+  auto bad = [&] {
+    return Error::Input(fmt::format("{} expects a size such as 512M or 4G, got '{}'", option, text));
+  };
+  std::string s(text);
+  size_t pos = 0;
+  double value;
+  try {
+    value = std::stod(s, &pos);
+  } catch (...) {
+    throw bad();
+  }
+  std::string unit = s.substr(pos);
+  if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b') && unit.size() > 1) {
+    unit.pop_back();
+  }
+  if (!unit.empty() && (unit.back() == 'i')) unit.pop_back();
+  double scale = 1;
+  if (unit.size() > 1) throw bad();
+  if (!unit.empty()) {
+    switch (std::toupper(static_cast<unsigned char>(unit[0]))) {
+      case 'B':
+        break;
+      case 'K':
+        scale = 0x1p10;
+        break;
+      case 'M':
+        scale = 0x1p20;
+        break;
+      case 'G':
+        scale = 0x1p30;
+        break;
+      case 'T':
+        scale = 0x1p40;
+        break;
+      default:
+        throw bad();
+    }
+  }
+  double bytes = value * scale;
+  if (!std::isfinite(bytes) || bytes < 1 || bytes > 0x1p62) throw bad();
+  return static_cast<uint64_t>(bytes);
+}
+
+std::string FormatBytes(uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  if (unit == 0) return fmt::format("{} B", bytes);
+  return fmt::format("{:.{}f} {}", value, value < 10 ? 2 : (value < 100 ? 1 : 0), kUnits[unit]);
+}
+
+uint64_t PhysicalMemoryBytes() {
+  long pages = ::sysconf(_SC_PHYS_PAGES);
+  long page_size = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return uint64_t{4} << 30;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+}
+
+uint64_t PeakRssBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  }
+  return 0;
+}
+
+}  // namespace strata

@@ -1,0 +1,27 @@
+#include "dataset/build_common.h"
+
+#include <algorithm>
+
+namespace strata {
+
+uint64_t CscBufferBytes(const MemoryBudget& budget, uint64_t reserve_bytes) {
+  uint64_t available = budget.available();
+  uint64_t floor = uint64_t{1} << 20;
+  return available > reserve_bytes + floor ? available - reserve_bytes : floor;
+}
+
+void WriteGraph(CscBuilder& builder, uint64_t num_nodes, uint32_t node_id_bytes,
+                bool add_self_loops, DatasetWriter& writer, ProgressBar* progress) {
+  CscBuildResult graph =
+      builder.Finish(num_nodes, node_id_bytes, add_self_loops, writer.PathOf("graph/indptr.bin"),
+                     writer.PathOf("graph/indices.bin"), progress);
+  writer.Record("graph/indptr.bin", graph.indptr);
+  writer.Record("graph/indices.bin", graph.indices);
+  DatasetMeta& meta = writer.meta();
+  meta.num_nodes = num_nodes;
+  meta.num_edges = graph.num_edges;
+  meta.node_id_bytes = node_id_bytes;
+  meta.in_degree = graph.in_degree;
+}
+
+}  // namespace strata

@@ -1,0 +1,175 @@
+#include "strata/dataset.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "strata/error.h"
+
+namespace strata {
+
+const char* FeatureDtypeName(FeatureDtype dtype) {
+  return dtype == FeatureDtype::kFloat16 ? "float16" : "float32";
+}
+
+uint32_t FeatureDtypeBytes(FeatureDtype dtype) { return dtype == FeatureDtype::kFloat16 ? 2 : 4; }
+
+FeatureDtype ParseFeatureDtype(const std::string& name, const std::string& source) {
+  if (name == "float32") return FeatureDtype::kFloat32;
+  if (name == "float16") return FeatureDtype::kFloat16;
+  throw Error::Input(fmt::format("feature dtype '{}' is not float32 or float16", name), source);
+}
+
+uint64_t RowStrideBytes(uint64_t feature_dim, FeatureDtype dtype) {
+  uint64_t row = feature_dim * FeatureDtypeBytes(dtype);
+  if (row == 0) return 0;
+  if (row > kBlockBytes) return (row + kBlockBytes - 1) / kBlockBytes * kBlockBytes;
+  uint64_t stride = 1;
+  while (stride < row) stride <<= 1;
+  return stride;
+}
+
+uint32_t NodeIdBytesFor(uint64_t num_nodes) { return num_nodes <= (uint64_t{1} << 32) ? 4 : 8; }
+
+std::string DatasetMeta::ToJson() const {
+  nlohmann::ordered_json j;
+  j["format"] = kDatasetFormatName;
+  j["version"] = kDatasetFormatVersion;
+  j["num_nodes"] = num_nodes;
+  j["num_edges"] = num_edges;
+  j["feature_dim"] = feature_dim;
+  j["feature_dtype"] = FeatureDtypeName(feature_dtype);
+  j["row_stride_bytes"] = row_stride_bytes;
+  j["num_classes"] = num_classes;
+  j["node_id_bytes"] = node_id_bytes;
+  j["block_size"] = block_size;
+  j["split_sizes"] = {{"train", train_size}, {"val", val_size}, {"test", test_size}};
+  j["in_degree"] = {{"min", in_degree.min},
+                    {"max", in_degree.max},
+                    {"mean", in_degree.mean},
+                    {"zero_count", in_degree.zero_count}};
+  nlohmann::ordered_json files_json = nlohmann::ordered_json::object();
+  for (const auto& [name, digest] : files) {
+    files_json[name] = {{"bytes", digest.bytes}, {"xxh64", fmt::format("{:016x}", digest.xxh64)}};
+  }
+  j["files"] = files_json;
+  return j.dump(2) + "\n";
+}
+
+DatasetMeta DatasetMeta::FromJson(const std::string& text, const std::string& source) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error::Input(fmt::format("meta.json is not valid JSON: {}", e.what()), source);
+  }
+  DatasetMeta meta;
+  try {
+    if (j.at("format").get<std::string>() != kDatasetFormatName) {
+      throw Error::Input("not a Strata dataset: format is not 'strata-dataset'", source);
+    }
+    int version = j.at("version").get<int>();
+    if (version != kDatasetFormatVersion) {
+      throw Error::Input(fmt::format("dataset format version {} is not supported (this build "
+                                     "reads version {})",
+                                     version, kDatasetFormatVersion),
+                         source);
+    }
+    meta.num_nodes = j.at("num_nodes").get<uint64_t>();
+    meta.num_edges = j.at("num_edges").get<uint64_t>();
+    meta.feature_dim = j.at("feature_dim").get<uint64_t>();
+    meta.feature_dtype = ParseFeatureDtype(j.at("feature_dtype").get<std::string>(), source);
+    meta.row_stride_bytes = j.at("row_stride_bytes").get<uint64_t>();
+    meta.num_classes = j.at("num_classes").get<uint32_t>();
+    meta.node_id_bytes = j.at("node_id_bytes").get<uint32_t>();
+    meta.block_size = j.at("block_size").get<uint32_t>();
+    const auto& splits = j.at("split_sizes");
+    meta.train_size = splits.at("train").get<uint64_t>();
+    meta.val_size = splits.at("val").get<uint64_t>();
+    meta.test_size = splits.at("test").get<uint64_t>();
+    if (j.contains("in_degree")) {
+      const auto& d = j.at("in_degree");
+      meta.in_degree = {d.at("min").get<uint64_t>(), d.at("max").get<uint64_t>(),
+                        d.at("mean").get<double>(), d.at("zero_count").get<uint64_t>()};
+    }
+    for (const auto& [name, entry] : j.at("files").items()) {
+      FileDigest digest;
+      digest.bytes = entry.at("bytes").get<uint64_t>();
+      digest.xxh64 = std::stoull(entry.at("xxh64").get<std::string>(), nullptr, 16);
+      meta.files[name] = digest;
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw Error::Input(fmt::format("meta.json is missing a field or has a wrong type: {}",
+                                   e.what()),
+                       source);
+  } catch (const std::invalid_argument&) {
+    throw Error::Input("meta.json has an xxh64 that is not hexadecimal", source);
+  }
+  if (meta.node_id_bytes != 4 && meta.node_id_bytes != 8) {
+    throw Error::Input(fmt::format("node_id_bytes is {}, expected 4 or 8", meta.node_id_bytes),
+                       source);
+  }
+  if (meta.row_stride_bytes != RowStrideBytes(meta.feature_dim, meta.feature_dtype)) {
+    throw Error::Input(fmt::format("row_stride_bytes {} does not match feature_dim {} of {}",
+                                   meta.row_stride_bytes, meta.feature_dim,
+                                   FeatureDtypeName(meta.feature_dtype)),
+                       source);
+  }
+  return meta;
+}
+
+DatasetMeta OpenDataset(const std::string& dir) {
+  std::string meta_path = dir + "/meta.json";
+  if (!std::filesystem::is_directory(dir)) {
+    throw Error::Input("dataset directory does not exist", dir);
+  }
+  DatasetMeta meta = DatasetMeta::FromJson(ReadWholeFile(meta_path), meta_path);
+  auto expect = [&](const std::string& name, uint64_t bytes) {
+    auto it = meta.files.find(name);
+    if (it == meta.files.end()) throw Error::Input("meta.json does not list " + name, meta_path);
+    if (it->second.bytes < bytes) {
+      throw Error::Input(fmt::format("meta.json records {} bytes for {}, the format needs {}",
+                                     it->second.bytes, name, bytes),
+                         meta_path);
+    }
+  };
+  expect("graph/indptr.bin", (meta.num_nodes + 1) * 8);
+  expect("graph/indices.bin", meta.num_edges * meta.node_id_bytes);
+  expect("features.bin", meta.num_nodes * meta.row_stride_bytes);
+  expect("labels.bin", meta.num_nodes * 4);
+  expect("split/train.bin", meta.train_size * meta.node_id_bytes);
+  expect("split/val.bin", meta.val_size * meta.node_id_bytes);
+  expect("split/test.bin", meta.test_size * meta.node_id_bytes);
+  for (const auto& [name, digest] : meta.files) {
+    std::string path = dir + "/" + name;
+    std::error_code ec;
+    uint64_t size = std::filesystem::file_size(path, ec);
+    if (ec) throw Error::Input("file listed in meta.json is missing", path);
+    if (size != digest.bytes) {
+      throw Error::Input(
+          fmt::format("size is {} bytes, meta.json records {}", size, digest.bytes), path);
+    }
+  }
+  return meta;
+}
+
+void VerifyDataset(const std::string& dir, const DatasetMeta& meta) {
+  for (const auto& [name, expected] : meta.files) {
+    std::string path = dir + "/" + name;
+    FileDigest actual = DigestFile(path);
+    if (actual.bytes != expected.bytes) {
+      throw Error::Input(fmt::format("size is {} bytes, meta.json records {}", actual.bytes,
+                                     expected.bytes),
+                         path);
+    }
+    if (actual.xxh64 != expected.xxh64) {
+      throw Error::Input(fmt::format("checksum mismatch: xxh64 is {:016x}, meta.json records "
+                                     "{:016x}",
+                                     actual.xxh64, expected.xxh64),
+                         path);
+    }
+  }
+}
+
+}  // namespace strata

@@ -1,0 +1,34 @@
+// DatasetWriter assembles a dataset directory in a staging directory and publishes it whole:
+// components write their files at PathOf(name) and Record() their digests; Publish() checks
+// that every file of the format is there, writes meta.json last and renames the directory
+// into place. Destroyed unpublished, it leaves nothing behind (see StagingDir).
+#pragma once
+
+#include <string>
+
+#include "storage/staging_dir.h"
+#include "strata/dataset.h"
+
+namespace strata {
+
+class DatasetWriter {
+ public:
+  DatasetWriter(const std::string& out, bool replace_existing);
+
+  // Staging path of a dataset file, e.g. PathOf("graph/indptr.bin").
+  std::string PathOf(const std::string& name) const { return staging_ / name; }
+  // A directory for temporary run files, removed before publishing.
+  const std::string& spill_dir() const { return spill_dir_; }
+
+  DatasetMeta& meta() { return meta_; }
+  void Record(const std::string& name, const FileDigest& digest) { meta_.files[name] = digest; }
+
+  void Publish();
+
+ private:
+  StagingDir staging_;
+  std::string spill_dir_;
+  DatasetMeta meta_;
+};
+
+}  // namespace strata

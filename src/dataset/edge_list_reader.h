@@ -1,0 +1,47 @@
+// EdgeListReader parses a SNAP-style edge list: one edge "src dst" per line, ids as decimal
+// integers separated by spaces or tabs, '#' starting a comment, blank lines and CRLF line
+// ends allowed. It streams the file through a fixed buffer and hands edges out in batches,
+// so memory does not depend on the file's size. Errors name the file and line.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "storage/file.h"
+
+namespace strata {
+
+class EdgeListReader {
+ public:
+  using BatchFn = std::function<void(std::span<const uint64_t> src, std::span<const uint64_t> dst)>;
+
+  // `num_nodes` bounds the ids (0 = unbounded: any id below 2^64 is accepted).
+  EdgeListReader(const std::string& path, uint64_t num_nodes);
+
+  // Parses the whole file, calling `on_batch` with successive batches of edges.
+  void ReadAll(const BatchFn& on_batch);
+
+  uint64_t max_id_seen() const { return max_id_; }
+  bool any_edge() const { return any_edge_; }
+  uint64_t bytes() const { return file_.size(); }
+  // Bytes consumed so far, for progress.
+  uint64_t bytes_done() const { return offset_; }
+
+ private:
+  // Parses one complete line [begin, end); `line` is its 1-based number.
+  void ParseLine(const char* begin, const char* end);
+  [[noreturn]] void Fail(const std::string& what) const;
+
+  FileReader file_;
+  uint64_t num_nodes_;
+  uint64_t offset_ = 0;
+  uint64_t line_ = 0;
+  uint64_t max_id_ = 0;
+  bool any_edge_ = false;
+  std::vector<uint64_t> src_, dst_;
+};
+
+}  // namespace strata

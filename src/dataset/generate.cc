@@ -1,0 +1,199 @@
+#include "strata/generate.h"
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/interrupt.h"
+#include "common/parallel.h"
+#include "common/progress.h"
+#include "common/random.h"
+#include "dataset/build_common.h"
+#include "dataset/csc_builder.h"
+#include "dataset/dataset_writer.h"
+#include "dataset/feature_writer.h"
+#include "dataset/graph_models.h"
+#include "strata/error.h"
+#include "strata/memory_budget.h"
+
+namespace strata {
+namespace {
+
+constexpr uint64_t kPairsPerBlock = uint64_t{1} << 18;
+constexpr uint64_t kRowsPerChunk = 2048;
+// Stream tags, so that edges, centroids, noise and splits draw independent numbers.
+constexpr uint64_t kCentroidStream = 0xC3;
+constexpr uint64_t kFeatureStream = 0xFEA7;
+constexpr uint64_t kSplitStream = 0x5917;
+
+void Validate(const GenerateOptions& o) {
+  auto bad = [](const std::string& what) { return Error::Input(what); };
+  if (o.nodes < 2) throw bad("--nodes must be at least 2");
+  if (o.classes < 1) throw bad("--classes must be at least 1");
+  if (o.classes > o.nodes) throw bad("--classes must not exceed --nodes");
+  if (!(o.avg_degree >= 0) || o.avg_degree > 1e6) throw bad("--avg-degree must be in [0, 1e6]");
+  if (!(o.homophily >= 0 && o.homophily <= 1)) throw bad("--homophily must be in [0, 1]");
+  if (!(o.degree_exponent > 2 && o.degree_exponent <= 10)) {
+    throw bad("--degree-exponent must be in (2, 10]");
+  }
+  if (!(o.noise >= 0) || !std::isfinite(o.noise)) throw bad("--noise must be >= 0");
+  double sum = o.train_ratio + o.val_ratio + o.test_ratio;
+  if (o.train_ratio < 0 || o.val_ratio < 0 || o.test_ratio < 0 || sum > 1 + 1e-9) {
+    throw bad("split ratios must be >= 0 and sum to at most 1");
+  }
+  if (o.node_id_bytes != 0 && o.node_id_bytes != 4 && o.node_id_bytes != 8) {
+    throw bad("node id width must be 4 or 8 bytes");
+  }
+  if (o.node_id_bytes == 4 && NodeIdBytesFor(o.nodes) == 8) {
+    throw bad("more than 2^32 nodes need 8-byte node ids");
+  }
+}
+
+template <typename Model>
+void GenerateEdges(const Model& model, const GenerateOptions& o, unsigned threads,
+                   MemoryBudget& budget, CscBuilder& builder, ProgressBar* progress) {
+  const uint64_t pairs = static_cast<uint64_t>(std::llround(o.nodes * o.avg_degree / 2));
+  const uint64_t blocks = (pairs + kPairsPerBlock - 1) / kPairsPerBlock;
+  // Each block holds both directions of its pairs.
+  ChargedArray<uint64_t> src(budget, threads * 2 * kPairsPerBlock, "generated edge blocks");
+  ChargedArray<uint64_t> dst(budget, threads * 2 * kPairsPerBlock, "generated edge blocks");
+  if (progress) progress->Restart("generating edges", pairs);
+  for (uint64_t first = 0; first < blocks; first += threads) {
+    uint64_t round = std::min<uint64_t>(threads, blocks - first);
+    ParallelFor(threads, round, [&](uint64_t begin, uint64_t end) {
+      for (uint64_t i = begin; i < end; ++i) {
+        uint64_t block = first + i;
+        uint64_t count = std::min(kPairsPerBlock, pairs - block * kPairsPerBlock);
+        Rng rng(MixSeed(o.seed, block));
+        uint64_t* s = src.data() + i * 2 * kPairsPerBlock;
+        uint64_t* d = dst.data() + i * 2 * kPairsPerBlock;
+        for (uint64_t k = 0; k < count; ++k) {
+          uint64_t u, v;
+          model.SamplePair(rng, u, v);
+          s[2 * k] = u;
+          d[2 * k] = v;
+          s[2 * k + 1] = v;
+          d[2 * k + 1] = u;
+        }
+      }
+    });
+    for (uint64_t i = 0; i < round; ++i) {
+      uint64_t block = first + i;
+      uint64_t count = 2 * std::min(kPairsPerBlock, pairs - block * kPairsPerBlock);
+      builder.Add({src.data() + i * 2 * kPairsPerBlock, count},
+                  {dst.data() + i * 2 * kPairsPerBlock, count});
+    }
+    ThrowIfInterrupted();
+    if (progress) progress->Update(std::min(pairs, (first + round) * kPairsPerBlock));
+  }
+}
+
+// Writes features (class centroid + Gaussian noise), labels and splits in one pass over the
+// nodes, each node's numbers drawn from its own stream.
+template <typename Model>
+void GenerateNodes(const Model& model, const GenerateOptions& o, unsigned threads,
+                   MemoryBudget& budget, DatasetWriter& writer, ProgressBar* progress) {
+  const uint64_t dim = o.feature_dim;
+  std::vector<float> centroids(static_cast<size_t>(o.classes) * dim);
+  Rng centroid_rng(MixSeed(o.seed, kCentroidStream));
+  const double centroid_scale = dim == 0 ? 0 : 1.0 / std::sqrt(static_cast<double>(dim));
+  for (float& x : centroids) x = static_cast<float>(centroid_rng.Normal() * centroid_scale);
+
+  const uint64_t chunk_rows = kRowsPerChunk * threads;
+  ChargedArray<float> rows(budget, chunk_rows * std::max<uint64_t>(dim, 1), "feature rows");
+  std::vector<int32_t> labels(chunk_rows);
+  std::vector<uint8_t> split(chunk_rows);
+
+  FeatureWriter features(writer.PathOf("features.bin"), dim, o.feature_dtype);
+  FileWriter label_file(writer.PathOf("labels.bin"));
+  FileWriter train(writer.PathOf("split/train.bin")), val(writer.PathOf("split/val.bin")),
+      test(writer.PathOf("split/test.bin"));
+  FileWriter* split_files[3] = {&train, &val, &test};
+  uint64_t split_sizes[3] = {0, 0, 0};
+  const uint32_t id_bytes = writer.meta().node_id_bytes;
+  const double cut_train = o.train_ratio, cut_val = o.train_ratio + o.val_ratio,
+               cut_test = cut_val + o.test_ratio;
+
+  if (progress) progress->Restart("generating features", o.nodes);
+  for (uint64_t first = 0; first < o.nodes; first += chunk_rows) {
+    uint64_t count = std::min(chunk_rows, o.nodes - first);
+    ParallelFor(threads, count, [&](uint64_t begin, uint64_t end) {
+      for (uint64_t i = begin; i < end; ++i) {
+        uint64_t node = first + i;
+        uint32_t cls = model.ClassOf(node);
+        labels[i] = static_cast<int32_t>(cls);
+        Rng rng(MixSeed(o.seed ^ kFeatureStream, node));
+        const float* centroid = centroids.data() + cls * dim;
+        float* row = rows.data() + i * dim;
+        for (uint64_t k = 0; k < dim; ++k) {
+          row[k] = centroid[k] + static_cast<float>(o.noise * rng.Normal());
+        }
+        uint64_t state = MixSeed(o.seed ^ kSplitStream, node);
+        double u = static_cast<double>(state >> 11) * 0x1.0p-53;
+        split[i] = u < cut_train ? 0 : u < cut_val ? 1 : u < cut_test ? 2 : 3;
+      }
+    });
+    features.AppendRows({rows.data(), count * dim});
+    label_file.Append(labels.data(), count * sizeof(int32_t));
+    for (uint64_t i = 0; i < count; ++i) {
+      if (split[i] < 3) {
+        AppendNodeId(*split_files[split[i]], first + i, id_bytes);
+        ++split_sizes[split[i]];
+      }
+    }
+    ThrowIfInterrupted();
+    if (progress) progress->Update(first + count);
+  }
+  writer.Record("features.bin", features.Finish());
+  writer.Record("labels.bin", label_file.Finish());
+  writer.Record("split/train.bin", train.Finish());
+  writer.Record("split/val.bin", val.Finish());
+  writer.Record("split/test.bin", test.Finish());
+  DatasetMeta& meta = writer.meta();
+  meta.feature_dim = dim;
+  meta.feature_dtype = o.feature_dtype;
+  meta.row_stride_bytes = RowStrideBytes(dim, o.feature_dtype);
+  meta.num_classes = o.classes;
+  meta.train_size = split_sizes[0];
+  meta.val_size = split_sizes[1];
+  meta.test_size = split_sizes[2];
+}
+
+template <typename Model>
+DatasetMeta Generate(const Model& model, const GenerateOptions& o) {
+  MemoryBudget budget(o.memory_budget_bytes);
+  unsigned threads = o.threads ? o.threads : DefaultThreads();
+  std::unique_ptr<ProgressBar> progress;
+  if (o.progress) progress = std::make_unique<ProgressBar>("generating", 0);
+
+  DatasetWriter writer(o.out, o.replace_existing);
+  const uint32_t id_bytes = o.node_id_bytes ? o.node_id_bytes : NodeIdBytesFor(o.nodes);
+  // Forced 8-byte ids also force 128-bit sort keys, so small tests cover the wide path.
+  const uint32_t id_bits = o.node_id_bytes == 8 ? 64 : IdBitsFor(o.nodes);
+  {
+    const uint64_t block_bytes = 2 * threads * 2 * kPairsPerBlock * sizeof(uint64_t);
+    CscBuilder builder(budget, CscBufferBytes(budget, block_bytes + (uint64_t{16} << 20)),
+                       writer.spill_dir(), id_bits, /*deduplicate=*/true);
+    GenerateEdges(model, o, threads, budget, builder, progress.get());
+    WriteGraph(builder, o.nodes, id_bytes, /*add_self_loops=*/false, writer, progress.get());
+  }
+  GenerateNodes(model, o, threads, budget, writer, progress.get());
+  writer.Publish();
+  return writer.meta();
+}
+
+}  // namespace
+
+DatasetMeta GenerateDataset(const GenerateOptions& options) {
+  Validate(options);
+  if (options.graph == GraphModel::kRmat) {
+    return Generate(RmatModel(options.nodes, options.classes, options.seed), options);
+  }
+  return Generate(SbmModel(options.nodes, options.classes, options.homophily,
+                           options.degree_exponent, options.seed),
+                  options);
+}
+
+}  // namespace strata

@@ -1,0 +1,151 @@
+#include "dataset/node_data_import.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/interrupt.h"
+#include "dataset/build_common.h"
+#include "dataset/feature_writer.h"
+#include "dataset/split_writer.h"
+#include "strata/error.h"
+
+namespace strata {
+namespace {
+
+constexpr uint64_t kChunkElements = uint64_t{1} << 20;
+
+std::string ShapeText(const NpyHeader& header) { return NpyShapeString(header.shape); }
+
+// Reads a 1-D integer array in chunks, calling fn(index, value) for each element.
+template <typename Fn>
+void ForEachInt(const NpyReader& array, Fn&& fn) {
+  std::vector<int64_t> chunk;
+  uint64_t total = array.header().num_elements();
+  for (uint64_t first = 0; first < total; first += kChunkElements) {
+    chunk.resize(std::min(kChunkElements, total - first));
+    array.ReadInt64(first, chunk);
+    for (size_t i = 0; i < chunk.size(); ++i) fn(first + i, chunk[i]);
+    ThrowIfInterrupted();
+  }
+}
+
+}  // namespace
+
+uint64_t CheckFeatureShape(const NpyReader& features) {
+  const NpyHeader& h = features.header();
+  if (h.shape.size() != 2) {
+    throw Error::Input(fmt::format("features must be a 2-D array [N, D], found shape {}",
+                                   ShapeText(h)),
+                       features.path());
+  }
+  if (!NpyIsFloat(h.dtype)) {
+    throw Error::Input(fmt::format("features must be float16, float32 or float64, found {}",
+                                   NpyDtypeName(h.dtype)),
+                       features.path());
+  }
+  return h.shape[0];
+}
+
+void CheckLabelShape(const NpyReader& labels, uint64_t num_nodes) {
+  const NpyHeader& h = labels.header();
+  if (h.shape.size() != 1 || h.shape[0] != num_nodes) {
+    throw Error::Input(fmt::format("labels must have shape ({},) to match the {} nodes, found {}",
+                                   num_nodes, num_nodes, ShapeText(h)),
+                       labels.path());
+  }
+  if (!NpyIsInteger(h.dtype)) {
+    throw Error::Input(fmt::format("labels must be integers, found {}", NpyDtypeName(h.dtype)),
+                       labels.path());
+  }
+}
+
+void ImportFeatures(const NpyReader& features, FeatureDtype dtype, MemoryBudget& budget,
+                    DatasetWriter& writer) {
+  const uint64_t rows = features.header().shape[0];
+  const uint64_t dim = features.header().shape[1];
+  FeatureWriter out(writer.PathOf("features.bin"), dim, dtype);
+  if (dim > 0) {
+    uint64_t rows_per_chunk = std::max<uint64_t>(1, kChunkElements / dim);
+    ChargedArray<float> chunk(budget, rows_per_chunk * dim, "the feature import buffer");
+    for (uint64_t first = 0; first < rows; first += rows_per_chunk) {
+      uint64_t count = std::min(rows_per_chunk, rows - first);
+      std::span<float> values(chunk.data(), count * dim);
+      features.ReadFloat32(first * dim, values);
+      out.AppendRows(values);
+      ThrowIfInterrupted();
+    }
+  }
+  writer.Record("features.bin", out.Finish());
+  DatasetMeta& meta = writer.meta();
+  meta.feature_dim = dim;
+  meta.feature_dtype = dtype;
+  meta.row_stride_bytes = RowStrideBytes(dim, dtype);
+}
+
+void WriteNoFeatures(DatasetWriter& writer) {
+  FeatureWriter out(writer.PathOf("features.bin"), 0, FeatureDtype::kFloat32);
+  writer.Record("features.bin", out.Finish());
+  writer.meta().feature_dim = 0;
+  writer.meta().row_stride_bytes = 0;
+}
+
+void ImportLabels(const NpyReader& labels, uint64_t num_nodes, DatasetWriter& writer) {
+  CheckLabelShape(labels, num_nodes);
+  FileWriter out(writer.PathOf("labels.bin"));
+  int64_t max_label = -1;
+  ForEachInt(labels, [&](uint64_t index, int64_t value) {
+    if (value < -1 || value > INT32_MAX) {
+      throw Error::Input(fmt::format("label {} of node {} is out of range: labels are class "
+                                     "ids >= 0, or -1 for unlabeled",
+                                     value, index),
+                         labels.path(), fmt::format("element [{}]", index));
+    }
+    max_label = std::max(max_label, value);
+    out.AppendValue(static_cast<int32_t>(value));
+  });
+  writer.Record("labels.bin", out.Finish());
+  writer.meta().num_classes = static_cast<uint32_t>(max_label + 1);
+}
+
+void WriteNoLabels(uint64_t num_nodes, DatasetWriter& writer) {
+  FileWriter out(writer.PathOf("labels.bin"));
+  for (uint64_t i = 0; i < num_nodes; ++i) out.AppendValue(int32_t{-1});
+  writer.Record("labels.bin", out.Finish());
+  writer.meta().num_classes = 0;
+}
+
+void ImportSplit(const std::string& split, const NpyReader* ids, uint64_t num_nodes,
+                 MemoryBudget& budget, DatasetWriter& writer) {
+  std::string name = "split/" + split + ".bin";
+  SplitWriter out(writer.PathOf(name), num_nodes, writer.meta().node_id_bytes, budget);
+  if (ids != nullptr) {
+    const NpyHeader& h = ids->header();
+    if (h.shape.size() != 1 || !NpyIsInteger(h.dtype)) {
+      throw Error::Input(fmt::format("a split must be a 1-D integer array, found {} of shape {}",
+                                     NpyDtypeName(h.dtype), ShapeText(h)),
+                         ids->path());
+    }
+    ForEachInt(*ids, [&](uint64_t index, int64_t id) {
+      auto fail = [&](const std::string& what) {
+        throw Error::Input(what, ids->path(), fmt::format("element [{}]", index));
+      };
+      if (id < 0) fail(fmt::format("node id {} is negative", id));
+      switch (out.Add(static_cast<uint64_t>(id))) {
+        case SplitWriter::AddResult::kAdded:
+          break;
+        case SplitWriter::AddResult::kOutOfRange:
+          fail(fmt::format("node id {} is >= num_nodes {}", id, num_nodes));
+        case SplitWriter::AddResult::kRepeated:
+          fail(fmt::format("node id {} appears twice in the {} split", id, split));
+      }
+    });
+  }
+  uint64_t size = out.size();
+  writer.Record(name, out.Finish());
+  DatasetMeta& meta = writer.meta();
+  (split == "train" ? meta.train_size : split == "val" ? meta.val_size : meta.test_size) = size;
+}
+
+}  // namespace strata

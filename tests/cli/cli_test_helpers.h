@@ -1,0 +1,232 @@
+// Helpers for the end-to-end CLI tests: small .npy fixtures, reading a published dataset's
+// files back, running commands other than strata (sh, unshare), and the checks every failing
+// command must pass (exit 2, one "strata: error: " line, nothing left beside the inputs).
+#pragma once
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "strata/dataset.h"
+#include "strata/npy.h"
+#include "test_util.h"
+
+namespace strata::testing {
+
+inline std::string ReadFileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+template <typename T>
+std::vector<T> ReadArrayFile(const std::string& path) {
+  std::string bytes = ReadFileBytes(path);
+  if (bytes.size() % sizeof(T) != 0) throw std::runtime_error("odd size: " + path);
+  std::vector<T> values(bytes.size() / sizeof(T));
+  std::memcpy(values.data(), bytes.data(), bytes.size());
+  return values;
+}
+
+inline void WriteInt64Npy(const std::string& path, std::vector<uint64_t> shape,
+                          const std::vector<int64_t>& values) {
+  WriteNpy(path, NpyDtype::kInt64, shape, values.data());
+}
+
+inline void WriteFloat32Npy(const std::string& path, std::vector<uint64_t> shape,
+                            const std::vector<float>& values) {
+  WriteNpy(path, NpyDtype::kFloat32, shape, values.data());
+}
+
+// Edges as two parallel id arrays (row 0 and row 1 of edge_index).
+struct EdgeArrays {
+  std::vector<int64_t> src, dst;
+  size_t size() const { return src.size(); }
+};
+
+inline void WriteEdgeIndexNpy(const std::string& path, const EdgeArrays& edges) {
+  std::vector<int64_t> flat = edges.src;
+  flat.insert(flat.end(), edges.dst.begin(), edges.dst.end());
+  WriteInt64Npy(path, {2, edges.size()}, flat);
+}
+
+// The small graph of the fixtures: 6 nodes, 20 edges with one repeated pair (3 -> 4 appears
+// at columns 2 and 19) and no self loops, so 19 distinct directed pairs.
+inline constexpr uint64_t kSmallNodes = 6;
+inline constexpr uint64_t kSmallDim = 3;
+inline constexpr uint64_t kSmallDistinctEdges = 19;
+
+inline EdgeArrays SmallEdges() {
+  EdgeArrays e;
+  e.src = {0, 1, 3, 2, 4, 5, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 0, 3};
+  e.dst = {1, 2, 4, 3, 5, 0, 2, 3, 4, 5, 0, 1, 3, 4, 5, 0, 1, 2, 4, 4};
+  return e;
+}
+
+inline std::vector<float> SmallFeatures(uint64_t rows = kSmallNodes) {
+  std::vector<float> values;
+  for (uint64_t i = 0; i < rows * kSmallDim; ++i) values.push_back(0.25f * i - 1.0f);
+  return values;
+}
+
+// Writes a complete, valid .npy input directory for the small graph; tests break one file.
+inline void WriteSmallNpyDir(const std::string& dir, const EdgeArrays& edges = SmallEdges()) {
+  std::filesystem::create_directories(dir);
+  WriteEdgeIndexNpy(dir + "/edge_index.npy", edges);
+  WriteFloat32Npy(dir + "/features.npy", {kSmallNodes, kSmallDim}, SmallFeatures());
+  WriteInt64Npy(dir + "/labels.npy", {kSmallNodes}, {0, 1, 2, 0, 1, -1});
+  WriteInt64Npy(dir + "/train_idx.npy", {2}, {0, 1});
+  WriteInt64Npy(dir + "/val_idx.npy", {1}, {2});
+  WriteInt64Npy(dir + "/test_idx.npy", {2}, {3, 4});
+}
+
+// The same edges as a text edge list, one "src dst" per line.
+inline std::string EdgeListText(const EdgeArrays& edges) {
+  std::string text;
+  for (size_t i = 0; i < edges.size(); ++i) {
+    text += std::to_string(edges.src[i]) + " " + std::to_string(edges.dst[i]) + "\n";
+  }
+  return text;
+}
+
+// The CSC a correct import must produce: for each destination, its sorted distinct sources.
+struct Csc {
+  std::vector<uint64_t> indptr;
+  std::vector<uint64_t> indices;
+};
+
+inline Csc ReferenceCsc(uint64_t num_nodes, const EdgeArrays& edges, bool undirected,
+                        bool self_loops) {
+  std::set<std::pair<uint64_t, uint64_t>> pairs;  // (dst, src)
+  for (size_t i = 0; i < edges.size(); ++i) {
+    uint64_t s = static_cast<uint64_t>(edges.src[i]), d = static_cast<uint64_t>(edges.dst[i]);
+    pairs.insert({d, s});
+    if (undirected) pairs.insert({s, d});
+  }
+  if (self_loops) {
+    for (uint64_t v = 0; v < num_nodes; ++v) pairs.insert({v, v});
+  }
+  Csc csc;
+  csc.indptr.assign(num_nodes + 1, 0);
+  for (const auto& [d, s] : pairs) {
+    ++csc.indptr[d + 1];
+    csc.indices.push_back(s);
+  }
+  for (uint64_t v = 0; v < num_nodes; ++v) csc.indptr[v + 1] += csc.indptr[v];
+  return csc;
+}
+
+// Reads graph/indptr.bin and graph/indices.bin of a published dataset, whatever its id width.
+inline Csc ReadCsc(const std::string& dataset) {
+  DatasetMeta meta = OpenDataset(dataset);
+  Csc csc;
+  csc.indptr = ReadArrayFile<uint64_t>(dataset + "/graph/indptr.bin");
+  if (meta.node_id_bytes == 8) {
+    csc.indices = ReadArrayFile<uint64_t>(dataset + "/graph/indices.bin");
+  } else {
+    for (uint32_t id : ReadArrayFile<uint32_t>(dataset + "/graph/indices.bin")) {
+      csc.indices.push_back(id);
+    }
+  }
+  return csc;
+}
+
+inline std::vector<std::string> SortedEntries(const std::string& dir) {
+  std::vector<std::string> names = ListDirectory(dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A failed command: exit status 2 and exactly one stderr line, "strata: error: ...", that
+// contains every one of `fragments` (file names, positions, what went wrong).
+inline void ExpectInputError(const CommandResult& result,
+                             const std::vector<std::string>& fragments) {
+  EXPECT_EQ(result.exit_status, 2) << "stderr: " << result.err << "\nstdout: " << result.out;
+  const std::string& err = result.err;
+  EXPECT_EQ(err.rfind("strata: error: ", 0), 0u) << "stderr: " << err;
+  ASSERT_FALSE(err.empty());
+  EXPECT_EQ(err.back(), '\n') << "stderr: " << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "stderr is not one line: " << err;
+  for (const std::string& fragment : fragments) {
+    EXPECT_NE(err.find(fragment), std::string::npos)
+        << "stderr lacks '" << fragment << "': " << err;
+  }
+}
+
+// `dir` holds exactly `names` (the inputs): no output and no "OUT.strata-tmp-*" sibling.
+inline void ExpectOnlyEntries(const std::string& dir, std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(SortedEntries(dir), names) << "unexpected entries left in " << dir;
+}
+
+// Runs argv[0] from PATH with argv (no shell unless argv says so), capturing its output.
+inline CommandResult RunProgram(const std::vector<std::string>& args) {
+  int out_pipe[2], err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    throw std::runtime_error("pipe failed");
+  }
+  std::vector<std::string> copies = args;
+  std::vector<char*> argv;
+  for (auto& a : copies) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out_pipe[1], 1);
+    ::dup2(err_pipe[1], 2);
+    ::execvp(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  auto drain = [](int fd) {
+    std::string text;
+    char buffer[65536];
+    ssize_t n;
+    while ((n = ::read(fd, buffer, sizeof(buffer))) != 0) {
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      text.append(buffer, static_cast<size_t>(n));
+    }
+    return text;
+  };
+  CommandResult result;
+  std::thread err_reader([&] { result.err = drain(err_pipe[0]); });
+  result.out = drain(out_pipe[0]);
+  err_reader.join();
+  ::close(out_pipe[0]);
+  ::close(err_pipe[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+// True when every file in `a` has the same size and xxh64 in `b`, and the lists match.
+inline bool SameDigests(const DatasetMeta& a, const DatasetMeta& b) {
+  if (a.files.size() != b.files.size()) return false;
+  for (const auto& [name, digest] : a.files) {
+    auto it = b.files.find(name);
+    if (it == b.files.end()) return false;
+    if (it->second.bytes != digest.bytes || it->second.xxh64 != digest.xxh64) return false;
+  }
+  return true;
+}
+
+}  // namespace strata::testing

@@ -1,0 +1,158 @@
+#include "strata/generate.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "dataset/csc_reference.h"
+#include "dataset/graph_models.h"
+#include "storage/file.h"
+#include "strata/error.h"
+#include "test_util.h"
+
+namespace strata {
+namespace {
+
+GenerateOptions SmallOptions(const std::string& out) {
+  GenerateOptions o;
+  o.out = out;
+  o.nodes = 20000;
+  o.avg_degree = 12;
+  o.feature_dim = 16;
+  o.classes = 5;
+  o.seed = 42;
+  o.memory_budget_bytes = uint64_t{64} << 20;
+  return o;
+}
+
+template <typename T>
+std::vector<T> ReadArray(const std::string& path) {
+  std::string bytes = ReadWholeFile(path);
+  std::vector<T> values(bytes.size() / sizeof(T));
+  std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
+  return values;
+}
+
+TEST(Generate, SameSeedGivesIdenticalFilesWhateverTheThreadCount) {
+  testing::ScratchDir dir;
+  GenerateOptions a = SmallOptions(dir / "a");
+  a.threads = 1;
+  GenerateOptions b = SmallOptions(dir / "b");
+  b.threads = 3;
+  DatasetMeta ma = GenerateDataset(a);
+  DatasetMeta mb = GenerateDataset(b);
+  EXPECT_EQ(ma.ToJson(), mb.ToJson());
+  GenerateOptions c = SmallOptions(dir / "c");
+  c.seed = 43;
+  EXPECT_NE(GenerateDataset(c).files["graph/indices.bin"].xxh64,
+            ma.files["graph/indices.bin"].xxh64);
+}
+
+TEST(Generate, SbmHasHomophilyLabelsAndSplits) {
+  testing::ScratchDir dir;
+  GenerateOptions o = SmallOptions(dir / "g");
+  o.homophily = 0.8;
+  DatasetMeta meta = GenerateDataset(o);
+  EXPECT_EQ(meta.num_nodes, o.nodes);
+  EXPECT_EQ(meta.num_classes, o.classes);
+  // Pairs are symmetric and deduplicated, so slightly fewer than nodes * avg_degree edges.
+  EXPECT_GT(meta.num_edges, o.nodes * o.avg_degree * 0.9);
+  EXPECT_LE(meta.num_edges, o.nodes * o.avg_degree);
+  auto csc = testing::ReadCscFiles(dir / "g/graph/indptr.bin", dir / "g/graph/indices.bin", 4);
+  auto labels = ReadArray<int32_t>(dir / "g/labels.bin");
+  ASSERT_EQ(labels.size(), o.nodes);
+  uint64_t same = 0;
+  for (uint64_t v = 0; v < o.nodes; ++v) {
+    ASSERT_GE(labels[v], 0);
+    ASSERT_LT(labels[v], 5);
+    for (uint64_t e = csc.indptr[v]; e < csc.indptr[v + 1]; ++e) {
+      ASSERT_NE(csc.indices[e], v) << "self loop";
+      same += labels[csc.indices[e]] == labels[v];
+    }
+  }
+  EXPECT_NEAR(static_cast<double>(same) / meta.num_edges, 0.8, 0.02);
+  EXPECT_NEAR(static_cast<double>(meta.train_size) / o.nodes, 0.1, 0.01);
+  EXPECT_NEAR(static_cast<double>(meta.val_size) / o.nodes, 0.05, 0.01);
+  EXPECT_NEAR(static_cast<double>(meta.test_size) / o.nodes, 0.05, 0.01);
+  // Power-law degrees: the largest in-degree is far above the mean.
+  EXPECT_GT(meta.in_degree.max, 10 * meta.in_degree.mean);
+}
+
+TEST(Generate, FeaturesAreClassCentroidPlusNoise) {
+  testing::ScratchDir dir;
+  GenerateOptions o = SmallOptions(dir / "g");
+  o.noise = 0.5;
+  GenerateDataset(o);
+  auto features = ReadArray<float>(dir / "g/features.bin");
+  auto labels = ReadArray<int32_t>(dir / "g/labels.bin");
+  const uint64_t dim = o.feature_dim, stride = RowStrideBytes(dim, o.feature_dtype) / 4;
+  std::vector<double> mean(o.classes * dim, 0), count(o.classes, 0);
+  for (uint64_t v = 0; v < o.nodes; ++v) {
+    for (uint64_t k = 0; k < dim; ++k) mean[labels[v] * dim + k] += features[v * stride + k];
+    count[labels[v]] += 1;
+  }
+  double noise_var = 0;
+  for (uint64_t v = 0; v < o.nodes; ++v) {
+    for (uint64_t k = 0; k < dim; ++k) {
+      double d = features[v * stride + k] - mean[labels[v] * dim + k] / count[labels[v]];
+      noise_var += d * d;
+    }
+  }
+  EXPECT_NEAR(std::sqrt(noise_var / (o.nodes * dim)), 0.5, 0.02);
+  // Centroids have norm about 1.
+  for (uint32_t c = 0; c < o.classes; ++c) {
+    double norm = 0;
+    for (uint64_t k = 0; k < dim; ++k) norm += std::pow(mean[c * dim + k] / count[c], 2);
+    EXPECT_GT(std::sqrt(norm), 0.3);
+    EXPECT_LT(std::sqrt(norm), 2.0);
+  }
+}
+
+TEST(Generate, RmatAndFloat16AndWideIds) {
+  testing::ScratchDir dir;
+  GenerateOptions o = SmallOptions(dir / "r");
+  o.graph = GraphModel::kRmat;
+  o.feature_dtype = FeatureDtype::kFloat16;
+  DatasetMeta narrow = GenerateDataset(o);
+  EXPECT_EQ(narrow.row_stride_bytes, 32u);
+  EXPECT_GT(narrow.in_degree.max, 20 * narrow.in_degree.mean);
+  GenerateOptions w = o;
+  w.out = dir / "w";
+  w.node_id_bytes = 8;
+  DatasetMeta wide = GenerateDataset(w);
+  EXPECT_EQ(wide.node_id_bytes, 8u);
+  EXPECT_EQ(wide.num_edges, narrow.num_edges);
+  auto a = testing::ReadCscFiles(dir / "r/graph/indptr.bin", dir / "r/graph/indices.bin", 4);
+  auto b = testing::ReadCscFiles(dir / "w/graph/indptr.bin", dir / "w/graph/indices.bin", 8);
+  EXPECT_TRUE(a == b);
+}
+
+TEST(Generate, RefusesBadOptions) {
+  testing::ScratchDir dir;
+  GenerateOptions o = SmallOptions(dir / "x");
+  o.homophily = 1.5;
+  EXPECT_THROW(GenerateDataset(o), Error);
+  o = SmallOptions(dir / "x");
+  o.classes = 0;
+  EXPECT_THROW(GenerateDataset(o), Error);
+  EXPECT_TRUE(testing::ListDirectory(dir.path()).empty());
+}
+
+TEST(NodePermutation, IsABijectionBothWays) {
+  for (uint64_t n : {2ull, 3ull, 17ull, 1000ull, 65537ull}) {
+    NodePermutation p(n, 9);
+    std::vector<bool> seen(n, false);
+    for (uint64_t x = 0; x < n; ++x) {
+      uint64_t y = p.Forward(x);
+      ASSERT_LT(y, n);
+      ASSERT_FALSE(seen[y]);
+      seen[y] = true;
+      ASSERT_EQ(p.Inverse(y), x);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace strata
