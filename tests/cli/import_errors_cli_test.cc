@@ -1,0 +1,410 @@
+// `strata import` on bad input: every failure exits 2 with one "strata: error: " line that
+// names the file and the line or element, and leaves nothing behind (no OUT, no
+// OUT.strata-tmp-* sibling) beside the inputs.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli_test_helpers.h"
+#include "test_util.h"
+
+namespace strata {
+namespace {
+
+using testing::CommandResult;
+using testing::EdgeArrays;
+using testing::ExpectInputError;
+using testing::ExpectOnlyEntries;
+using testing::ReadFileBytes;
+using testing::RunProgram;
+using testing::RunStrata;
+using testing::ScratchDir;
+using testing::WriteTextFile;
+namespace fs = std::filesystem;
+
+// An edge list of the small graph with line `line` (1-based) replaced by `text`.
+std::string EdgeListWithLine(int line, const std::string& text) {
+  EdgeArrays edges = testing::SmallEdges();
+  std::string out;
+  for (size_t i = 0; i < edges.size(); ++i) {
+    if (static_cast<int>(i) + 1 == line) {
+      out += text + "\n";
+    } else {
+      out += std::to_string(edges.src[i]) + " " + std::to_string(edges.dst[i]) + "\n";
+    }
+  }
+  return out;
+}
+
+// Writes edges.txt and features.npy (6 rows, so N = 6) into `s` and imports them into s/out.
+CommandResult ImportEdgeListWithFeatures(const ScratchDir& s, const std::string& edge_text) {
+  WriteTextFile(s / "edges.txt", edge_text);
+  testing::WriteFloat32Npy(s / "features.npy", {testing::kSmallNodes, testing::kSmallDim},
+                           testing::SmallFeatures());
+  return RunStrata({"import", s / "out", "--edge-list", s / "edges.txt", "--features",
+                    s / "features.npy"});
+}
+
+CommandResult ImportNpyDir(const ScratchDir& s) {
+  return RunStrata({"import", s / "out", "--npy", s / "in"});
+}
+
+// ---- edge list ----
+
+TEST(ImportCli, RefusesNegativeNodeIdInEdgeList) {
+  ScratchDir s;
+  CommandResult r = ImportEdgeListWithFeatures(s, EdgeListWithLine(17, "-3 2"));
+  ExpectInputError(r, {"edges.txt:17)", "-3", "negative"});
+  ExpectOnlyEntries(s.path(), {"edges.txt", "features.npy"});
+}
+
+TEST(ImportCli, RefusesNodeIdAtLeastNumNodesInEdgeList) {
+  ScratchDir s;
+  CommandResult r = ImportEdgeListWithFeatures(s, EdgeListWithLine(17, "0\t6"));
+  ExpectInputError(r, {"edges.txt:17)", "node id 6", "num_nodes 6"});
+  ExpectOnlyEntries(s.path(), {"edges.txt", "features.npy"});
+}
+
+TEST(ImportCli, RefusesNodeIdAtLeastLabelsLengthInEdgeList) {
+  // Without features, the labels' length is N.
+  ScratchDir s;
+  WriteTextFile(s / "edges.txt", "0 1\n1 2\n2 5\n");
+  testing::WriteInt64Npy(s / "labels.npy", {5}, {0, 1, 0, 1, 0});
+  CommandResult r =
+      RunStrata({"import", s / "out", "--edge-list", s / "edges.txt", "--labels", s / "labels.npy"});
+  ExpectInputError(r, {"edges.txt:3)", "node id 5", "num_nodes 5"});
+  ExpectOnlyEntries(s.path(), {"edges.txt", "labels.npy"});
+}
+
+TEST(ImportCli, RefusesNonNumericTokenInEdgeList) {
+  ScratchDir s;
+  CommandResult r = ImportEdgeListWithFeatures(s, EdgeListWithLine(5, "4 five"));
+  ExpectInputError(r, {"edges.txt:5)", "five"});
+  ExpectOnlyEntries(s.path(), {"edges.txt", "features.npy"});
+}
+
+TEST(ImportCli, RefusesNumberWithTrailingGarbageInEdgeList) {
+  ScratchDir s;
+  CommandResult r = ImportEdgeListWithFeatures(s, EdgeListWithLine(9, "4 3x"));
+  ExpectInputError(r, {"edges.txt:9)", "3x"});
+  ExpectOnlyEntries(s.path(), {"edges.txt", "features.npy"});
+}
+
+TEST(ImportCli, RefusesExtraTokenInEdgeList) {
+  ScratchDir s;
+  CommandResult r = ImportEdgeListWithFeatures(s, EdgeListWithLine(8, "1 2 3"));
+  ExpectInputError(r, {"edges.txt:8)", "3"});
+  ExpectOnlyEntries(s.path(), {"edges.txt", "features.npy"});
+}
+
+TEST(ImportCli, RefusesLineWithOneIdInEdgeList) {
+  ScratchDir s;
+  CommandResult r = ImportEdgeListWithFeatures(s, EdgeListWithLine(3, "4   # half an edge"));
+  ExpectInputError(r, {"edges.txt:3)"});
+  ExpectOnlyEntries(s.path(), {"edges.txt", "features.npy"});
+}
+
+TEST(ImportCli, RefusesLastLineWithOneIdAndNoNewline) {
+  ScratchDir s;
+  CommandResult r = ImportEdgeListWithFeatures(s, "0 1\n1 2\n3");
+  ExpectInputError(r, {"edges.txt:3)"});
+  ExpectOnlyEntries(s.path(), {"edges.txt", "features.npy"});
+}
+
+TEST(ImportCli, RefusesEdgeListWithNoEdgesAndNoNodeCount) {
+  ScratchDir s;
+  WriteTextFile(s / "edges.txt", "# nothing here\n\n");
+  CommandResult r = RunStrata({"import", s / "out", "--edge-list", s / "edges.txt"});
+  ExpectInputError(r, {"edges.txt"});
+  ExpectOnlyEntries(s.path(), {"edges.txt"});
+}
+
+// ---- edge_index.npy ----
+
+TEST(ImportCli, RefusesNegativeNodeIdInEdgeIndexNpy) {
+  ScratchDir s;
+  EdgeArrays edges = testing::SmallEdges();
+  edges.src[9] = -2;
+  testing::WriteSmallNpyDir(s / "in", edges);
+  ExpectInputError(ImportNpyDir(s), {"edge_index.npy", "element [0, 9]", "-2", "negative"});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+TEST(ImportCli, RefusesNodeIdAtLeastNumNodesInEdgeIndexNpy) {
+  ScratchDir s;
+  EdgeArrays edges = testing::SmallEdges();
+  edges.dst[17] = 6;
+  testing::WriteSmallNpyDir(s / "in", edges);
+  ExpectInputError(ImportNpyDir(s), {"edge_index.npy", "element [1, 17]", "node id 6"});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+TEST(ImportCli, RefusesEdgeIndexWithThreeRows) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  std::vector<int64_t> flat(3 * 4, 1);
+  testing::WriteInt64Npy(s / "in/edge_index.npy", {3, 4}, flat);
+  ExpectInputError(ImportNpyDir(s), {"edge_index.npy", "(3, 4)"});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+TEST(ImportCli, RefusesFloatEdgeIndex) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  testing::WriteFloat32Npy(s / "in/edge_index.npy", {2, 2}, {0, 1, 1, 2});
+  ExpectInputError(ImportNpyDir(s), {"edge_index.npy", "float32"});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+// ---- broken .npy files ----
+
+TEST(ImportCli, RefusesTruncatedNpy) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  std::string path = s / "in/features.npy";
+  fs::resize_file(path, fs::file_size(path) - 10);  // cut into the data
+  ExpectInputError(ImportNpyDir(s), {"features.npy", "truncated"});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+TEST(ImportCli, RefusesCorruptNpyMagic) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  std::string path = s / "in/edge_index.npy";
+  std::string bytes = ReadFileBytes(path);
+  bytes[1] = 'X';  // "\x93XUMPY"
+  WriteTextFile(path, bytes);
+  ExpectInputError(ImportNpyDir(s), {"edge_index.npy", "magic"});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+TEST(ImportCli, RefusesEmptyNpy) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  WriteTextFile(s / "in/labels.npy", "");
+  ExpectInputError(ImportNpyDir(s), {"labels.npy"});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+// ---- node data that does not fit the graph ----
+
+TEST(ImportCli, RefusesFeatureRowsDifferentFromLabelsLength) {
+  ScratchDir s;
+  WriteTextFile(s / "edges.txt", "0 1\n1 2\n");
+  testing::WriteFloat32Npy(s / "features.npy", {6, testing::kSmallDim}, testing::SmallFeatures());
+  testing::WriteInt64Npy(s / "labels.npy", {5}, {0, 1, 0, 1, 0});
+  CommandResult r = RunStrata({"import", s / "out", "--edge-list", s / "edges.txt", "--features",
+                               s / "features.npy", "--labels", s / "labels.npy"});
+  ExpectInputError(r, {"labels.npy", "(5,)"});
+  ExpectOnlyEntries(s.path(), {"edges.txt", "features.npy", "labels.npy"});
+}
+
+TEST(ImportCli, RefusesLabelsLengthDifferentFromNumNodes) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  testing::WriteInt64Npy(s / "in/labels.npy", {7}, {0, 1, 2, 0, 1, 2, 0});
+  ExpectInputError(ImportNpyDir(s), {"labels.npy", "(7,)"});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+TEST(ImportCli, RefusesLabelBelowMinusOne) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  testing::WriteInt64Npy(s / "in/labels.npy", {6}, {0, 1, 2, -2, 1, 0});
+  ExpectInputError(ImportNpyDir(s), {"labels.npy", "element [3]"});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+TEST(ImportCli, RefusesSplitIdAtLeastNumNodes) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  testing::WriteInt64Npy(s / "in/train_idx.npy", {2}, {0, 6});
+  ExpectInputError(ImportNpyDir(s), {"train_idx.npy", "element [1]", "node id 6"});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+TEST(ImportCli, RefusesNegativeSplitId) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  testing::WriteInt64Npy(s / "in/test_idx.npy", {2}, {-1, 3});
+  ExpectInputError(ImportNpyDir(s), {"test_idx.npy", "element [0]", "negative"});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+TEST(ImportCli, RefusesRepeatedSplitId) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  testing::WriteInt64Npy(s / "in/val_idx.npy", {3}, {2, 5, 2});
+  ExpectInputError(ImportNpyDir(s), {"val_idx.npy", "element [2]", "node id 2"});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+TEST(ImportCli, RefusesSplitIdOutOfRangeWithEdgeList) {
+  ScratchDir s;
+  WriteTextFile(s / "edges.txt", "0 1\n1 2\n");
+  fs::create_directory(s / "split");
+  testing::WriteInt64Npy(s / "split/train_idx.npy", {1}, {3});  // N = 3 from the edge list
+  CommandResult r = RunStrata(
+      {"import", s / "out", "--edge-list", s / "edges.txt", "--split", s / "split"});
+  ExpectInputError(r, {"train_idx.npy", "element [0]"});
+  ExpectOnlyEntries(s.path(), {"edges.txt", "split"});
+}
+
+// ---- the output directory ----
+
+TEST(ImportCli, RefusesExistingOutputWithoutForceAndLeavesItIntact) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  fs::create_directory(s / "out");
+  WriteTextFile(s / "out/keep.txt", "precious");
+  CommandResult r = ImportNpyDir(s);
+  ExpectInputError(r, {"out", "--force"});
+  ExpectOnlyEntries(s.path(), {"in", "out"});
+  ExpectOnlyEntries(s / "out", {"keep.txt"});
+  EXPECT_EQ(ReadFileBytes(s / "out/keep.txt"), "precious");
+}
+
+TEST(ImportCli, ForceReplacesExistingOutput) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  fs::create_directory(s / "out");
+  WriteTextFile(s / "out/keep.txt", "old");
+  CommandResult r = RunStrata({"import", s / "out", "--npy", s / "in", "--force"});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  ExpectOnlyEntries(s.path(), {"in", "out"});
+  EXPECT_FALSE(fs::exists(s / "out/keep.txt"));
+  DatasetMeta meta = OpenDataset(s / "out");
+  EXPECT_EQ(meta.num_nodes, testing::kSmallNodes);
+  EXPECT_EQ(meta.num_edges, testing::kSmallDistinctEdges);
+}
+
+TEST(ImportCli, FailedForcedImportLeavesExistingOutputIntact) {
+  ScratchDir s;
+  EdgeArrays edges = testing::SmallEdges();
+  edges.dst[17] = 99;
+  testing::WriteSmallNpyDir(s / "in", edges);
+  fs::create_directory(s / "out");
+  WriteTextFile(s / "out/keep.txt", "precious");
+  CommandResult r = RunStrata({"import", s / "out", "--npy", s / "in", "--force"});
+  ExpectInputError(r, {"edge_index.npy", "element [1, 17]"});
+  ExpectOnlyEntries(s.path(), {"in", "out"});
+  EXPECT_EQ(ReadFileBytes(s / "out/keep.txt"), "precious");
+}
+
+TEST(ImportCli, RefusesOutputWhoseParentIsMissing) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  CommandResult r = RunStrata({"import", s / "no/such/out", "--npy", s / "in"});
+  ExpectInputError(r, {"no/such/out"});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+// ---- unreadable input ----
+
+TEST(ImportCli, RefusesMissingEdgeListFile) {
+  ScratchDir s;
+  CommandResult r = RunStrata({"import", s / "out", "--edge-list", s / "missing.txt"});
+  ExpectInputError(r, {"missing.txt"});
+  ExpectOnlyEntries(s.path(), {});
+}
+
+TEST(ImportCli, RefusesNpyDirectoryWithoutFeatures) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  fs::remove(s / "in/features.npy");
+  ExpectInputError(ImportNpyDir(s), {"features.npy"});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+TEST(ImportCli, RefusesMissingNpyDirectory) {
+  ScratchDir s;
+  CommandResult r = RunStrata({"import", s / "out", "--npy", s / "nowhere"});
+  ExpectInputError(r, {"nowhere"});
+  ExpectOnlyEntries(s.path(), {});
+}
+
+TEST(ImportCli, RefusesUnreadableEdgeList) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads files of mode 000";
+  ScratchDir s;
+  WriteTextFile(s / "edges.txt", "0 1\n");
+  ASSERT_EQ(::chmod((s / "edges.txt").c_str(), 0), 0);
+  CommandResult r = RunStrata({"import", s / "out", "--edge-list", s / "edges.txt"});
+  ExpectInputError(r, {"edges.txt", "Permission denied"});
+  ExpectOnlyEntries(s.path(), {"edges.txt"});
+}
+
+TEST(ImportCli, RefusesUnreadableFeaturesNpy) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads files of mode 000";
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  ASSERT_EQ(::chmod((s / "in/features.npy").c_str(), 0), 0);
+  ExpectInputError(ImportNpyDir(s), {"features.npy", "Permission denied"});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+// ---- usage ----
+
+TEST(ImportCli, RefusesBothNpyAndEdgeList) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  WriteTextFile(s / "edges.txt", "0 1\n");
+  CommandResult r =
+      RunStrata({"import", s / "out", "--npy", s / "in", "--edge-list", s / "edges.txt"});
+  ExpectInputError(r, {});
+  ExpectOnlyEntries(s.path(), {"edges.txt", "in"});
+}
+
+TEST(ImportCli, RefusesBadMemoryBudget) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  CommandResult r =
+      RunStrata({"import", s / "out", "--npy", s / "in", "--memory-budget", "lots"});
+  ExpectInputError(r, {"--memory-budget"});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+// ---- disk full ----
+
+// Runs an import whose output does not fit a 2 MiB tmpfs mounted at `mount_dir` in a private
+// mount namespace. What is left in the tmpfs is listed by the same shell, since the mount
+// goes away with the namespace.
+TEST(ImportCli, ReportsDiskFullAndLeavesNothingBehind) {
+  ScratchDir s;
+  fs::create_directory(s / "mnt");
+  CommandResult probe = RunProgram({"unshare", "-m", "sh", "-c",
+                                    "mount -t tmpfs -o size=2m tmpfs \"$1\" && echo mounted",
+                                    "sh", s / "mnt"});
+  if (probe.exit_status != 0 || probe.out.find("mounted") == std::string::npos) {
+    GTEST_SKIP() << "cannot mount a tmpfs in a private mount namespace: " << probe.err;
+  }
+  // 1000 x 1024 float32 features: 4 MiB of features.bin, twice the file system.
+  const uint64_t rows = 1000, dim = 1024;
+  fs::create_directory(s / "in");
+  std::vector<float> features(rows * dim, 0.5f);
+  testing::WriteFloat32Npy(s / "in/features.npy", {rows, dim}, features);
+  testing::WriteInt64Npy(s / "in/edge_index.npy", {2, 3}, {0, 1, 2, 1, 2, 999});
+  const std::string script =
+      "mount -t tmpfs -o size=2m tmpfs \"$1\" || exit 99\n"
+      "\"$2\" import \"$1/out\" --npy \"$3\"\n"
+      "echo \"strata-exit=$?\"\n"
+      "echo left:\n"
+      "ls -A \"$1\"\n"
+      "echo end\n";
+  CommandResult r = RunProgram(
+      {"unshare", "-m", "sh", "-c", script, "sh", s / "mnt", STRATA_BINARY, s / "in"});
+  ASSERT_EQ(r.exit_status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("strata-exit=2\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("left:\nend\n"), std::string::npos) << "leftovers in the tmpfs: " << r.out;
+  CommandResult strata_part;
+  strata_part.exit_status = 2;
+  strata_part.err = r.err;
+  ExpectInputError(strata_part, {"No space left"});
+  ExpectOnlyEntries(s / "mnt", {});  // outside the namespace the mount point stays empty
+}
+
+}  // namespace
+}  // namespace strata
