@@ -23,7 +23,10 @@ void BM_RadixSortEdgeKeys(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * n);
 }
-BENCHMARK(BM_RadixSortEdgeKeys)->Args({1 << 22, 24})->Args({1 << 22, 32})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RadixSortEdgeKeys)
+    ->Args({1 << 22, 24})
+    ->Args({1 << 22, 32})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace strata

@@ -17,6 +17,9 @@ namespace strata {
 inline constexpr const char* kDatasetFormatName = "strata-dataset";
 inline constexpr int kDatasetFormatVersion = 1;
 inline constexpr uint32_t kBlockBytes = 4096;
+// Node ids are below 2^48 (281 trillion nodes): far beyond any graph, and it keeps a node
+// count plus one, or an id taken from untrusted text, from overflowing anything.
+inline constexpr uint64_t kMaxNodeIds = uint64_t{1} << 48;
 
 enum class FeatureDtype { kFloat32, kFloat16 };
 

@@ -21,9 +21,9 @@ struct GenerateOptions {
   uint32_t classes = 8;
   GraphModel graph = GraphModel::kSbm;
   uint64_t seed = 0;
-  double homophily = 0.8;         // SBM: share of pairs inside one class
-  double degree_exponent = 2.5;   // SBM: power-law exponent of the degree distribution
-  double noise = 1.0;             // feature noise standard deviation; centroids have norm ~1
+  double homophily = 0.8;        // SBM: share of pairs inside one class
+  double degree_exponent = 2.5;  // SBM: power-law exponent of the degree distribution
+  double noise = 1.0;            // feature noise standard deviation; centroids have norm ~1
   double train_ratio = 0.1, val_ratio = 0.05, test_ratio = 0.05;
   FeatureDtype feature_dtype = FeatureDtype::kFloat32;
   uint64_t memory_budget_bytes = 0;

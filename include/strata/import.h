@@ -14,8 +14,8 @@ namespace strata {
 struct ImportOptions {
   std::string out;
   bool replace_existing = false;
-  bool undirected = false;          // also add the reverse of every edge
-  bool self_loops = false;          // give every node itself as an in-neighbour
+  bool undirected = false;           // also add the reverse of every edge
+  bool self_loops = false;           // give every node itself as an in-neighbour
   bool keep_parallel_edges = false;  // by default repeated (src, dst) pairs are merged
   FeatureDtype feature_dtype = FeatureDtype::kFloat32;
   uint64_t memory_budget_bytes = 0;

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <functional>
 
 namespace strata::cli {
@@ -14,6 +13,10 @@ using Runner = std::function<void()>;
 Runner AddGenerateCommand(CLI::App& app);
 Runner AddImportCommand(CLI::App& app);
 Runner AddInfoCommand(CLI::App& app);
+Runner AddExportCommand(CLI::App& app);
+// `strata bench disk|gather|...`: each adds itself under the `bench` subcommand.
+Runner AddBenchDiskCommand(CLI::App& bench);
+Runner AddBenchGatherCommand(CLI::App& bench);
 
 // Parses --memory-budget's text; empty means a quarter of physical memory.
 uint64_t MemoryBudgetFromOption(const std::string& text);

@@ -1,8 +1,8 @@
 // `strata`: one binary, one subcommand per file in this folder.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "cli/command.h"
 #include "common/interrupt.h"
@@ -31,6 +31,15 @@ int main(int argc, char** argv) {
   add(strata::cli::AddGenerateCommand);
   add(strata::cli::AddImportCommand);
   add(strata::cli::AddInfoCommand);
+  add(strata::cli::AddExportCommand);
+  auto* bench = app.add_subcommand("bench", "Measure the machine and Strata's stages");
+  bench->require_subcommand(1);
+  runners[bench] = [] {};
+  for (auto adder : {strata::cli::AddBenchDiskCommand, strata::cli::AddBenchGatherCommand}) {
+    size_t before = bench->get_subcommands({}).size();
+    strata::cli::Runner runner = adder(*bench);
+    runners[bench->get_subcommands({})[before]] = std::move(runner);
+  }
 
   try {
     app.parse(argc, argv);
@@ -49,7 +58,11 @@ int main(int argc, char** argv) {
 
   try {
     strata::InterruptScope interrupts;
-    for (const auto* sub : app.get_subcommands()) runners.at(sub)();
+    for (const CLI::App* sub = app.get_subcommands().front(); sub != nullptr;) {
+      runners.at(sub)();
+      auto nested = sub->get_subcommands();
+      sub = nested.empty() ? nullptr : nested.front();
+    }
   } catch (const strata::Error& e) {
     std::fprintf(stderr, "strata: error: %s\n", e.what());
     return e.exit_status();

@@ -1,8 +1,8 @@
 #include "cli/report.h"
 
-#include <cstdio>
-
 #include <fmt/format.h>
+
+#include <cstdio>
 
 #include "strata/memory_budget.h"
 
@@ -30,14 +30,14 @@ uint64_t TotalBytes(const DatasetMeta& meta) {
 
 void PrintWritten(const std::string& out, const DatasetMeta& meta,
                   std::chrono::steady_clock::time_point start) {
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("wrote %s: %s nodes, %s edges, %s x %s features, %u classes, %s on disk in %.1f s "
-              "(%.2f M edges/s, peak RSS %s)\n",
-              out.c_str(), Grouped(meta.num_nodes).c_str(), Grouped(meta.num_edges).c_str(),
-              Grouped(meta.feature_dim).c_str(), FeatureDtypeName(meta.feature_dtype),
-              meta.num_classes, FormatBytes(TotalBytes(meta)).c_str(), seconds,
-              meta.num_edges / seconds / 1e6, FormatBytes(PeakRssBytes()).c_str());
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf(
+      "wrote %s: %s nodes, %s edges, %s x %s features, %u classes, %s on disk in %.1f s "
+      "(%.2f M edges/s, peak RSS %s)\n",
+      out.c_str(), Grouped(meta.num_nodes).c_str(), Grouped(meta.num_edges).c_str(),
+      Grouped(meta.feature_dim).c_str(), FeatureDtypeName(meta.feature_dtype), meta.num_classes,
+      FormatBytes(TotalBytes(meta)).c_str(), seconds, meta.num_edges / seconds / 1e6,
+      FormatBytes(PeakRssBytes()).c_str());
 }
 
 nlohmann::ordered_json DatasetInfoJson(const std::string& dir, const DatasetMeta& meta) {
@@ -77,8 +77,7 @@ std::string DatasetInfoText(const std::string& dir, const DatasetMeta& meta) {
   line("features", meta.feature_dim == 0
                        ? std::string("none")
                        : fmt::format("{} x {}, row stride {} B", meta.feature_dim,
-                                     FeatureDtypeName(meta.feature_dtype),
-                                     meta.row_stride_bytes));
+                                     FeatureDtypeName(meta.feature_dtype), meta.row_stride_bytes));
   line("classes", std::to_string(meta.num_classes));
   line("splits", fmt::format("train {} / val {} / test {}", Grouped(meta.train_size),
                              Grouped(meta.val_size), Grouped(meta.test_size)));

@@ -26,9 +26,9 @@ Error Error::System(std::string_view what, std::string_view file, int errnum) {
   std::string message(what);
   message += ": ";
   message += std::strerror(errnum);
-  bool users_to_fix = errnum == ENOSPC || errnum == EACCES || errnum == ENOENT ||
-                      errnum == EROFS || errnum == EDQUOT || errnum == ENOTDIR ||
-                      errnum == EISDIR || errnum == EEXIST || errnum == EPERM;
+  bool users_to_fix = errnum == ENOSPC || errnum == EACCES || errnum == ENOENT || errnum == EROFS ||
+                      errnum == EDQUOT || errnum == ENOTDIR || errnum == EISDIR ||
+                      errnum == EEXIST || errnum == EPERM || errnum == EBUSY || errnum == EFBIG;
   return Error(users_to_fix ? Kind::kInput : Kind::kInternal, WithLocation(message, file, {}));
 }
 

@@ -1,12 +1,11 @@
 #include "strata/memory_budget.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cctype>
 #include <cmath>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "strata/error.h"
 
@@ -16,10 +15,10 @@ void MemoryBudget::Charge(uint64_t bytes, std::string_view what) {
   uint64_t used = used_.load(std::memory_order_relaxed);
   do {
     if (bytes > limit_ - used) {
-      throw Error::Input(fmt::format("the memory budget of {} is too small: {} needs {} more, {} "
-                                     "is already in use; raise --memory-budget",
-                                     FormatBytes(limit_), what, FormatBytes(bytes),
-                                     FormatBytes(used)));
+      throw Error::Input(
+          fmt::format("the memory budget of {} is too small: {} needs {} more, {} "
+                      "is already in use; raise --memory-budget",
+                      FormatBytes(limit_), what, FormatBytes(bytes), FormatBytes(used)));
     }
   } while (!used_.compare_exchange_weak(used, used + bytes, std::memory_order_relaxed));
   uint64_t now = used + bytes;
@@ -32,7 +31,8 @@ void MemoryBudget::Release(uint64_t bytes) { used_.fetch_sub(bytes, std::memory_
 
 uint64_t ParseByteSize(std::string_view text, std::string_view option) {
   auto bad = [&] {
-    return Error::Input(fmt::format("{} expects a size such as 512M or 4G, got '{}'", option, text));
+    return Error::Input(
+        fmt::format("{} expects a size such as 512M or 4G, got '{}'", option, text));
   };
   std::string s(text);
   size_t pos = 0;

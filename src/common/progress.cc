@@ -1,11 +1,10 @@
 #include "common/progress.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <utility>
-
-#include <fmt/format.h>
 
 namespace strata {
 

@@ -1,10 +1,10 @@
 #include "dataset/csc_builder.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "common/interrupt.h"
 #include "common/progress.h"
@@ -39,8 +39,8 @@ constexpr size_t kMinMergeBufferBytes = size_t{1} << 20;
 template <typename Key>
 class KeyedCscBuilder final : public CscBuilder::Impl {
  public:
-  KeyedCscBuilder(MemoryBudget& budget, uint64_t buffer_bytes, std::string spill_dir,
-                  uint32_t bits, bool deduplicate)
+  KeyedCscBuilder(MemoryBudget& budget, uint64_t buffer_bytes, std::string spill_dir, uint32_t bits,
+                  bool deduplicate)
       : spill_dir_(std::move(spill_dir)), deduplicate_(deduplicate) {
     id_bits = bits;
     size_t capacity = std::max<uint64_t>(buffer_bytes / (2 * sizeof(Key)), 4096);
@@ -223,8 +223,8 @@ CscBuilder::CscBuilder(MemoryBudget& budget, uint64_t buffer_bytes, std::string 
                        uint32_t id_bits, bool deduplicate) {
   if (id_bits == 0 || id_bits > 64) throw Error::Internal("CscBuilder: id_bits out of range");
   if (2 * id_bits <= 64) {
-    impl_ = std::make_unique<KeyedCscBuilder<uint64_t>>(budget, buffer_bytes,
-                                                        std::move(spill_dir), id_bits, deduplicate);
+    impl_ = std::make_unique<KeyedCscBuilder<uint64_t>>(budget, buffer_bytes, std::move(spill_dir),
+                                                        id_bits, deduplicate);
   } else {
     impl_ = std::make_unique<KeyedCscBuilder<unsigned __int128>>(
         budget, buffer_bytes, std::move(spill_dir), id_bits, deduplicate);

@@ -32,8 +32,8 @@ class CscBuilder {
  public:
   // `buffer_bytes` of the budget are charged for the run buffer and its sort scratch; every
   // id added later must be below 2^id_bits. Run files go to `spill_dir`, which must exist.
-  CscBuilder(MemoryBudget& budget, uint64_t buffer_bytes, std::string spill_dir,
-             uint32_t id_bits, bool deduplicate);
+  CscBuilder(MemoryBudget& budget, uint64_t buffer_bytes, std::string spill_dir, uint32_t id_bits,
+             bool deduplicate);
   ~CscBuilder();
   CscBuilder(const CscBuilder&) = delete;
   CscBuilder& operator=(const CscBuilder&) = delete;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/interrupt.h"
+
 namespace strata {
 
 CscWriter::CscWriter(const std::string& indptr_path, const std::string& indices_path,
@@ -24,6 +26,8 @@ void CscWriter::CloseNode() {
   node_start_ = num_edges_;
   ++current_dst_;
   self_loop_pending_ = add_self_loops_;
+  // Long runs of nodes without edges write indptr without passing the merge's checks.
+  if ((current_dst_ & 0xFFFFF) == 0) ThrowIfInterrupted();
 }
 
 CscBuildResult CscWriter::Finish(uint64_t num_nodes) {

@@ -26,8 +26,8 @@ struct CscBuildResult {
 
 class CscWriter {
  public:
-  CscWriter(const std::string& indptr_path, const std::string& indices_path,
-            uint32_t node_id_bytes, bool add_self_loops);
+  CscWriter(const std::string& indptr_path, const std::string& indices_path, uint32_t node_id_bytes,
+            bool add_self_loops);
 
   // Edges must arrive in non-decreasing (dst, src) order; repeats are written as they come.
   void Add(uint64_t dst, uint64_t src) {

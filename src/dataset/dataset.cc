@@ -1,8 +1,8 @@
 #include "strata/dataset.h"
 
-#include <filesystem>
-
 #include <fmt/format.h>
+
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "strata/error.h"
@@ -100,9 +100,8 @@ DatasetMeta DatasetMeta::FromJson(const std::string& text, const std::string& so
       meta.files[name] = digest;
     }
   } catch (const nlohmann::json::exception& e) {
-    throw Error::Input(fmt::format("meta.json is missing a field or has a wrong type: {}",
-                                   e.what()),
-                       source);
+    throw Error::Input(
+        fmt::format("meta.json is missing a field or has a wrong type: {}", e.what()), source);
   } catch (const std::invalid_argument&) {
     throw Error::Input("meta.json has an xxh64 that is not hexadecimal", source);
   }
@@ -111,10 +110,10 @@ DatasetMeta DatasetMeta::FromJson(const std::string& text, const std::string& so
                        source);
   }
   if (meta.row_stride_bytes != RowStrideBytes(meta.feature_dim, meta.feature_dtype)) {
-    throw Error::Input(fmt::format("row_stride_bytes {} does not match feature_dim {} of {}",
-                                   meta.row_stride_bytes, meta.feature_dim,
-                                   FeatureDtypeName(meta.feature_dtype)),
-                       source);
+    throw Error::Input(
+        fmt::format("row_stride_bytes {} does not match feature_dim {} of {}",
+                    meta.row_stride_bytes, meta.feature_dim, FeatureDtypeName(meta.feature_dtype)),
+        source);
   }
   return meta;
 }
@@ -147,8 +146,8 @@ DatasetMeta OpenDataset(const std::string& dir) {
     uint64_t size = std::filesystem::file_size(path, ec);
     if (ec) throw Error::Input("file listed in meta.json is missing", path);
     if (size != digest.bytes) {
-      throw Error::Input(
-          fmt::format("size is {} bytes, meta.json records {}", size, digest.bytes), path);
+      throw Error::Input(fmt::format("size is {} bytes, meta.json records {}", size, digest.bytes),
+                         path);
     }
   }
   return meta;
@@ -159,9 +158,9 @@ void VerifyDataset(const std::string& dir, const DatasetMeta& meta) {
     std::string path = dir + "/" + name;
     FileDigest actual = DigestFile(path);
     if (actual.bytes != expected.bytes) {
-      throw Error::Input(fmt::format("size is {} bytes, meta.json records {}", actual.bytes,
-                                     expected.bytes),
-                         path);
+      throw Error::Input(
+          fmt::format("size is {} bytes, meta.json records {}", actual.bytes, expected.bytes),
+          path);
     }
     if (actual.xxh64 != expected.xxh64) {
       throw Error::Input(fmt::format("checksum mismatch: xxh64 is {:016x}, meta.json records "

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <span>
 
+#include "common/interrupt.h"
 #include "strata/error.h"
 
 namespace strata {
@@ -21,6 +22,7 @@ void DatasetWriter::Publish() {
       throw Error::Internal(std::string("dataset is missing ") + name + " at publish time");
     }
   }
+  ThrowIfInterrupted();
   std::filesystem::remove_all(spill_dir_);
   std::string json = meta_.ToJson();
   WriteWholeFile(staging_ / "meta.json", std::as_bytes(std::span(json)));

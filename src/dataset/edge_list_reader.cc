@@ -1,10 +1,11 @@
 #include "dataset/edge_list_reader.h"
 
-#include <cstring>
-
 #include <fmt/format.h>
 
+#include <cstring>
+
 #include "common/interrupt.h"
+#include "strata/dataset.h"
 #include "strata/error.h"
 
 namespace strata {
@@ -25,7 +26,7 @@ std::string Token(const char* begin, const char* end) {
 
 }  // namespace
 
-EdgeListReader::EdgeListReader(const std::string& path, uint64_t num_nodes)
+EdgeListReader::EdgeListReader(const std::string& path, std::optional<uint64_t> num_nodes)
     : file_(path), num_nodes_(num_nodes) {
   src_.reserve(kBatchEdges);
   dst_.reserve(kBatchEdges);
@@ -62,9 +63,11 @@ void EdgeListReader::ParseLine(const char* p, const char* end) {
     if (p == start || (p < end && !IsBlank(*p) && *p != '#')) {
       Fail(fmt::format("expected a node id, found '{}'", Token(start, end)));
     }
-    if (overflow) Fail(fmt::format("node id {} is too large", Token(start, end)));
-    if (num_nodes_ != 0 && value >= num_nodes_) {
-      Fail(fmt::format("node id {} is >= num_nodes {}", value, num_nodes_));
+    if (overflow || value >= kMaxNodeIds) {
+      Fail(fmt::format("node id {} is too large (ids must be below 2^48)", Token(start, end)));
+    }
+    if (num_nodes_ && value >= *num_nodes_) {
+      Fail(fmt::format("node id {} is >= num_nodes {}", value, *num_nodes_));
     }
     ids[count++] = value;
   }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,8 +19,8 @@ class EdgeListReader {
  public:
   using BatchFn = std::function<void(std::span<const uint64_t> src, std::span<const uint64_t> dst)>;
 
-  // `num_nodes` bounds the ids (0 = unbounded: any id below 2^64 is accepted).
-  EdgeListReader(const std::string& path, uint64_t num_nodes);
+  // Ids must be below `num_nodes` when it is known, and below kMaxNodeIds in any case.
+  EdgeListReader(const std::string& path, std::optional<uint64_t> num_nodes);
 
   // Parses the whole file, calling `on_batch` with successive batches of edges.
   void ReadAll(const BatchFn& on_batch);
@@ -36,7 +37,7 @@ class EdgeListReader {
   [[noreturn]] void Fail(const std::string& what) const;
 
   FileReader file_;
-  uint64_t num_nodes_;
+  std::optional<uint64_t> num_nodes_;
   uint64_t offset_ = 0;
   uint64_t line_ = 0;
   uint64_t max_id_ = 0;

@@ -1,10 +1,10 @@
 #include "strata/generate.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <memory>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "common/interrupt.h"
 #include "common/parallel.h"
@@ -30,7 +30,7 @@ constexpr uint64_t kSplitStream = 0x5917;
 
 void Validate(const GenerateOptions& o) {
   auto bad = [](const std::string& what) { return Error::Input(what); };
-  if (o.nodes < 2) throw bad("--nodes must be at least 2");
+  if (o.nodes < 2 || o.nodes > kMaxNodeIds) throw bad("--nodes must be in [2, 2^48]");
   if (o.classes < 1) throw bad("--classes must be at least 1");
   if (o.classes > o.nodes) throw bad("--classes must not exceed --nodes");
   if (!(o.avg_degree >= 0) || o.avg_degree > 1e6) throw bad("--avg-degree must be in [0, 1e6]");
@@ -44,7 +44,7 @@ void Validate(const GenerateOptions& o) {
     throw bad("split ratios must be >= 0 and sum to at most 1");
   }
   if (o.node_id_bytes != 0 && o.node_id_bytes != 4 && o.node_id_bytes != 8) {
-    throw bad("node id width must be 4 or 8 bytes");
+    throw bad("--node-id-bytes must be 4 or 8");
   }
   if (o.node_id_bytes == 4 && NodeIdBytesFor(o.nodes) == 8) {
     throw bad("more than 2^32 nodes need 8-byte node ids");

@@ -12,13 +12,17 @@ SbmModel::SbmModel(uint64_t nodes, uint32_t classes, double homophily, double de
       homophily_(homophily),
       one_minus_a_(1.0 - 1.0 / (degree_exponent - 1.0)),
       inverse_one_minus_a_(1.0 / one_minus_a_),
-      permutation_(nodes, MixSeed(seed, 0x5B3)) {}
+      permutation_(nodes, MixSeed(seed, 0x5B3)) {
+  for (uint32_t c = 0; c < classes; ++c) {
+    double class_size = static_cast<double>((nodes - c + classes - 1) / classes);
+    class_span_.push_back(std::pow(class_size + 1.0, one_minus_a_) - 1.0);
+  }
+}
 
 uint64_t SbmModel::SampleInClass(Rng& rng, uint32_t cls) const {
   uint64_t class_size = (nodes_ - cls + classes_ - 1) / classes_;
   // Inverse CDF of the continuous density x^-a on [1, class_size + 1).
-  double span = std::pow(static_cast<double>(class_size) + 1.0, one_minus_a_) - 1.0;
-  double x = std::pow(1.0 + rng.Uniform() * span, inverse_one_minus_a_);
+  double x = std::pow(1.0 + rng.Uniform() * class_span_[cls], inverse_one_minus_a_);
   uint64_t rank = std::min<uint64_t>(static_cast<uint64_t>(x) - 1, class_size - 1);
   return permutation_.Forward(rank * classes_ + cls);
 }

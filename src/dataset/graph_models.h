@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "common/random.h"
 #include "dataset/node_permutation.h"
@@ -33,6 +34,7 @@ class SbmModel {
   double homophily_;
   double one_minus_a_;
   double inverse_one_minus_a_;
+  std::vector<double> class_span_;  // (class_size + 1)^(1 - a) - 1, per class
   NodePermutation permutation_;
 };
 

@@ -1,11 +1,11 @@
 #include "strata/import.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "common/interrupt.h"
 #include "common/progress.h"
@@ -31,7 +31,7 @@ std::unique_ptr<ProgressBar> MakeProgress(const ImportOptions& o) {
 
 void CheckOptions(const ImportOptions& o) {
   if (o.node_id_bytes != 0 && o.node_id_bytes != 4 && o.node_id_bytes != 8) {
-    throw Error::Input("node id width must be 4 or 8 bytes");
+    throw Error::Input("--node-id-bytes must be 4 or 8");
   }
 }
 
@@ -59,9 +59,9 @@ void ReadEdgeIndex(const NpyReader& edges, uint64_t num_nodes, bool undirected,
                    MemoryBudget& budget, CscBuilder& builder, ProgressBar* progress) {
   const NpyHeader& h = edges.header();
   if (h.shape.size() != 2 || h.shape[0] != 2) {
-    throw Error::Input(fmt::format("edge_index must have shape (2, E), found {}",
-                                   NpyShapeString(h.shape)),
-                       edges.path());
+    throw Error::Input(
+        fmt::format("edge_index must have shape (2, E), found {}", NpyShapeString(h.shape)),
+        edges.path());
   }
   if (!NpyIsInteger(h.dtype)) {
     throw Error::Input(
@@ -80,10 +80,10 @@ void ReadEdgeIndex(const NpyReader& edges, uint64_t num_nodes, bool undirected,
       edges.ReadInt64(row * num_edges + first, {in, count});
       for (uint64_t i = 0; i < count; ++i) {
         if (in[i] < 0 || static_cast<uint64_t>(in[i]) >= num_nodes) {
-          throw Error::Input(
-              in[i] < 0 ? fmt::format("node id {} is negative", in[i])
-                        : fmt::format("node id {} is >= num_nodes {}", in[i], num_nodes),
-              edges.path(), fmt::format("element [{}, {}]", row, first + i));
+          throw Error::Input(in[i] < 0
+                                 ? fmt::format("node id {} is negative", in[i])
+                                 : fmt::format("node id {} is >= num_nodes {}", in[i], num_nodes),
+                             edges.path(), fmt::format("element [{}, {}]", row, first + i));
         }
         out[i] = static_cast<uint64_t>(in[i]);
       }
@@ -151,15 +151,15 @@ DatasetMeta ImportNpyDirectory(const std::string& npy_dir, const ImportOptions& 
 DatasetMeta ImportEdgeList(const EdgeListSources& sources, const ImportOptions& o) {
   CheckOptions(o);
   std::optional<NpyReader> features, labels;
-  uint64_t num_nodes = 0;  // 0 until known
+  std::optional<uint64_t> known_nodes;  // from the node data; else from the largest id
   if (!sources.features.empty()) {
     features.emplace(sources.features);
-    num_nodes = CheckFeatureShape(*features);
+    known_nodes = CheckFeatureShape(*features);
   }
   if (!sources.labels.empty()) {
     labels.emplace(sources.labels);
-    if (num_nodes == 0) num_nodes = labels->header().shape.empty() ? 0 : labels->header().shape[0];
-    CheckLabelShape(*labels, num_nodes);
+    if (!known_nodes) known_nodes = labels->header().shape.empty() ? 0 : labels->header().shape[0];
+    CheckLabelShape(*labels, *known_nodes);
   }
   if (!sources.split_dir.empty() && !std::filesystem::is_directory(sources.split_dir)) {
     throw Error::Input("--split expects a directory with train_idx.npy, val_idx.npy, test_idx.npy",
@@ -169,13 +169,13 @@ DatasetMeta ImportEdgeList(const EdgeListSources& sources, const ImportOptions& 
   MemoryBudget budget(o.memory_budget_bytes);
   auto progress = MakeProgress(o);
   DatasetWriter writer(o.out, o.replace_existing);
-  const bool known_nodes = num_nodes != 0;
+  uint64_t num_nodes = known_nodes.value_or(0);
   uint32_t id_bits = o.node_id_bytes == 8 ? 64 : known_nodes ? IdBitsFor(num_nodes) : 32;
   while (true) {
     try {
-      CscBuilder builder(budget, CscBufferBytes(budget, kBuilderReserveBytes),
-                         writer.spill_dir(), id_bits, !o.keep_parallel_edges);
-      EdgeListReader reader(sources.edge_list, num_nodes);
+      CscBuilder builder(budget, CscBufferBytes(budget, kBuilderReserveBytes), writer.spill_dir(),
+                         id_bits, !o.keep_parallel_edges);
+      EdgeListReader reader(sources.edge_list, known_nodes);
       if (progress) progress->Restart("reading edges", reader.bytes());
       const uint64_t id_limit = id_bits == 64 ? 0 : uint64_t{1} << id_bits;
       reader.ReadAll([&](std::span<const uint64_t> src, std::span<const uint64_t> dst) {
@@ -185,9 +185,10 @@ DatasetMeta ImportEdgeList(const EdgeListSources& sources, const ImportOptions& 
       });
       if (!known_nodes) {
         if (!reader.any_edge()) {
-          throw Error::Input("the edge list has no edges, and no --features or --labels give "
-                             "the number of nodes",
-                             sources.edge_list);
+          throw Error::Input(
+              "the edge list has no edges, and no --features or --labels give "
+              "the number of nodes",
+              sources.edge_list);
         }
         num_nodes = reader.max_id_seen() + 1;
       }

@@ -1,9 +1,9 @@
 #include "dataset/node_data_import.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "common/interrupt.h"
 #include "dataset/build_common.h"
@@ -36,9 +36,9 @@ void ForEachInt(const NpyReader& array, Fn&& fn) {
 uint64_t CheckFeatureShape(const NpyReader& features) {
   const NpyHeader& h = features.header();
   if (h.shape.size() != 2) {
-    throw Error::Input(fmt::format("features must be a 2-D array [N, D], found shape {}",
-                                   ShapeText(h)),
-                       features.path());
+    throw Error::Input(
+        fmt::format("features must be a 2-D array [N, D], found shape {}", ShapeText(h)),
+        features.path());
   }
   if (!NpyIsFloat(h.dtype)) {
     throw Error::Input(fmt::format("features must be float16, float32 or float64, found {}",

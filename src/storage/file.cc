@@ -165,6 +165,12 @@ FileDigest WriteWholeFile(const std::string& path, std::span<const std::byte> da
   return writer.Finish();
 }
 
+unsigned CurrentUmask() {
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  return mask;
+}
+
 std::string ReadWholeFile(const std::string& path) {
   FileReader reader(path);
   std::string text(reader.size(), '\0');

@@ -103,6 +103,10 @@ FileDigest DigestFile(const std::string& path);
 // Writes a small file (meta.json, a split list) in one go, fsynced.
 FileDigest WriteWholeFile(const std::string& path, std::span<const std::byte> data);
 
+// The process's file mode creation mask, for files made with mkstemp/mkdtemp (always private)
+// that should end up with the mode an ordinary create would give.
+unsigned CurrentUmask();
+
 // Reads a small file whole.
 std::string ReadWholeFile(const std::string& path);
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "storage/file.h"
 #include "strata/error.h"
 
 namespace strata {
@@ -45,6 +46,8 @@ StagingDir::StagingDir(std::string final_path, bool replace_existing)
     throw Error::System("cannot create a staging directory beside the output", final_path_, errno);
   }
   staging_path_ = pattern;
+  // mkdtemp creates the directory private (0700); the dataset gets the usual umask mode.
+  ::chmod(staging_path_.c_str(), 0777 & ~CurrentUmask());
 }
 
 StagingDir::~StagingDir() {

@@ -4,11 +4,14 @@
 #pragma once
 
 #include <fcntl.h>
+#include <grp.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -173,8 +176,12 @@ inline void ExpectOnlyEntries(const std::string& dir, std::vector<std::string> n
   EXPECT_EQ(SortedEntries(dir), names) << "unexpected entries left in " << dir;
 }
 
-// Runs argv[0] from PATH with argv (no shell unless argv says so), capturing its output.
-inline CommandResult RunProgram(const std::vector<std::string>& args) {
+// Runs argv[0] from PATH with argv (no shell unless argv says so), capturing its output. A
+// nonzero `max_file_bytes` caps every file the program writes (RLIMIT_FSIZE, with SIGXFSZ
+// ignored so that a write past it fails with EFBIG): a guard for inputs that would make a
+// broken importer fill the disk. A `run_as_uid` >= 0 runs the program as that user (from root).
+inline CommandResult RunProgram(const std::vector<std::string>& args, uint64_t max_file_bytes = 0,
+                                int run_as_uid = -1) {
   int out_pipe[2], err_pipe[2];
   if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
     throw std::runtime_error("pipe failed");
@@ -187,6 +194,15 @@ inline CommandResult RunProgram(const std::vector<std::string>& args) {
   if (pid == 0) {
     ::dup2(out_pipe[1], 1);
     ::dup2(err_pipe[1], 2);
+    if (max_file_bytes != 0) {
+      struct rlimit limit = {max_file_bytes, max_file_bytes};
+      ::setrlimit(RLIMIT_FSIZE, &limit);
+      ::signal(SIGXFSZ, SIG_IGN);
+    }
+    if (run_as_uid >= 0 &&
+        (::setgroups(0, nullptr) != 0 || ::setgid(run_as_uid) != 0 || ::setuid(run_as_uid) != 0)) {
+      ::_exit(126);
+    }
     ::execvp(argv[0], argv.data());
     ::_exit(127);
   }
@@ -215,6 +231,54 @@ inline CommandResult RunProgram(const std::vector<std::string>& args) {
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+// RunStrata with every written file capped at `max_file_bytes` (see RunProgram).
+inline CommandResult RunStrataWithFileLimit(std::vector<std::string> args,
+                                            uint64_t max_file_bytes) {
+  args.insert(args.begin(), STRATA_BINARY);
+  return RunProgram(args, max_file_bytes);
+}
+
+// Whether this process may mount a tmpfs in a private mount namespace (root, or a
+// user-namespace-capable unshare); the disk-full tests need it.
+inline bool CanMountPrivateTmpfs(const std::string& mount_point, std::string* why) {
+  CommandResult probe =
+      RunProgram({"unshare", "-m", "sh", "-c",
+                  "mount -t tmpfs -o size=2m tmpfs \"$1\" && echo mounted", "sh", mount_point});
+  *why = probe.err;
+  return probe.exit_status == 0 && probe.out.find("mounted") != std::string::npos;
+}
+
+// Runs `strata ARGS...` with a 2 MiB tmpfs mounted at `mount_point` in a private mount
+// namespace; "$1" in `args` stands for the mount point. Returns strata's stderr and exit
+// status, and in `left` what remained in the tmpfs after strata exited (listed from inside the
+// namespace, since the mount goes away with it).
+inline CommandResult RunStrataInTinyTmpfs(const std::string& mount_point, const std::string& args,
+                                          std::string* left) {
+  const std::string script =
+      "mount -t tmpfs -o size=2m tmpfs \"$1\" || exit 99\n"
+      "\"$2\" " +
+      args +
+      "\n"
+      "echo \"strata-exit=$?\"\n"
+      "echo left:\n"
+      "ls -A \"$1\"\n"
+      "echo end\n";
+  CommandResult shell =
+      RunProgram({"unshare", "-m", "sh", "-c", script, "sh", mount_point, STRATA_BINARY});
+  CommandResult result;
+  result.err = shell.err;
+  result.exit_status = -1;
+  size_t at = shell.out.find("strata-exit=");
+  if (shell.exit_status == 0 && at != std::string::npos) {
+    result.exit_status = std::stoi(shell.out.substr(at + 12));
+  }
+  size_t begin = shell.out.find("left:\n"), end = shell.out.find("end\n");
+  *left = begin != std::string::npos && end != std::string::npos && end >= begin + 6
+              ? shell.out.substr(begin + 6, end - begin - 6)
+              : "(no listing: " + shell.out + ")";
   return result;
 }
 

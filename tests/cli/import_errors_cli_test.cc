@@ -20,7 +20,6 @@ using testing::EdgeArrays;
 using testing::ExpectInputError;
 using testing::ExpectOnlyEntries;
 using testing::ReadFileBytes;
-using testing::RunProgram;
 using testing::RunStrata;
 using testing::ScratchDir;
 using testing::WriteTextFile;
@@ -45,8 +44,8 @@ CommandResult ImportEdgeListWithFeatures(const ScratchDir& s, const std::string&
   WriteTextFile(s / "edges.txt", edge_text);
   testing::WriteFloat32Npy(s / "features.npy", {testing::kSmallNodes, testing::kSmallDim},
                            testing::SmallFeatures());
-  return RunStrata({"import", s / "out", "--edge-list", s / "edges.txt", "--features",
-                    s / "features.npy"});
+  return RunStrata(
+      {"import", s / "out", "--edge-list", s / "edges.txt", "--features", s / "features.npy"});
 }
 
 CommandResult ImportNpyDir(const ScratchDir& s) {
@@ -74,8 +73,8 @@ TEST(ImportCli, RefusesNodeIdAtLeastLabelsLengthInEdgeList) {
   ScratchDir s;
   WriteTextFile(s / "edges.txt", "0 1\n1 2\n2 5\n");
   testing::WriteInt64Npy(s / "labels.npy", {5}, {0, 1, 0, 1, 0});
-  CommandResult r =
-      RunStrata({"import", s / "out", "--edge-list", s / "edges.txt", "--labels", s / "labels.npy"});
+  CommandResult r = RunStrata(
+      {"import", s / "out", "--edge-list", s / "edges.txt", "--labels", s / "labels.npy"});
   ExpectInputError(r, {"edges.txt:3)", "node id 5", "num_nodes 5"});
   ExpectOnlyEntries(s.path(), {"edges.txt", "labels.npy"});
 }
@@ -248,8 +247,8 @@ TEST(ImportCli, RefusesSplitIdOutOfRangeWithEdgeList) {
   WriteTextFile(s / "edges.txt", "0 1\n1 2\n");
   fs::create_directory(s / "split");
   testing::WriteInt64Npy(s / "split/train_idx.npy", {1}, {3});  // N = 3 from the edge list
-  CommandResult r = RunStrata(
-      {"import", s / "out", "--edge-list", s / "edges.txt", "--split", s / "split"});
+  CommandResult r =
+      RunStrata({"import", s / "out", "--edge-list", s / "edges.txt", "--split", s / "split"});
   ExpectInputError(r, {"train_idx.npy", "element [0]"});
   ExpectOnlyEntries(s.path(), {"edges.txt", "split"});
 }
@@ -280,6 +279,18 @@ TEST(ImportCli, ForceReplacesExistingOutput) {
   DatasetMeta meta = OpenDataset(s / "out");
   EXPECT_EQ(meta.num_nodes, testing::kSmallNodes);
   EXPECT_EQ(meta.num_edges, testing::kSmallDistinctEdges);
+}
+
+TEST(ImportCli, ForceReplacesExistingFile) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  WriteTextFile(s / "out", "a file, not a dataset");
+  ExpectInputError(ImportNpyDir(s), {"out", "--force"});
+  EXPECT_EQ(ReadFileBytes(s / "out"), "a file, not a dataset");
+  CommandResult r = RunStrata({"import", s / "out", "--npy", s / "in", "--force"});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  ExpectOnlyEntries(s.path(), {"in", "out"});
+  EXPECT_EQ(OpenDataset(s / "out").num_nodes, testing::kSmallNodes);
 }
 
 TEST(ImportCli, FailedForcedImportLeavesExistingOutputIntact) {
@@ -327,23 +338,63 @@ TEST(ImportCli, RefusesMissingNpyDirectory) {
   ExpectOnlyEntries(s.path(), {});
 }
 
+// Mode 000 stops everyone but root. As root, strata runs as `nobody` instead (with the
+// scratch directory opened up so that it can still write the output beside the inputs).
+constexpr int kNobody = 65534;
+
+// Lets `nobody` traverse and write every directory under the scratch directory.
+void OpenUpForNobody(const ScratchDir& s) {
+  fs::permissions(s.path(), fs::perms::all);
+  for (const auto& entry : fs::recursive_directory_iterator(s.path())) {
+    if (entry.is_directory()) fs::permissions(entry.path(), fs::perms::all);
+  }
+}
+
+CommandResult RunStrataUnprivileged(const ScratchDir& s, std::vector<std::string> args) {
+  if (::geteuid() != 0) return RunStrata(args);
+  OpenUpForNobody(s);
+  args.insert(args.begin(), STRATA_BINARY);
+  return testing::RunProgram(args, 0, kNobody);
+}
+
 TEST(ImportCli, RefusesUnreadableEdgeList) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root reads files of mode 000";
   ScratchDir s;
   WriteTextFile(s / "edges.txt", "0 1\n");
   ASSERT_EQ(::chmod((s / "edges.txt").c_str(), 0), 0);
-  CommandResult r = RunStrata({"import", s / "out", "--edge-list", s / "edges.txt"});
+  CommandResult r = RunStrataUnprivileged(s, {"import", s / "out", "--edge-list", s / "edges.txt"});
+  if (r.exit_status == 126) GTEST_SKIP() << "cannot drop privileges to run as nobody";
   ExpectInputError(r, {"edges.txt", "Permission denied"});
   ExpectOnlyEntries(s.path(), {"edges.txt"});
 }
 
 TEST(ImportCli, RefusesUnreadableFeaturesNpy) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root reads files of mode 000";
   ScratchDir s;
   testing::WriteSmallNpyDir(s / "in");
   ASSERT_EQ(::chmod((s / "in/features.npy").c_str(), 0), 0);
-  ExpectInputError(ImportNpyDir(s), {"features.npy", "Permission denied"});
+  CommandResult r = RunStrataUnprivileged(s, {"import", s / "out", "--npy", s / "in"});
+  if (r.exit_status == 126) GTEST_SKIP() << "cannot drop privileges to run as nobody";
+  ExpectInputError(r, {"features.npy", "Permission denied"});
   ExpectOnlyEntries(s.path(), {"in"});
+}
+
+TEST(ImportCli, RefusesUnwritableOutputDirectory) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  fs::create_directory(s / "ro");
+  CommandResult r;
+  if (::geteuid() == 0) {
+    OpenUpForNobody(s);
+    fs::permissions(s / "ro", fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                  fs::perms::others_read | fs::perms::others_exec);
+    r = testing::RunProgram({STRATA_BINARY, "import", s / "ro/out", "--npy", s / "in"}, 0, kNobody);
+    if (r.exit_status == 126) GTEST_SKIP() << "cannot drop privileges to run as nobody";
+  } else {
+    fs::permissions(s / "ro", fs::perms::owner_read | fs::perms::owner_exec);
+    r = RunStrata({"import", s / "ro/out", "--npy", s / "in"});
+  }
+  ExpectInputError(r, {"ro/out", "Permission denied"});
+  ExpectOnlyEntries(s / "ro", {});
+  fs::permissions(s / "ro", fs::perms::owner_all);
 }
 
 // ---- usage ----
@@ -361,25 +412,19 @@ TEST(ImportCli, RefusesBothNpyAndEdgeList) {
 TEST(ImportCli, RefusesBadMemoryBudget) {
   ScratchDir s;
   testing::WriteSmallNpyDir(s / "in");
-  CommandResult r =
-      RunStrata({"import", s / "out", "--npy", s / "in", "--memory-budget", "lots"});
+  CommandResult r = RunStrata({"import", s / "out", "--npy", s / "in", "--memory-budget", "lots"});
   ExpectInputError(r, {"--memory-budget"});
   ExpectOnlyEntries(s.path(), {"in"});
 }
 
 // ---- disk full ----
 
-// Runs an import whose output does not fit a 2 MiB tmpfs mounted at `mount_dir` in a private
-// mount namespace. What is left in the tmpfs is listed by the same shell, since the mount
-// goes away with the namespace.
 TEST(ImportCli, ReportsDiskFullAndLeavesNothingBehind) {
   ScratchDir s;
   fs::create_directory(s / "mnt");
-  CommandResult probe = RunProgram({"unshare", "-m", "sh", "-c",
-                                    "mount -t tmpfs -o size=2m tmpfs \"$1\" && echo mounted",
-                                    "sh", s / "mnt"});
-  if (probe.exit_status != 0 || probe.out.find("mounted") == std::string::npos) {
-    GTEST_SKIP() << "cannot mount a tmpfs in a private mount namespace: " << probe.err;
+  std::string why;
+  if (!testing::CanMountPrivateTmpfs(s / "mnt", &why)) {
+    GTEST_SKIP() << "cannot mount a tmpfs in a private mount namespace: " << why;
   }
   // 1000 x 1024 float32 features: 4 MiB of features.bin, twice the file system.
   const uint64_t rows = 1000, dim = 1024;
@@ -387,23 +432,126 @@ TEST(ImportCli, ReportsDiskFullAndLeavesNothingBehind) {
   std::vector<float> features(rows * dim, 0.5f);
   testing::WriteFloat32Npy(s / "in/features.npy", {rows, dim}, features);
   testing::WriteInt64Npy(s / "in/edge_index.npy", {2, 3}, {0, 1, 2, 1, 2, 999});
-  const std::string script =
-      "mount -t tmpfs -o size=2m tmpfs \"$1\" || exit 99\n"
-      "\"$2\" import \"$1/out\" --npy \"$3\"\n"
-      "echo \"strata-exit=$?\"\n"
-      "echo left:\n"
-      "ls -A \"$1\"\n"
-      "echo end\n";
-  CommandResult r = RunProgram(
-      {"unshare", "-m", "sh", "-c", script, "sh", s / "mnt", STRATA_BINARY, s / "in"});
-  ASSERT_EQ(r.exit_status, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("strata-exit=2\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("left:\nend\n"), std::string::npos) << "leftovers in the tmpfs: " << r.out;
-  CommandResult strata_part;
-  strata_part.exit_status = 2;
-  strata_part.err = r.err;
-  ExpectInputError(strata_part, {"No space left"});
+  std::string left;
+  CommandResult r =
+      testing::RunStrataInTinyTmpfs(s / "mnt", "import \"$1/out\" --npy '" + s / "in" + "'", &left);
+  ExpectInputError(r, {"No space left", "features.bin"});
+  EXPECT_EQ(left, "") << "left in the full file system";
   ExpectOnlyEntries(s / "mnt", {});  // outside the namespace the mount point stays empty
+}
+
+TEST(ImportCli, ReportsDiskFullWhileWritingTheGraph) {
+  // 300k distinct edges of a text edge list: indices.bin alone is over 1 MiB, and the edge
+  // list itself stays outside the tmpfs.
+  ScratchDir s;
+  fs::create_directory(s / "mnt");
+  std::string why;
+  if (!testing::CanMountPrivateTmpfs(s / "mnt", &why)) {
+    GTEST_SKIP() << "cannot mount a tmpfs in a private mount namespace: " << why;
+  }
+  std::string text;
+  for (int i = 0; i < 600000; ++i) {
+    text += std::to_string(i % 1000) + " " + std::to_string(i / 1000 * 7 + i % 5) + "\n";
+  }
+  WriteTextFile(s / "edges.txt", text);
+  std::string left;
+  CommandResult r = testing::RunStrataInTinyTmpfs(
+      s / "mnt", "import \"$1/out\" --edge-list '" + s / "edges.txt" + "'", &left);
+  ExpectInputError(r, {"No space left"});
+  EXPECT_EQ(left, "") << "left in the full file system";
+}
+
+// ---- inputs that imply absurd sizes ----
+
+// Without --features or --labels, N is the largest id + 1; for id 2^64 - 1 that overflows.
+// The importer must refuse the id rather than wrap N to 0 and write an indptr for 2^64 nodes.
+// The file size cap keeps a broken importer from filling the disk.
+TEST(ImportCli, RefusesLargestUint64IdInEdgeListWithoutNodeCount) {
+  ScratchDir s;
+  WriteTextFile(s / "edges.txt", "0 1\n1 18446744073709551615\n");
+  CommandResult r = testing::RunStrataWithFileLimit(
+      {"import", s / "out", "--edge-list", s / "edges.txt"}, uint64_t{16} << 20);
+  ExpectInputError(r, {"edges.txt:2)", "18446744073709551615"});
+  ExpectOnlyEntries(s.path(), {"edges.txt"});
+}
+
+// features.npy with 0 rows says N = 0: every id in the edge list is out of range. A zero row
+// count must not be taken for "N unknown" (N = max id + 1), which publishes a dataset whose
+// features.bin is too short for its num_nodes.
+TEST(ImportCli, RefusesEdgeListWhenFeaturesHaveZeroRows) {
+  ScratchDir s;
+  WriteTextFile(s / "edges.txt", "0 1\n");
+  testing::WriteFloat32Npy(s / "features.npy", {0, 3}, {});
+  CommandResult r = testing::RunStrataWithFileLimit(
+      {"import", s / "out", "--edge-list", s / "edges.txt", "--features", s / "features.npy"},
+      uint64_t{16} << 20);
+  ExpectInputError(r, {"edges.txt:1)", "num_nodes 0"});
+  ExpectOnlyEntries(s.path(), {"edges.txt", "features.npy"});
+  if (r.exit_status == 0) {
+    // What was published is not even a dataset strata itself can open.
+    CommandResult info = RunStrata({"info", s / "out", "--verify"});
+    EXPECT_EQ(info.exit_status, 0) << "published dataset is unreadable: " << info.err;
+  }
+}
+
+TEST(ImportCli, RefusesEdgeListWhenLabelsHaveZeroLength) {
+  ScratchDir s;
+  WriteTextFile(s / "edges.txt", "0 1\n");
+  testing::WriteInt64Npy(s / "labels.npy", {0}, {});
+  CommandResult r = testing::RunStrataWithFileLimit(
+      {"import", s / "out", "--edge-list", s / "edges.txt", "--labels", s / "labels.npy"},
+      uint64_t{16} << 20);
+  EXPECT_EQ(r.exit_status, 2) << r.err;
+  ExpectOnlyEntries(s.path(), {"edges.txt", "labels.npy"});
+}
+
+TEST(ImportCli, ReportsLineNumberAfterManyBufferRefills) {
+  // ~10 MiB of text: the bad line sits past the reader's first 8 MiB buffer.
+  ScratchDir s;
+  std::string text;
+  for (int64_t i = 0; i < 700000; ++i) {
+    text += std::to_string(i % 1000000 + 1000000) + " " +
+            std::to_string((i * 7919) % 1000000 + 1000000) + "\n";
+  }
+  ASSERT_GT(text.size(), size_t{9} << 20);
+  text += "5 -3\n";
+  WriteTextFile(s / "edges.txt", text);
+  CommandResult r = RunStrata({"import", s / "out", "--edge-list", s / "edges.txt"});
+  ExpectInputError(r, {"edges.txt:700001)", "-3"});
+  ExpectOnlyEntries(s.path(), {"edges.txt"});
+}
+
+TEST(ImportCli, RefusesNodeIdWidthOtherThanFourOrEight) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  ExpectInputError(RunStrata({"import", s / "out", "--npy", s / "in", "--node-id-bytes", "3"}), {});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+TEST(ImportCli, RefusesIntegerFeatures) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  testing::WriteInt64Npy(s / "in/features.npy", {testing::kSmallNodes, 1}, {1, 2, 3, 4, 5, 6});
+  ExpectInputError(ImportNpyDir(s), {"features.npy", "int64"});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+TEST(ImportCli, RefusesSplitDirectoryWithoutSplits) {
+  ScratchDir s;
+  WriteTextFile(s / "edges.txt", "0 1\n");
+  fs::create_directory(s / "split");
+  CommandResult r =
+      RunStrata({"import", s / "out", "--edge-list", s / "edges.txt", "--split", s / "split"});
+  ExpectInputError(r, {"split"});
+  ExpectOnlyEntries(s.path(), {"edges.txt", "split"});
+}
+
+TEST(ImportCli, RefusesDirectoryAsEdgeList) {
+  ScratchDir s;
+  fs::create_directory(s / "edges");
+  CommandResult r = RunStrata({"import", s / "out", "--edge-list", s / "edges"});
+  ExpectInputError(r, {"edges"});
+  ExpectOnlyEntries(s.path(), {"edges"});
 }
 
 }  // namespace

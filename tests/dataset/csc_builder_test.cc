@@ -58,8 +58,8 @@ testing::Csc Build(const Edges& edges, const BuildCase& c, const std::string& di
   CscBuildResult result = builder.Finish(c.num_nodes, c.node_id_bytes, c.add_self_loops,
                                          dir + "/indptr.bin", dir + "/indices.bin", nullptr);
   EXPECT_TRUE(std::filesystem::is_empty(spill)) << "run files left in the spill directory";
-  testing::Csc csc = testing::ReadCscFiles(dir + "/indptr.bin", dir + "/indices.bin",
-                                           c.node_id_bytes);
+  testing::Csc csc =
+      testing::ReadCscFiles(dir + "/indptr.bin", dir + "/indices.bin", c.node_id_bytes);
   EXPECT_EQ(result.num_edges, csc.indices.size());
   EXPECT_EQ(result.indptr.bytes, (c.num_nodes + 1) * 8);
   EXPECT_EQ(result.indices.bytes, csc.indices.size() * c.node_id_bytes);
@@ -131,8 +131,7 @@ TEST(CscBuilder, ReportsInDegreeStatistics) {
   CscBuilder builder(budget, 1 << 16, dir / "spill", IdBitsFor(4), true);
   std::vector<uint64_t> src = {0, 1, 2, 0}, dst = {1, 1, 1, 2};
   builder.Add(src, dst);
-  CscBuildResult r =
-      builder.Finish(4, 4, false, dir / "indptr.bin", dir / "indices.bin", nullptr);
+  CscBuildResult r = builder.Finish(4, 4, false, dir / "indptr.bin", dir / "indices.bin", nullptr);
   EXPECT_EQ(r.num_edges, 4u);
   EXPECT_EQ(r.in_degree.min, 0u);
   EXPECT_EQ(r.in_degree.max, 3u);

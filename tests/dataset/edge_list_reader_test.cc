@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "strata/dataset.h"
 #include "strata/error.h"
 #include "test_util.h"
 
@@ -10,7 +11,7 @@ namespace {
 
 using Edges = std::vector<std::pair<uint64_t, uint64_t>>;
 
-Edges ReadEdges(const std::string& text, uint64_t num_nodes = 0) {
+Edges ReadEdges(const std::string& text, std::optional<uint64_t> num_nodes = std::nullopt) {
   testing::ScratchDir dir;
   testing::WriteTextFile(dir / "edges.txt", text);
   EdgeListReader reader(dir / "edges.txt", num_nodes);
@@ -21,7 +22,7 @@ Edges ReadEdges(const std::string& text, uint64_t num_nodes = 0) {
   return edges;
 }
 
-std::string ErrorOf(const std::string& text, uint64_t num_nodes = 0) {
+std::string ErrorOf(const std::string& text, std::optional<uint64_t> num_nodes = std::nullopt) {
   try {
     ReadEdges(text, num_nodes);
   } catch (const Error& e) {
@@ -38,7 +39,10 @@ TEST(EdgeListReader, ParsesSnapStyleText) {
 }
 
 TEST(EdgeListReader, HandlesLargeIdsAndEmptyFile) {
-  EXPECT_EQ(ReadEdges("18446744073709551615 0\n"), (Edges{{UINT64_MAX, 0}}));
+  EXPECT_EQ(ReadEdges("281474976710655 0\n"), (Edges{{kMaxNodeIds - 1, 0}}));
+  EXPECT_NE(ErrorOf("281474976710656 0\n").find("too large"), std::string::npos);
+  EXPECT_NE(ErrorOf("18446744073709551615 0\n").find("too large"), std::string::npos);
+  EXPECT_NE(ErrorOf("0 1\n", 0).find("node id 0 is >= num_nodes 0"), std::string::npos);
   EXPECT_TRUE(ReadEdges("").empty());
   EXPECT_TRUE(ReadEdges("# only comments\n\n").empty());
 }

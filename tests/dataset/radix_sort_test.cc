@@ -16,8 +16,7 @@ void ExpectSortsLikeStdSort(size_t n, int key_bits, uint64_t seed) {
   std::vector<Key> keys(n), scratch(n);
   for (auto& k : keys) {
     Key wide = (static_cast<Key>(rng.Next()) << 64 % (8 * sizeof(Key))) ^ rng.Next();
-    k = key_bits >= static_cast<int>(8 * sizeof(Key)) ? wide
-                                                      : wide & ((Key{1} << key_bits) - 1);
+    k = key_bits >= static_cast<int>(8 * sizeof(Key)) ? wide : wide & ((Key{1} << key_bits) - 1);
   }
   std::vector<Key> expected = keys;
   std::sort(expected.begin(), expected.end());

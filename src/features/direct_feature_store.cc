@@ -1,0 +1,188 @@
+#include "features/direct_feature_store.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "strata/error.h"
+
+namespace strata {
+
+DirectFeatureStore::DirectFeatureStore(const std::string& path, const RowLayout& layout,
+                                       const DirectStoreOptions& options, MemoryBudget& budget)
+    : layout_(layout), max_read_bytes_(options.max_read_bytes) {
+  if (max_read_bytes_ < kBlockBytes || max_read_bytes_ % kBlockBytes != 0) {
+    throw Error::Input("the maximum read size must be a positive multiple of 4096 bytes");
+  }
+  // A slot holds the largest coalesced read, or one row's blocks when a row is larger.
+  const uint64_t row_span = (layout.row_bytes() + 2 * kBlockBytes - 1) / kBlockBytes * kBlockBytes;
+  slot_bytes_ = std::max<uint64_t>(max_read_bytes_, row_span);
+  max_read_bytes_ = static_cast<uint32_t>(slot_bytes_);
+  engine_ = MakeIoEngine(options.io);
+  const uint32_t depth = engine_->depth();
+  staging_ = AlignedBuffer(budget, depth * slot_bytes_, "the direct store's read buffers");
+  engine_->RegisterBuffer(staging_.span());
+  file_ = engine_->OpenFile(path);
+  slot_owner_.resize(depth);
+  for (uint64_t s = depth; s > 0; --s) free_slots_.push_back(s - 1);
+  completions_.resize(depth);
+  if (options.dynamic_rows > 0) {
+    dynamic_ = std::make_unique<WindowedCache>(options.dynamic_rows, layout.row_bytes(),
+                                               options.policy, options.max_pinned_ids, budget);
+  }
+  if (!options.hot_ids.empty()) FillHotTier(options.hot_ids, budget);
+}
+
+DirectFeatureStore::~DirectFeatureStore() = default;
+
+void DirectFeatureStore::FillHotTier(const std::vector<uint64_t>& ids, MemoryBudget& budget) {
+  hot_ = std::make_unique<StaticRowCache>(ids, layout_.row_bytes(), budget);
+  std::vector<std::pair<uint64_t, uint32_t>> sorted(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) sorted[i] = {ids[i], static_cast<uint32_t>(i)};
+  std::sort(sorted.begin(), sorted.end());
+  Job job;
+  job.hot_fill = true;
+  miss_ids_.clear();
+  miss_keys_.clear();
+  for (const auto& [id, slot] : sorted) {
+    if (id >= layout_.num_rows) throw Error::Internal("hot tier id out of range");
+    miss_ids_.push_back(id);
+    miss_keys_.push_back(slot);
+  }
+  PlanReads(miss_ids_, miss_keys_, layout_, max_read_bytes_, job.plan);
+  StartReads(job);
+  RunUntilDone(job);
+}
+
+FeatureStore::Ticket DirectFeatureStore::Submit(std::span<const uint64_t> ids,
+                                                std::span<float> out) {
+  auto job = std::make_unique<Job>();
+  job->out = out;
+  job->by_id.resize(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] >= layout_.num_rows) {
+      throw Error::Internal(
+          fmt::format("feature row {} requested, the store has {} rows", ids[i], layout_.num_rows));
+    }
+    job->by_id[i] = {ids[i], static_cast<uint32_t>(i)};
+  }
+  std::sort(job->by_id.begin(), job->by_id.end());
+
+  miss_ids_.clear();
+  miss_keys_.clear();
+  for (size_t i = 0; i < job->by_id.size();) {
+    const uint64_t id = job->by_id[i].first;
+    const uint32_t unique = static_cast<uint32_t>(job->unique_begin.size());
+    const uint32_t begin = static_cast<uint32_t>(i);
+    job->unique_begin.push_back(begin);
+    while (i < job->by_id.size() && job->by_id[i].first == id) ++i;
+    const std::byte* row = hot_ ? hot_->Lookup(id) : nullptr;
+    if (row != nullptr) {
+      ++stats_.hot_hits;
+    } else if (dynamic_ && (row = dynamic_->Lookup(id)) != nullptr) {
+      ++stats_.dynamic_hits;
+    }
+    if (row != nullptr) {
+      // Delivered now, before a later admission could evict the row.
+      DecodeToPositions(*job, begin, static_cast<uint32_t>(i), row);
+    } else {
+      miss_ids_.push_back(id);
+      miss_keys_.push_back(unique);
+    }
+  }
+  job->unique_begin.push_back(static_cast<uint32_t>(job->by_id.size()));
+  stats_.rows_requested += ids.size();
+  stats_.rows_unique += job->unique_begin.size() - 1;
+  stats_.rows_read += miss_ids_.size();
+  stats_.useful_bytes += miss_ids_.size() * layout_.row_bytes();
+  PlanReads(miss_ids_, miss_keys_, layout_, max_read_bytes_, job->plan);
+
+  Ticket ticket = next_ticket_++;
+  Job& started = *job;
+  jobs_.emplace(ticket, std::move(job));
+  StartReads(started);
+  return ticket;
+}
+
+void DirectFeatureStore::Wait(Ticket ticket) {
+  auto it = jobs_.find(ticket);
+  if (it == jobs_.end()) throw Error::Internal("Wait on an unknown or finished gather");
+  RunUntilDone(*it->second);
+  jobs_.erase(it);
+}
+
+void DirectFeatureStore::Pin(std::span<const uint64_t> ids) {
+  if (dynamic_) dynamic_->Pin(ids);
+}
+
+void DirectFeatureStore::Unpin(std::span<const uint64_t> ids) {
+  if (dynamic_) dynamic_->Unpin(ids);
+}
+
+void DirectFeatureStore::StartReads(Job& job) {
+  job.reads_left = job.plan.reads.size();
+  for (uint32_t r = 0; r < job.plan.reads.size(); ++r) {
+    pending_.emplace_back(&job, r);
+    stats_.reads += 1;
+    stats_.bytes_read += job.plan.reads[r].length;
+  }
+  SubmitPending();
+}
+
+void DirectFeatureStore::SubmitPending() {
+  submit_batch_.clear();
+  while (!pending_.empty() && !free_slots_.empty()) {
+    auto [job, r] = pending_.front();
+    pending_.pop_front();
+    const uint64_t slot = free_slots_.back();
+    free_slots_.pop_back();
+    slot_owner_[slot] = {job, r};
+    const PlannedRead& read = job->plan.reads[r];
+    submit_batch_.push_back(
+        {file_, read.offset, read.length, staging_.data() + slot * slot_bytes_, slot});
+  }
+  if (!submit_batch_.empty()) engine_->Submit(submit_batch_);
+}
+
+void DirectFeatureStore::RunUntilDone(Job& job) {
+  while (job.reads_left > 0) {
+    size_t n = engine_->Reap(completions_, 1);
+    for (size_t i = 0; i < n; ++i) CompleteRead(completions_[i].tag);
+    SubmitPending();
+  }
+}
+
+void DirectFeatureStore::CompleteRead(uint64_t slot) {
+  auto [job, r] = slot_owner_[slot];
+  const PlannedRead& read = job->plan.reads[r];
+  const std::byte* buffer = staging_.data() + slot * slot_bytes_;
+  for (uint32_t k = read.first_row; k < read.first_row + read.row_count; ++k) {
+    const PlannedRow& row = job->plan.rows[k];
+    DeliverRow(*job, row.key, buffer + row.offset_in_read);
+  }
+  free_slots_.push_back(slot);
+  --job->reads_left;
+}
+
+void DirectFeatureStore::DeliverRow(Job& job, uint32_t key, const std::byte* row) {
+  if (job.hot_fill) {
+    std::memcpy(hot_->SlotData(key), row, layout_.row_bytes());
+    return;
+  }
+  const uint32_t begin = job.unique_begin[key], end = job.unique_begin[key + 1];
+  DecodeToPositions(job, begin, end, row);
+  if (dynamic_) dynamic_->Admit(job.by_id[begin].first, row);
+}
+
+void DirectFeatureStore::DecodeToPositions(Job& job, uint32_t begin, uint32_t end,
+                                           const std::byte* row) {
+  const uint64_t dim = layout_.dim;
+  std::span<float> first = job.out.subspan(job.by_id[begin].second * dim, dim);
+  DecodeRow(row, layout_.dtype, first);
+  for (uint32_t i = begin + 1; i < end; ++i) {
+    std::memcpy(job.out.data() + job.by_id[i].second * dim, first.data(), dim * sizeof(float));
+  }
+}
+
+}  // namespace strata

@@ -1,0 +1,112 @@
+// DirectFeatureStore serves feature rows from SSD with direct I/O, behind a two-tier cache.
+// A gather deduplicates its ids, serves what it can from the static hot tier and the
+// windowed dynamic tier, plans block-aligned coalesced reads for the rest (PlanReads), and
+// hands them to the IoEngine; completions are decoded straight into the output matrix and
+// admitted into the dynamic tier. Submit returns once the reads are queued, so sampling or
+// compute can proceed while the disk works (Helios's decoupled submission and completion).
+//
+// Reads land in a fixed arena of staging slots, one per read in flight, registered with the
+// engine; the arena, both tiers and every index are charged to the memory budget.
+//
+// Invariants: at most depth reads are in flight, each owning one staging slot; a job's
+// output rows are all written when its Wait returns; after an I/O error the store must not
+// be used again (its jobs are abandoned), but it can be destroyed safely.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "features/cache_policy.h"
+#include "features/read_plan.h"
+#include "features/row_codec.h"
+#include "features/static_row_cache.h"
+#include "features/windowed_cache.h"
+#include "storage/aligned_buffer.h"
+#include "strata/feature_store.h"
+#include "strata/io_engine.h"
+#include "strata/memory_budget.h"
+
+namespace strata {
+
+struct DirectStoreOptions {
+  IoEngineOptions io;
+  uint32_t max_read_bytes = 64 << 10;  // bound on a coalesced read
+  std::vector<uint64_t> hot_ids;       // rows of the static hot tier
+  uint64_t dynamic_rows = 0;           // capacity of the dynamic tier (0: none)
+  CachePolicyKind policy = CachePolicyKind::kSieve;
+  uint64_t max_pinned_ids = 0;  // size of the window's pin table
+};
+
+class DirectFeatureStore final : public FeatureStore {
+ public:
+  DirectFeatureStore(const std::string& path, const RowLayout& layout,
+                     const DirectStoreOptions& options, MemoryBudget& budget);
+  ~DirectFeatureStore() override;
+
+  Ticket Submit(std::span<const uint64_t> ids, std::span<float> out) override;
+  void Wait(Ticket ticket) override;
+  void Pin(std::span<const uint64_t> ids) override;
+  void Unpin(std::span<const uint64_t> ids) override;
+
+  uint64_t num_rows() const override { return layout_.num_rows; }
+  uint64_t dim() const override { return layout_.dim; }
+  const char* name() const override { return "direct"; }
+  FeatureStoreStats stats() const override { return stats_; }
+  void ResetStats() override { stats_ = {}; }
+
+  const IoEngine& engine() const { return *engine_; }
+  const WindowedCache* dynamic_tier() const { return dynamic_.get(); }
+  const StaticRowCache* hot_tier() const { return hot_.get(); }
+
+ private:
+  // One gather (or the hot tier's fill): its plan, and where each planned row goes.
+  struct Job {
+    std::span<float> out;
+    // (id, output position) sorted by id; unique id u owns entries [unique_begin[u],
+    // unique_begin[u + 1]).
+    std::vector<std::pair<uint64_t, uint32_t>> by_id;
+    std::vector<uint32_t> unique_begin;
+    bool hot_fill = false;  // rows go to the hot tier (key = its slot), not to `out`
+    ReadPlan plan;
+    uint64_t reads_left = 0;
+  };
+
+  void StartReads(Job& job);
+  void SubmitPending();
+  void RunUntilDone(Job& job);
+  void CompleteRead(uint64_t slot);
+  // A row read from disk: to the hot tier while filling it, else to the job's output
+  // positions and into the dynamic tier.
+  void DeliverRow(Job& job, uint32_t key, const std::byte* row);
+  // Decodes `row` into the output positions of by_id[begin, end).
+  void DecodeToPositions(Job& job, uint32_t begin, uint32_t end, const std::byte* row);
+  void FillHotTier(const std::vector<uint64_t>& ids, MemoryBudget& budget);
+
+  RowLayout layout_;
+  uint32_t max_read_bytes_;
+  uint64_t slot_bytes_;
+  // Declared before the engine: the engine's destructor drains reads still landing in it.
+  AlignedBuffer staging_;
+  std::unique_ptr<IoEngine> engine_;
+  int file_ = -1;
+  std::unique_ptr<StaticRowCache> hot_;
+  std::unique_ptr<WindowedCache> dynamic_;
+
+  std::vector<uint64_t> free_slots_;
+  std::vector<std::pair<Job*, uint32_t>> slot_owner_;  // slot -> (job, read index)
+  std::deque<std::pair<Job*, uint32_t>> pending_;      // reads waiting for a slot
+  std::unordered_map<Ticket, std::unique_ptr<Job>> jobs_;
+  Ticket next_ticket_ = 1;
+  FeatureStoreStats stats_;
+  std::vector<ReadRequest> submit_batch_;
+  std::vector<ReadCompletion> completions_;
+  std::vector<uint64_t> miss_ids_;
+  std::vector<uint32_t> miss_keys_;
+};
+
+}  // namespace strata

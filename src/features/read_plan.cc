@@ -1,0 +1,31 @@
+#include "features/read_plan.h"
+
+#include "strata/error.h"
+
+namespace strata {
+
+void PlanReads(std::span<const uint64_t> ids, std::span<const uint32_t> keys,
+               const RowLayout& layout, uint32_t max_read_bytes, ReadPlan& plan) {
+  constexpr uint64_t kBlock = kBlockBytes;
+  const uint64_t row_bytes = layout.row_bytes();
+  PlannedRead* open = nullptr;  // the read the next row may join
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const uint64_t start = layout.offset(ids[i]);
+    const uint64_t begin = start / kBlock * kBlock;
+    const uint64_t end = (start + row_bytes + kBlock - 1) / kBlock * kBlock;
+    const uint64_t open_end = open ? open->offset + open->length : 0;
+    // Join when this row's blocks start inside or right after the open read and the grown
+    // read stays within the bound.
+    if (open != nullptr && begin <= open_end && end - open->offset <= max_read_bytes) {
+      if (end > open_end) open->length = static_cast<uint32_t>(end - open->offset);
+      ++open->row_count;
+    } else {
+      plan.reads.push_back(
+          {begin, static_cast<uint32_t>(end - begin), static_cast<uint32_t>(plan.rows.size()), 1});
+      open = &plan.reads.back();
+    }
+    plan.rows.push_back({keys[i], static_cast<uint32_t>(start - open->offset)});
+  }
+}
+
+}  // namespace strata

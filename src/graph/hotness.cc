@@ -1,0 +1,89 @@
+#include "graph/hotness.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "sampling/khop_sampler.h"
+#include "strata/error.h"
+
+namespace strata {
+
+HotnessPolicy ParseHotnessPolicy(const std::string& name) {
+  if (name == "presample") return HotnessPolicy::kPresample;
+  if (name == "rpr") return HotnessPolicy::kReversePageRank;
+  if (name == "degree") return HotnessPolicy::kDegree;
+  throw Error::Input("hot-tier policy '" + name + "' is not presample, rpr or degree");
+}
+
+ChargedArray<float> PresampleScores(KHopSampler& sampler, uint64_t num_nodes, uint64_t first_batch,
+                                    uint64_t batches, MemoryBudget& budget) {
+  ChargedArray<float> counts(budget, num_nodes, "hotness scores");
+  std::fill(counts.data(), counts.data() + num_nodes, 0.0f);
+  for (uint64_t b = 0; b < batches; ++b) {
+    for (uint64_t v : sampler.Batch(first_batch + b)) counts[v] += 1;
+  }
+  return counts;
+}
+
+ChargedArray<float> ReversePageRankScores(const CscGraph& graph, std::span<const uint64_t> seeds,
+                                          int iterations, double alpha, MemoryBudget& budget) {
+  const uint64_t n = graph.num_nodes();
+  ChargedArray<float> rank(budget, n, "hotness scores");
+  ChargedArray<float> next(budget, n, "reverse PageRank scratch");
+  ChargedArray<float> restart(budget, n, "reverse PageRank restart vector");
+  std::fill(restart.data(), restart.data() + n, seeds.empty() ? 1.0f / n : 0.0f);
+  for (uint64_t s : seeds) restart[s] += 1.0f / seeds.size();
+  std::copy(restart.data(), restart.data() + n, rank.data());
+  for (int it = 0; it < iterations; ++it) {
+    double dangling = 0;
+    std::fill(next.data(), next.data() + n, 0.0f);
+    // A destination hands its rank to its in-neighbours, as sampling walks from a node to
+    // the neighbours whose features it reads.
+    for (uint64_t v = 0; v < n; ++v) {
+      const uint64_t degree = graph.InDegree(v);
+      if (degree == 0) {
+        dangling += rank[v];
+        continue;
+      }
+      const float share = static_cast<float>(rank[v] / degree);
+      const uint64_t begin = graph.EdgeBegin(v);
+      for (uint64_t e = begin; e < begin + degree; ++e) next[graph.Source(e)] += share;
+    }
+    for (uint64_t v = 0; v < n; ++v) {
+      next[v] = static_cast<float>(alpha * next[v] + (1 - alpha + alpha * dangling) * restart[v]);
+    }
+    std::swap(rank, next);
+  }
+  return rank;
+}
+
+ChargedArray<float> DegreeScores(const CscGraph& graph, MemoryBudget& budget) {
+  ChargedArray<float> counts(budget, graph.num_nodes(), "hotness scores");
+  std::fill(counts.data(), counts.data() + graph.num_nodes(), 0.0f);
+  for (uint64_t e = 0; e < graph.num_edges(); ++e) counts[graph.Source(e)] += 1;
+  return counts;
+}
+
+std::vector<uint64_t> TopScored(const ChargedArray<float>& scores, uint64_t count) {
+  const uint64_t n = scores.size();
+  count = std::min(count, n);
+  if (count == 0) return {};
+  // Select by threshold: the count-th largest score, then everything above it, then ties
+  // at it by id; avoids sorting all n ids.
+  std::vector<float> copy(scores.data(), scores.data() + n);
+  std::nth_element(copy.begin(), copy.begin() + (count - 1), copy.end(), std::greater<float>());
+  const float threshold = copy[count - 1];
+  std::vector<uint64_t> ids;
+  ids.reserve(count);
+  for (uint64_t v = 0; v < n; ++v) {
+    if (scores[v] > threshold) ids.push_back(v);
+  }
+  for (uint64_t v = 0; v < n && ids.size() < count; ++v) {
+    if (scores[v] == threshold) ids.push_back(v);
+  }
+  std::stable_sort(ids.begin(), ids.end(),
+                   [&](uint64_t a, uint64_t b) { return scores[a] > scores[b]; });
+  return ids;
+}
+
+}  // namespace strata

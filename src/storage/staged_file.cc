@@ -1,0 +1,39 @@
+#include "storage/staged_file.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "strata/error.h"
+
+namespace strata {
+
+StagedFile::StagedFile(std::string final_path) : final_path_(std::move(final_path)) {
+  std::string pattern = final_path_ + ".strata-tmp-XXXXXX";
+  int fd = ::mkstemp(pattern.data());
+  if (fd < 0) throw Error::System("cannot create a file beside", final_path_, errno);
+  // mkstemp creates the file private (0600); the output gets the usual umask mode.
+  ::fchmod(fd, 0666 & ~CurrentUmask());
+  ::close(fd);
+  staging_path_ = pattern;
+  writer_ = std::make_unique<FileWriter>(staging_path_);
+}
+
+StagedFile::~StagedFile() {
+  writer_.reset();
+  if (!published_) ::unlink(staging_path_.c_str());
+}
+
+FileDigest StagedFile::Publish() {
+  FileDigest digest = writer_->Finish();
+  if (::rename(staging_path_.c_str(), final_path_.c_str()) != 0) {
+    throw Error::System("cannot move the finished file into place", final_path_, errno);
+  }
+  published_ = true;
+  return digest;
+}
+
+}  // namespace strata

@@ -1,0 +1,31 @@
+// StagedFile writes one file under a temporary sibling name and renames it over the final
+// path only in Publish(), so readers see either the old file or the complete new one. Not
+// published, the destructor removes the temporary file.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "storage/file.h"
+
+namespace strata {
+
+class StagedFile {
+ public:
+  explicit StagedFile(std::string final_path);
+  ~StagedFile();
+  StagedFile(const StagedFile&) = delete;
+  StagedFile& operator=(const StagedFile&) = delete;
+
+  FileWriter& writer() { return *writer_; }
+  // Finishes the writer (flush, fsync) and renames the file into place.
+  FileDigest Publish();
+
+ private:
+  std::string final_path_;
+  std::string staging_path_;
+  std::unique_ptr<FileWriter> writer_;
+  bool published_ = false;
+};
+
+}  // namespace strata

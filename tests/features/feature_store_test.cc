@@ -1,0 +1,137 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "common/float16.h"
+#include "common/random.h"
+#include "features/open_feature_store.h"
+#include "storage/file.h"
+#include "strata/error.h"
+#include "strata/generate.h"
+#include "test_util.h"
+
+namespace strata {
+namespace {
+
+struct StoreCase {
+  FeatureStoreKind kind;
+  IoEngineOptions::Kind engine;
+  uint64_t dynamic_rows;
+  uint64_t hot_rows;
+  uint32_t max_read_bytes;
+  const char* name;
+};
+
+class FeatureStoreTest : public ::testing::TestWithParam<std::tuple<StoreCase, FeatureDtype>> {
+ protected:
+  void SetUp() override {
+    // On a real file system when /tmp is tmpfs (no O_DIRECT); the engine falls back otherwise.
+    GenerateOptions o;
+    o.out = dir_ / "g";
+    o.nodes = 3001;
+    o.avg_degree = 4;
+    o.feature_dim = 37;  // rows of 148 (float32) or 74 (float16) bytes: several per block
+    o.classes = 3;
+    o.seed = 5;
+    o.feature_dtype = std::get<1>(GetParam());
+    o.memory_budget_bytes = uint64_t{64} << 20;
+    meta_ = GenerateDataset(o);
+  }
+
+  std::unique_ptr<FeatureStore> Open(const StoreCase& c) {
+    DirectStoreOptions direct;
+    direct.io.kind = c.engine;
+    direct.io.depth = 16;
+    direct.max_read_bytes = c.max_read_bytes;
+    direct.dynamic_rows = c.dynamic_rows;
+    direct.max_pinned_ids = 1000;
+    for (uint64_t i = 0; i < c.hot_rows; ++i) direct.hot_ids.push_back((i * 7919) % 3001);
+    return OpenFeatureStore(dir_ / "g", meta_, c.kind, direct, budget_);
+  }
+
+  // Expected values straight from the file, decoded independently of the stores.
+  std::vector<float> Expected(std::span<const uint64_t> ids) {
+    std::string bytes = ReadWholeFile(dir_ / "g/features.bin");
+    std::vector<float> out;
+    for (uint64_t id : ids) {
+      const char* row = bytes.data() + id * meta_.row_stride_bytes;
+      for (uint64_t k = 0; k < meta_.feature_dim; ++k) {
+        if (meta_.feature_dtype == FeatureDtype::kFloat32) {
+          float v;
+          std::memcpy(&v, row + 4 * k, 4);
+          out.push_back(v);
+        } else {
+          uint16_t h;
+          std::memcpy(&h, row + 2 * k, 2);
+          out.push_back(HalfToFloat(h));
+        }
+      }
+    }
+    return out;
+  }
+
+  testing::ScratchDir dir_;
+  MemoryBudget budget_{uint64_t{256} << 20};
+  DatasetMeta meta_;
+};
+
+TEST_P(FeatureStoreTest, ReturnsTheFileValuesForAnyIdList) {
+  const StoreCase& c = std::get<0>(GetParam());
+  auto store = Open(c);
+  Rng rng(3);
+  std::vector<std::vector<uint64_t>> lists = {{}, {0}, {3000}, {0, 3000, 0, 3000}};
+  for (int i = 0; i < 20; ++i) {
+    std::vector<uint64_t> ids;
+    size_t n = 1 + rng.Below(700);
+    for (size_t k = 0; k < n; ++k) ids.push_back(rng.Below(i % 2 ? 3001 : 200));  // repeats
+    lists.push_back(ids);
+  }
+  for (const auto& ids : lists) {
+    std::vector<float> out(ids.size() * store->dim(), -1.0f);
+    store->Gather(ids, out);
+    ASSERT_EQ(out, Expected(ids)) << c.name << " with " << ids.size() << " ids";
+  }
+  FeatureStoreStats s = store->stats();
+  EXPECT_GT(s.rows_requested, 0u);
+}
+
+TEST_P(FeatureStoreTest, OutstandingGathersCompleteInAnyOrder) {
+  const StoreCase& c = std::get<0>(GetParam());
+  auto store = Open(c);
+  Rng rng(4);
+  std::vector<std::vector<uint64_t>> lists(5);
+  std::vector<std::vector<float>> outs(5);
+  std::vector<FeatureStore::Ticket> tickets;
+  for (int i = 0; i < 5; ++i) {
+    for (int k = 0; k < 300; ++k) lists[i].push_back(rng.Below(3001));
+    outs[i].resize(lists[i].size() * store->dim());
+    tickets.push_back(store->Submit(lists[i], outs[i]));
+  }
+  for (int i : {3, 0, 4, 1, 2}) {
+    store->Wait(tickets[i]);
+    ASSERT_EQ(outs[i], Expected(lists[i])) << c.name;
+  }
+}
+
+const StoreCase kCases[] = {
+    {FeatureStoreKind::kMemory, IoEngineOptions::Kind::kAuto, 0, 0, 65536, "memory"},
+    {FeatureStoreKind::kMmap, IoEngineOptions::Kind::kAuto, 0, 0, 65536, "mmap"},
+    {FeatureStoreKind::kDirect, IoEngineOptions::Kind::kUring, 0, 0, 65536, "direct_uring"},
+    {FeatureStoreKind::kDirect, IoEngineOptions::Kind::kPread, 0, 0, 65536, "direct_pread"},
+    {FeatureStoreKind::kDirect, IoEngineOptions::Kind::kUring, 0, 0, 4096, "direct_one_block"},
+    {FeatureStoreKind::kDirect, IoEngineOptions::Kind::kUring, 100, 0, 65536, "direct_dynamic"},
+    {FeatureStoreKind::kDirect, IoEngineOptions::Kind::kPread, 100, 300, 8192, "direct_tiered"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Stores, FeatureStoreTest,
+                         ::testing::Combine(::testing::ValuesIn(kCases),
+                                            ::testing::Values(FeatureDtype::kFloat32,
+                                                              FeatureDtype::kFloat16)),
+                         [](const auto& info) {
+                           return std::string(std::get<0>(info.param).name) +
+                                  (std::get<1>(info.param) == FeatureDtype::kFloat16 ? "_f16"
+                                                                                     : "_f32");
+                         });
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,61 @@
+#include "sampling/khop_sampler.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "strata/error.h"
+#include "strata/generate.h"
+#include "test_util.h"
+
+namespace strata {
+namespace {
+
+TEST(KHopSampler, BatchesAreDistinctNeighbourhoodsAndDeterministic) {
+  testing::ScratchDir dir;
+  GenerateOptions o;
+  o.out = dir / "g";
+  o.nodes = 5000;
+  o.avg_degree = 10;
+  o.feature_dim = 4;
+  o.classes = 3;
+  o.memory_budget_bytes = uint64_t{64} << 20;
+  DatasetMeta meta = GenerateDataset(o);
+  MemoryBudget budget(uint64_t{64} << 20);
+  CscGraph graph(dir / "g", meta, budget);
+  std::vector<uint64_t> pool = ReadSplit(dir / "g", meta, "train");
+  KHopSampler a(graph, pool, {3, 2}, 50, 11, budget);
+  KHopSampler b(graph, pool, {3, 2}, 50, 11, budget);
+  auto batch = a.Batch(4);
+  a.Batch(5);
+  EXPECT_EQ(a.Batch(4), batch);
+  EXPECT_EQ(b.Batch(4), batch);
+  std::set<uint64_t> unique(batch.begin(), batch.end());
+  EXPECT_EQ(unique.size(), batch.size());
+  // Seeds (at most 50) then at most 2 neighbours each, then at most 3 of each of those.
+  EXPECT_LE(batch.size(), 50u + 50 * 2 + 50 * 2 * 3);
+  EXPECT_GT(batch.size(), 50u);
+  // Every node after the seeds is an in-neighbour of an earlier node.
+  std::set<uint64_t> seen;
+  std::set<uint64_t> pool_set(pool.begin(), pool.end());
+  for (uint64_t v : batch) {
+    bool reached = false;
+    for (uint64_t u : seen) {
+      for (uint64_t k = 0; k < graph.InDegree(u) && !reached; ++k) {
+        reached = graph.InNeighbor(u, k) == v;
+      }
+    }
+    EXPECT_TRUE(reached || pool_set.count(v)) << v;
+    seen.insert(v);
+  }
+}
+
+TEST(KHopSampler, ParsesFanouts) {
+  EXPECT_EQ(ParseFanouts("15,10,5", "--fanouts"), (std::vector<int>{15, 10, 5}));
+  EXPECT_EQ(ParseFanouts("-1", "--fanouts"), (std::vector<int>{-1}));
+  EXPECT_THROW(ParseFanouts("15,x", "--fanouts"), Error);
+  EXPECT_THROW(ParseFanouts("0", "--fanouts"), Error);
+}
+
+}  // namespace
+}  // namespace strata
