@@ -51,6 +51,7 @@ Runner AddBenchGatherCommand(CLI::App& bench) {
       ->check(CLI::IsMember({"auto", "uring", "pread"}));
   cmd->add_option("--max-read-bytes", o.max_read_bytes, "bound on a coalesced read")
       ->capture_default_str();
+  cmd->add_flag("!--no-coalesce", o.coalesce, "one read per row instead of coalesced reads");
   cmd->add_option("--memory-budget", args->budget, "memory budget (default: RAM/4)");
   cmd->add_option("--seed", o.seed, "random seed");
   cmd->add_flag("--json", args->json, "print one JSON object");

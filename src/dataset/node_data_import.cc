@@ -128,17 +128,17 @@ void ImportSplit(const std::string& split, const NpyReader* ids, uint64_t num_no
                          ids->path());
     }
     ForEachInt(*ids, [&](uint64_t index, int64_t id) {
-      auto fail = [&](const std::string& what) {
-        throw Error::Input(what, ids->path(), fmt::format("element [{}]", index));
+      auto error = [&](const std::string& what) {
+        return Error::Input(what, ids->path(), fmt::format("element [{}]", index));
       };
-      if (id < 0) fail(fmt::format("node id {} is negative", id));
+      if (id < 0) throw error(fmt::format("node id {} is negative", id));
       switch (out.Add(static_cast<uint64_t>(id))) {
         case SplitWriter::AddResult::kAdded:
           break;
         case SplitWriter::AddResult::kOutOfRange:
-          fail(fmt::format("node id {} is >= num_nodes {}", id, num_nodes));
+          throw error(fmt::format("node id {} is >= num_nodes {}", id, num_nodes));
         case SplitWriter::AddResult::kRepeated:
-          fail(fmt::format("node id {} appears twice in the {} split", id, split));
+          throw error(fmt::format("node id {} appears twice in the {} split", id, split));
       }
     });
   }

@@ -11,7 +11,7 @@ namespace strata {
 
 DirectFeatureStore::DirectFeatureStore(const std::string& path, const RowLayout& layout,
                                        const DirectStoreOptions& options, MemoryBudget& budget)
-    : layout_(layout), max_read_bytes_(options.max_read_bytes) {
+    : layout_(layout), max_read_bytes_(options.max_read_bytes), coalesce_(options.coalesce) {
   if (max_read_bytes_ < kBlockBytes || max_read_bytes_ % kBlockBytes != 0) {
     throw Error::Input("the maximum read size must be a positive multiple of 4096 bytes");
   }
@@ -50,7 +50,7 @@ void DirectFeatureStore::FillHotTier(const std::vector<uint64_t>& ids, MemoryBud
     miss_ids_.push_back(id);
     miss_keys_.push_back(slot);
   }
-  PlanReads(miss_ids_, miss_keys_, layout_, max_read_bytes_, job.plan);
+  PlanReads(miss_ids_, miss_keys_, layout_, max_read_bytes_, job.plan, coalesce_);
   StartReads(job);
   RunUntilDone(job);
 }
@@ -96,7 +96,7 @@ FeatureStore::Ticket DirectFeatureStore::Submit(std::span<const uint64_t> ids,
   stats_.rows_unique += job->unique_begin.size() - 1;
   stats_.rows_read += miss_ids_.size();
   stats_.useful_bytes += miss_ids_.size() * layout_.row_bytes();
-  PlanReads(miss_ids_, miss_keys_, layout_, max_read_bytes_, job->plan);
+  PlanReads(miss_ids_, miss_keys_, layout_, max_read_bytes_, job->plan, coalesce_);
 
   Ticket ticket = next_ticket_++;
   Job& started = *job;

@@ -36,6 +36,7 @@ namespace strata {
 struct DirectStoreOptions {
   IoEngineOptions io;
   uint32_t max_read_bytes = 64 << 10;  // bound on a coalesced read
+  bool coalesce = true;                // false: one read per row (for measurements)
   std::vector<uint64_t> hot_ids;       // rows of the static hot tier
   uint64_t dynamic_rows = 0;           // capacity of the dynamic tier (0: none)
   CachePolicyKind policy = CachePolicyKind::kSieve;
@@ -89,6 +90,7 @@ class DirectFeatureStore final : public FeatureStore {
 
   RowLayout layout_;
   uint32_t max_read_bytes_;
+  bool coalesce_;
   uint64_t slot_bytes_;
   // Declared before the engine: the engine's destructor drains reads still landing in it.
   AlignedBuffer staging_;

@@ -68,6 +68,7 @@ nlohmann::ordered_json RunGatherBench(const GatherBenchOptions& o) {
   direct.io.kind = o.engine;
   direct.io.depth = o.io_depth;
   direct.max_read_bytes = o.max_read_bytes;
+  direct.coalesce = o.coalesce;
   direct.policy = o.policy;
   direct.dynamic_rows = cache_rows - hot_rows;
   if (hot_rows > 0) {

@@ -33,6 +33,7 @@ struct GatherBenchOptions {
   uint32_t io_depth = 256;
   IoEngineOptions::Kind engine = IoEngineOptions::Kind::kAuto;
   uint32_t max_read_bytes = 64 << 10;
+  bool coalesce = true;
   uint64_t memory_budget_bytes = 0;
   uint64_t seed = 1;
 };

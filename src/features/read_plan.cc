@@ -5,7 +5,7 @@
 namespace strata {
 
 void PlanReads(std::span<const uint64_t> ids, std::span<const uint32_t> keys,
-               const RowLayout& layout, uint32_t max_read_bytes, ReadPlan& plan) {
+               const RowLayout& layout, uint32_t max_read_bytes, ReadPlan& plan, bool coalesce) {
   constexpr uint64_t kBlock = kBlockBytes;
   const uint64_t row_bytes = layout.row_bytes();
   PlannedRead* open = nullptr;  // the read the next row may join
@@ -16,7 +16,7 @@ void PlanReads(std::span<const uint64_t> ids, std::span<const uint32_t> keys,
     const uint64_t open_end = open ? open->offset + open->length : 0;
     // Join when this row's blocks start inside or right after the open read and the grown
     // read stays within the bound.
-    if (open != nullptr && begin <= open_end && end - open->offset <= max_read_bytes) {
+    if (coalesce && open != nullptr && begin <= open_end && end - open->offset <= max_read_bytes) {
       if (end > open_end) open->length = static_cast<uint32_t>(end - open->offset);
       ++open->row_count;
     } else {

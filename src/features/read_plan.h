@@ -40,8 +40,9 @@ struct ReadPlan {
 
 // Appends to `plan` the reads for rows `ids` (sorted ascending, distinct); row ids[i] gets
 // key keys[i]. `max_read_bytes` (a multiple of the block size) bounds coalesced reads; a row
-// longer than it gets a read of its own.
+// longer than it gets a read of its own. Without `coalesce`, every row gets its own read.
 void PlanReads(std::span<const uint64_t> ids, std::span<const uint32_t> keys,
-               const RowLayout& layout, uint32_t max_read_bytes, ReadPlan& plan);
+               const RowLayout& layout, uint32_t max_read_bytes, ReadPlan& plan,
+               bool coalesce = true);
 
 }  // namespace strata

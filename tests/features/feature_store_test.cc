@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cerrno>
 #include <cstring>
+#include <functional>
 
 #include "common/float16.h"
 #include "common/random.h"
@@ -20,6 +23,9 @@ struct StoreCase {
   uint64_t hot_rows;
   uint32_t max_read_bytes;
   const char* name;
+  bool coalesce = true;
+  // Rewrites the OS result of read attempts (short reads, EAGAIN, EINTR).
+  std::function<int(const ReadRequest&, int)> fault_hook = nullptr;
 };
 
 class FeatureStoreTest : public ::testing::TestWithParam<std::tuple<StoreCase, FeatureDtype>> {
@@ -43,6 +49,8 @@ class FeatureStoreTest : public ::testing::TestWithParam<std::tuple<StoreCase, F
     direct.io.kind = c.engine;
     direct.io.depth = 16;
     direct.max_read_bytes = c.max_read_bytes;
+    direct.coalesce = c.coalesce;
+    direct.io.fault_hook = c.fault_hook;
     direct.dynamic_rows = c.dynamic_rows;
     direct.max_pinned_ids = 1000;
     for (uint64_t i = 0; i < c.hot_rows; ++i) direct.hot_ids.push_back((i * 7919) % 3001);
@@ -113,6 +121,21 @@ TEST_P(FeatureStoreTest, OutstandingGathersCompleteInAnyOrder) {
   }
 }
 
+// Every read comes back at most half done (whole blocks, so O_DIRECT can continue it).
+int HalveEveryRead(const ReadRequest& request, int result) {
+  if (result <= 4096) return result;
+  return result / 2 / 4096 * 4096;
+}
+
+// Every third attempt fails with EAGAIN or EINTR, as an overloaded device or a signal would.
+int RetryEveryThirdRead(const ReadRequest&, int result) {
+  static std::atomic<int> attempts{0};
+  int n = attempts++;
+  if (n % 3 == 1) return -EAGAIN;
+  if (n % 3 == 2) return -EINTR;
+  return result;
+}
+
 const StoreCase kCases[] = {
     {FeatureStoreKind::kMemory, IoEngineOptions::Kind::kAuto, 0, 0, 65536, "memory"},
     {FeatureStoreKind::kMmap, IoEngineOptions::Kind::kAuto, 0, 0, 65536, "mmap"},
@@ -121,6 +144,12 @@ const StoreCase kCases[] = {
     {FeatureStoreKind::kDirect, IoEngineOptions::Kind::kUring, 0, 0, 4096, "direct_one_block"},
     {FeatureStoreKind::kDirect, IoEngineOptions::Kind::kUring, 100, 0, 65536, "direct_dynamic"},
     {FeatureStoreKind::kDirect, IoEngineOptions::Kind::kPread, 100, 300, 8192, "direct_tiered"},
+    {FeatureStoreKind::kDirect, IoEngineOptions::Kind::kUring, 0, 0, 65536, "direct_row_reads",
+     false},
+    {FeatureStoreKind::kDirect, IoEngineOptions::Kind::kUring, 0, 0, 65536, "direct_short_reads",
+     true, HalveEveryRead},
+    {FeatureStoreKind::kDirect, IoEngineOptions::Kind::kPread, 50, 0, 65536, "direct_pread_retries",
+     true, RetryEveryThirdRead},
 };
 
 INSTANTIATE_TEST_SUITE_P(Stores, FeatureStoreTest,
@@ -132,6 +161,39 @@ INSTANTIATE_TEST_SUITE_P(Stores, FeatureStoreTest,
                                   (std::get<1>(info.param) == FeatureDtype::kFloat16 ? "_f16"
                                                                                      : "_f32");
                          });
+
+// An EIO from the device surfaces as an error naming the file and offset, never as rows.
+TEST(DirectFeatureStore, ReportsIoErrorsWithFileAndOffset) {
+  testing::ScratchDir dir;
+  GenerateOptions o;
+  o.out = dir / "g";
+  o.nodes = 2000;
+  o.avg_degree = 4;
+  o.feature_dim = 64;
+  o.classes = 2;
+  o.memory_budget_bytes = uint64_t{64} << 20;
+  DatasetMeta meta = GenerateDataset(o);
+  MemoryBudget budget(uint64_t{64} << 20);
+  for (auto engine : {IoEngineOptions::Kind::kUring, IoEngineOptions::Kind::kPread}) {
+    DirectStoreOptions direct;
+    direct.io.kind = engine;
+    direct.io.depth = 8;
+    direct.io.fault_hook = [](const ReadRequest& r, int result) {
+      return r.offset >= 100 * 4096 ? -EIO : result;
+    };
+    auto store = OpenFeatureStore(dir / "g", meta, FeatureStoreKind::kDirect, direct, budget);
+    std::vector<uint64_t> ids = {1, 2, 1999, 3};  // row 1999 lies in block 124
+    std::vector<float> out(ids.size() * 64);
+    try {
+      store->Gather(ids, out);
+      FAIL() << "expected an I/O error";
+    } catch (const Error& e) {
+      std::string what = e.what();
+      EXPECT_NE(what.find("offset"), std::string::npos) << what;
+      EXPECT_NE(what.find("features.bin"), std::string::npos) << what;
+    }
+  }
+}
 
 }  // namespace
 }  // namespace strata
