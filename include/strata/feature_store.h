@@ -59,6 +59,10 @@ class FeatureStore {
   virtual void Pin(std::span<const uint64_t> ids) {}
   virtual void Unpin(std::span<const uint64_t> ids) {}
 
+  // Reads submitted to the disk (or queued for it) and not yet completed; 0 for stores that
+  // do not read. The pipeline keeps this near the device's useful queue depth.
+  virtual uint64_t reads_in_flight() const { return 0; }
+
   virtual uint64_t num_rows() const = 0;
   virtual uint64_t dim() const = 0;
   virtual const char* name() const = 0;

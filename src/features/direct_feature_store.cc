@@ -57,6 +57,7 @@ void DirectFeatureStore::FillHotTier(const std::vector<uint64_t>& ids, MemoryBud
 
 FeatureStore::Ticket DirectFeatureStore::Submit(std::span<const uint64_t> ids,
                                                 std::span<float> out) {
+  if (failed_) throw Error::Internal("the direct feature store failed earlier; reopen it");
   auto job = std::make_unique<Job>();
   job->out = out;
   job->by_id.resize(ids.size());
@@ -146,10 +147,25 @@ void DirectFeatureStore::SubmitPending() {
 }
 
 void DirectFeatureStore::RunUntilDone(Job& job) {
-  while (job.reads_left > 0) {
-    size_t n = engine_->Reap(completions_, 1);
-    for (size_t i = 0; i < n; ++i) CompleteRead(completions_[i].tag);
-    SubmitPending();
+  if (failed_) throw Error::Internal("the direct feature store failed earlier; reopen it");
+  try {
+    while (job.reads_left > 0) {
+      size_t n = engine_->Reap(completions_, 1);
+      for (size_t i = 0; i < n; ++i) CompleteRead(completions_[i].tag);
+      SubmitPending();
+    }
+  } catch (...) {
+    // Nothing may land in a caller's buffer once the error has reached it: every job is
+    // abandoned and every read still in flight is drained before rethrowing.
+    failed_ = true;
+    pending_.clear();
+    while (engine_->outstanding() > 0) {
+      try {
+        engine_->Reap(completions_, engine_->outstanding());
+      } catch (const Error&) {
+      }
+    }
+    throw;
   }
 }
 

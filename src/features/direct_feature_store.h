@@ -54,6 +54,7 @@ class DirectFeatureStore final : public FeatureStore {
   void Pin(std::span<const uint64_t> ids) override;
   void Unpin(std::span<const uint64_t> ids) override;
 
+  uint64_t reads_in_flight() const override { return engine_->outstanding() + pending_.size(); }
   uint64_t num_rows() const override { return layout_.num_rows; }
   uint64_t dim() const override { return layout_.dim; }
   const char* name() const override { return "direct"; }
@@ -104,6 +105,7 @@ class DirectFeatureStore final : public FeatureStore {
   std::deque<std::pair<Job*, uint32_t>> pending_;      // reads waiting for a slot
   std::unordered_map<Ticket, std::unique_ptr<Job>> jobs_;
   Ticket next_ticket_ = 1;
+  bool failed_ = false;  // an I/O error was reported; every job was abandoned
   FeatureStoreStats stats_;
   std::vector<ReadRequest> submit_batch_;
   std::vector<ReadCompletion> completions_;

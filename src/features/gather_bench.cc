@@ -86,7 +86,7 @@ nlohmann::ordered_json RunGatherBench(const GatherBenchOptions& o) {
         scores = DegreeScores(*graph, budget);
         break;
     }
-    direct.hot_ids = TopScored(scores, hot_rows);
+    direct.hot_ids = TopScored(scores, hot_rows, budget);
   }
   std::deque<std::vector<uint64_t>> upcoming;
   for (uint32_t w = 0; w <= o.window; ++w) upcoming.push_back(make_batch(w));

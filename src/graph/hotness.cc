@@ -64,14 +64,17 @@ ChargedArray<float> DegreeScores(const CscGraph& graph, MemoryBudget& budget) {
   return counts;
 }
 
-std::vector<uint64_t> TopScored(const ChargedArray<float>& scores, uint64_t count) {
+std::vector<uint64_t> TopScored(const ChargedArray<float>& scores, uint64_t count,
+                                 MemoryBudget& budget) {
   const uint64_t n = scores.size();
   count = std::min(count, n);
   if (count == 0) return {};
   // Select by threshold: the count-th largest score, then everything above it, then ties
   // at it by id; avoids sorting all n ids.
-  std::vector<float> copy(scores.data(), scores.data() + n);
-  std::nth_element(copy.begin(), copy.begin() + (count - 1), copy.end(), std::greater<float>());
+  ChargedArray<float> copy(budget, n, "hotness ranking scratch");
+  std::copy(scores.data(), scores.data() + n, copy.data());
+  std::nth_element(copy.data(), copy.data() + (count - 1), copy.data() + n,
+                   std::greater<float>());
   const float threshold = copy[count - 1];
   std::vector<uint64_t> ids;
   ids.reserve(count);

@@ -32,6 +32,7 @@ ChargedArray<float> ReversePageRankScores(const CscGraph& graph, std::span<const
 ChargedArray<float> DegreeScores(const CscGraph& graph, MemoryBudget& budget);
 
 // The ids of the `count` highest scores, highest first (ties by smaller id).
-std::vector<uint64_t> TopScored(const ChargedArray<float>& scores, uint64_t count);
+std::vector<uint64_t> TopScored(const ChargedArray<float>& scores, uint64_t count,
+                                 MemoryBudget& budget);
 
 }  // namespace strata

@@ -46,8 +46,8 @@ TEST_F(HotnessTest, ReversePageRankIsADistributionFavouringHubs) {
   double total = 0;
   for (uint64_t v = 0; v < graph_->num_nodes(); ++v) total += scores[v];
   EXPECT_NEAR(total, 1.0, 1e-3);
-  auto top = TopScored(scores, 10);
-  auto degree_top = TopScored(DegreeScores(*graph_, budget_), 10);
+  auto top = TopScored(scores, 10, budget_);
+  auto degree_top = TopScored(DegreeScores(*graph_, budget_), 10, budget_);
   // On an undirected graph PageRank's top nodes are the hubs.
   int shared = 0;
   for (uint64_t v : top) shared += std::count(degree_top.begin(), degree_top.end(), v);
@@ -72,8 +72,8 @@ TEST(TopScored, OrdersByScoreThenId) {
   ChargedArray<float> scores(budget, 6, "test");
   float values[] = {1, 5, 3, 5, 0, 3};
   std::copy(values, values + 6, scores.data());
-  EXPECT_EQ(TopScored(scores, 3), (std::vector<uint64_t>{1, 3, 2}));
-  EXPECT_EQ(TopScored(scores, 10).size(), 6u);
+  EXPECT_EQ(TopScored(scores, 3, budget), (std::vector<uint64_t>{1, 3, 2}));
+  EXPECT_EQ(TopScored(scores, 10, budget).size(), 6u);
 }
 
 }  // namespace

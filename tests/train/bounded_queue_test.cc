@@ -1,0 +1,44 @@
+#include "train/bounded_queue.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+namespace strata {
+namespace {
+
+TEST(BoundedQueue, DeliversEveryItemInOrderAcrossThreads) {
+  BoundedQueue<int> queue(3);
+  std::thread producer([&] {
+    for (int i = 0; i < 10000; ++i) ASSERT_TRUE(queue.Push(i));
+    queue.Close();
+  });
+  int expected = 0;
+  while (auto item = queue.Pop()) {
+    ASSERT_EQ(*item, expected++);
+    ASSERT_LE(queue.size(), 3u);
+  }
+  producer.join();
+  EXPECT_EQ(expected, 10000);
+}
+
+TEST(BoundedQueue, CloseWithErrorSurfacesInTheConsumer) {
+  BoundedQueue<int> queue(2);
+  queue.Push(1);
+  queue.Close(std::make_exception_ptr(std::runtime_error("stage failed")));
+  EXPECT_THROW(queue.Pop(), std::runtime_error);
+  EXPECT_FALSE(queue.Push(2));
+}
+
+TEST(BoundedQueue, CloseWakesABlockedProducer) {
+  BoundedQueue<int> queue(1);
+  queue.Push(1);
+  std::thread producer([&] { EXPECT_FALSE(queue.Push(2)); });
+  queue.Close();
+  producer.join();
+}
+
+}  // namespace
+}  // namespace strata
