@@ -1,9 +1,13 @@
 #include "test_util.h"
 
 #include <fcntl.h>
+#include <grp.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -42,22 +46,30 @@ std::string DrainFd(int fd) {
 
 }  // namespace
 
-CommandResult RunStrata(const std::vector<std::string>& args) {
+CommandResult RunCommand(const std::vector<std::string>& argv, const RunLimits& limits) {
   int out_pipe[2], err_pipe[2];
   if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
     throw std::runtime_error("pipe failed");
   }
-  std::vector<char*> argv;
-  std::string binary = STRATA_BINARY;
-  argv.push_back(binary.data());
-  std::vector<std::string> copies = args;
-  for (auto& a : copies) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<std::string> copies = argv;
+  std::vector<char*> exec_argv;
+  for (auto& a : copies) exec_argv.push_back(a.data());
+  exec_argv.push_back(nullptr);
   pid_t pid = ::fork();
   if (pid == 0) {
     ::dup2(out_pipe[1], 1);
     ::dup2(err_pipe[1], 2);
-    ::execv(binary.c_str(), argv.data());
+    if (limits.max_file_bytes != 0) {
+      struct rlimit limit = {limits.max_file_bytes, limits.max_file_bytes};
+      ::setrlimit(RLIMIT_FSIZE, &limit);
+      ::signal(SIGXFSZ, SIG_IGN);
+    }
+    uid_t uid = static_cast<uid_t>(limits.run_as_uid);
+    if (limits.run_as_uid >= 0 &&
+        (::setgroups(0, nullptr) != 0 || ::setgid(uid) != 0 || ::setuid(uid) != 0)) {
+      ::_exit(126);
+    }
+    ::execvp(exec_argv[0], exec_argv.data());
     ::_exit(127);
   }
   ::close(out_pipe[1]);
@@ -73,6 +85,12 @@ CommandResult RunStrata(const std::vector<std::string>& args) {
   }
   result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
+}
+
+CommandResult RunStrata(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {STRATA_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunCommand(argv);
 }
 
 void WriteTextFile(const std::string& path, const std::string& text) {

@@ -1,5 +1,5 @@
 // Helpers shared by the tests: a scratch directory removed on destruction, running the
-// strata binary, and small file utilities.
+// strata binary (or any program), and small file utilities.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +28,22 @@ struct CommandResult {
   std::string err;
 };
 
-// Runs the strata binary with `args` (no shell involved) and captures its output.
+// What RunCommand sets up in the child before it execs the program.
+struct RunLimits {
+  // Nonzero: caps every file the program writes (RLIMIT_FSIZE, with SIGXFSZ ignored so that a
+  // write past it fails with EFBIG), a guard for inputs that would make a broken program fill
+  // the disk.
+  uint64_t max_file_bytes = 0;
+  // >= 0: runs the program as that user, with that group and no supplementary groups (needs
+  // root); exit status 126 if the switch fails.
+  int run_as_uid = -1;
+};
+
+// Runs argv[0] (searched in PATH unless it holds a '/') with argv, no shell involved unless
+// argv says so, and captures its output; exit status 127 if it cannot be run.
+CommandResult RunCommand(const std::vector<std::string>& argv, const RunLimits& limits = {});
+
+// RunCommand for the strata binary with `args`.
 CommandResult RunStrata(const std::vector<std::string>& args);
 
 void WriteTextFile(const std::string& path, const std::string& text);

@@ -14,9 +14,12 @@ Runner AddGenerateCommand(CLI::App& app);
 Runner AddImportCommand(CLI::App& app);
 Runner AddInfoCommand(CLI::App& app);
 Runner AddExportCommand(CLI::App& app);
+Runner AddTrainCommand(CLI::App& app);
+Runner AddEvalCommand(CLI::App& app);
 // `strata bench disk|gather|...`: each adds itself under the `bench` subcommand.
 Runner AddBenchDiskCommand(CLI::App& bench);
 Runner AddBenchGatherCommand(CLI::App& bench);
+Runner AddBenchSampleCommand(CLI::App& bench);
 
 // Parses --memory-budget's text; empty means a quarter of physical memory.
 uint64_t MemoryBudgetFromOption(const std::string& text);

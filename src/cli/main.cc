@@ -32,10 +32,13 @@ int main(int argc, char** argv) {
   add(strata::cli::AddImportCommand);
   add(strata::cli::AddInfoCommand);
   add(strata::cli::AddExportCommand);
+  add(strata::cli::AddTrainCommand);
+  add(strata::cli::AddEvalCommand);
   auto* bench = app.add_subcommand("bench", "Measure the machine and Strata's stages");
   bench->require_subcommand(1);
   runners[bench] = [] {};
-  for (auto adder : {strata::cli::AddBenchDiskCommand, strata::cli::AddBenchGatherCommand}) {
+  for (auto adder : {strata::cli::AddBenchDiskCommand, strata::cli::AddBenchGatherCommand,
+                     strata::cli::AddBenchSampleCommand}) {
     size_t before = bench->get_subcommands({}).size();
     strata::cli::Runner runner = adder(*bench);
     runners[bench->get_subcommands({})[before]] = std::move(runner);

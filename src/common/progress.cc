@@ -45,9 +45,9 @@ void ProgressBar::Draw(uint64_t done) {
   double fraction = total_ == 0 ? 0 : std::min(1.0, static_cast<double>(done) / total_);
   int filled = static_cast<int>(fraction * 30);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  std::string bar = fmt::format("\r{:<24} [{}{}] {:3.0f}% {}/{} {:.1f} s\x1b[K", label_,
+  std::string bar = fmt::format("\r{:<24} [{}{}] {:3.0f}% {}/{} {:.1f} s {}\x1b[K", label_,
                                 std::string(filled, '#'), std::string(30 - filled, '.'),
-                                fraction * 100, Count(done), Count(total_), seconds);
+                                fraction * 100, Count(done), Count(total_), seconds, suffix_);
   std::fputs(bar.c_str(), stderr);
   drawn_ = true;
 }

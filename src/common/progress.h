@@ -17,6 +17,8 @@ class ProgressBar {
   ProgressBar& operator=(const ProgressBar&) = delete;
 
   void Update(uint64_t done);
+  // Text drawn after the counts, e.g. "loss 0.41, 310 MB/s".
+  void set_suffix(std::string suffix) { suffix_ = std::move(suffix); }
   // Replaces the bar's line; the next Update starts a new label and total.
   void Restart(std::string label, uint64_t total);
   void Finish();
@@ -25,6 +27,7 @@ class ProgressBar {
   void Draw(uint64_t done);
 
   std::string label_;
+  std::string suffix_;
   uint64_t total_;
   bool enabled_;
   bool drawn_ = false;

@@ -1,7 +1,7 @@
 // CachePolicy decides which resident key a fixed-capacity cache gives up when it needs room. The
 // cache owner maps keys (node ids) to row slots and moves the bytes; the policy only keeps the
 // keys in an eviction order. Each policy lives in its own file: clock_policy.h, sieve_policy.h,
-// s3fifo_policy.h.
+// s3fifo_policy.h; they share the key -> position bookkeeping of position_table.h.
 //
 // The owner's loop, per access of key k:
 //   hit:   policy.Touch(k)
@@ -133,29 +133,5 @@ inline const char* CachePolicyName(CachePolicyKind kind) {
   }
   return "unknown";
 }
-
-namespace cache_policy_internal {
-
-// The checks every policy makes; out of line of the hot path ([[noreturn]], cold).
-[[noreturn, gnu::cold, gnu::noinline]] inline void ThrowNotResident(const char* policy,
-                                                                    uint64_t key) {
-  throw Error::Internal(std::string(policy) + " policy: Touch of key " + std::to_string(key) +
-                        ", which is not resident");
-}
-
-[[noreturn, gnu::cold, gnu::noinline]] inline void ThrowFull(const char* policy, size_t capacity) {
-  throw Error::Internal(std::string(policy) + " policy: Insert into a full policy (capacity " +
-                        std::to_string(capacity) + ")");
-}
-
-// Positions are uint32_t, and IdSlotMap reserves UINT32_MAX.
-inline void CheckCapacity(const char* policy, size_t capacity) {
-  if (capacity == 0 || capacity >= UINT32_MAX) {
-    throw Error::Input(std::string(policy) + " cache policy: capacity " + std::to_string(capacity) +
-                       " is not in [1, " + std::to_string(UINT32_MAX - 1) + "]");
-  }
-}
-
-}  // namespace cache_policy_internal
 
 }  // namespace strata

@@ -2,55 +2,31 @@
 
 namespace strata {
 
-ClockPolicy::ClockPolicy(size_t capacity)
-    : capacity_((cache_policy_internal::CheckCapacity("clock", capacity), capacity)),
-      map_(capacity),
-      keys_(capacity),
-      state_(capacity, kFree) {
-  free_.reserve(capacity);
-}
+ClockPolicy::ClockPolicy(size_t capacity) : table_("clock", capacity), state_(capacity, kFree) {}
 
-void ClockPolicy::Insert(uint64_t key) {
-  if (map_.size() >= capacity_) [[unlikely]] {
-    cache_policy_internal::ThrowFull(name(), capacity_);
-  }
-  uint32_t pos = free_.empty() ? used_ : free_.back();
-  map_.Insert(key, pos);  // throws, changing nothing, if key is already resident
-  if (free_.empty()) {
-    ++used_;
-  } else {
-    free_.pop_back();
-  }
-  keys_[pos] = key;
-  state_[pos] = kUnreferenced;
-}
+void ClockPolicy::Insert(uint64_t key) { state_[table_.Add(key)] = kUnreferenced; }
 
 std::optional<uint64_t> ClockPolicy::Evict(PinPredicate is_pinned) {
-  if (map_.size() == 0) return std::nullopt;
-  const size_t max_steps = 2 * size_t{used_};
+  if (table_.size() == 0) return std::nullopt;
+  const uint32_t used = table_.used();
+  const size_t max_steps = 2 * size_t{used};
   for (size_t step = 0; step < max_steps; ++step) {
     uint32_t pos = hand_;
-    hand_ = hand_ + 1 == used_ ? 0 : hand_ + 1;
+    hand_ = hand_ + 1 == used ? 0 : hand_ + 1;
     uint8_t& state = state_[pos];
     if (state == kFree) continue;
     if (state == kReferenced) {
       state = kUnreferenced;
       continue;
     }
-    uint64_t key = keys_[pos];
-    if (is_pinned(key)) continue;
+    if (is_pinned(table_.key(pos))) continue;
     state = kFree;
-    map_.Erase(key);
-    free_.push_back(pos);
-    return key;
+    return table_.Remove(pos);
   }
   return std::nullopt;
 }
 
-size_t ClockPolicy::bytes() const {
-  return map_.bytes() + keys_.capacity() * sizeof(uint64_t) + state_.capacity() +
-         free_.capacity() * sizeof(uint32_t);
-}
+size_t ClockPolicy::bytes() const { return table_.bytes() + state_.capacity(); }
 
 std::unique_ptr<CachePolicy> MakeClockPolicy(size_t capacity) {
   return std::make_unique<ClockPolicy>(capacity);

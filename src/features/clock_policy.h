@@ -14,8 +14,8 @@
 // Evict gives up after two full sweeps: the first clears every bit, so an unpinned key, if any,
 // is found by the end of the second; hence std::nullopt means every resident key is pinned.
 //
-// Invariants: positions [0, used_) have been handed out; each is free (on free_) or holds the
-// key keys_[pos] with map_[keys_[pos]] == pos. size() == map_.size() <= capacity().
+// Invariants: the hand sweeps the positions table_ has handed out, [0, table_.used()); a
+// position's state is kFree exactly when table_ holds no key there.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "features/cache_policy.h"
-#include "features/id_slot_map.h"
+#include "features/position_table.h"
 
 namespace strata {
 
@@ -32,10 +32,7 @@ class ClockPolicy final : public CachePolicy {
   explicit ClockPolicy(size_t capacity);
 
   void Touch(uint64_t key) override {
-    uint32_t pos = map_.Find(key);
-    if (pos == IdSlotMap::kNoSlot) [[unlikely]] {
-      cache_policy_internal::ThrowNotResident(name(), key);
-    }
+    uint32_t pos = table_.FindTouched(key);
     // Skip the store when the bit is already set: hot keys are touched far more often than the
     // hand passes them, and a clean cache line is cheaper to keep.
     if (state_[pos] != kReferenced) state_[pos] = kReferenced;
@@ -44,22 +41,18 @@ class ClockPolicy final : public CachePolicy {
   void Insert(uint64_t key) override;
   std::optional<uint64_t> Evict(PinPredicate is_pinned) override;
 
-  bool Contains(uint64_t key) const override { return map_.Contains(key); }
-  size_t size() const override { return map_.size(); }
-  size_t capacity() const override { return capacity_; }
+  bool Contains(uint64_t key) const override { return table_.Contains(key); }
+  size_t size() const override { return table_.size(); }
+  size_t capacity() const override { return table_.capacity(); }
   size_t bytes() const override;
   const char* name() const override { return "clock"; }
 
  private:
   enum State : uint8_t { kFree, kUnreferenced, kReferenced };
 
-  size_t capacity_;
-  IdSlotMap map_;               // key -> position
-  std::vector<uint64_t> keys_;  // position -> key
+  PositionTable table_;
   std::vector<uint8_t> state_;  // position -> State
-  std::vector<uint32_t> free_;  // positions freed by Evict; reserved to capacity
-  uint32_t used_ = 0;           // positions [0, used_) have been handed out; the hand wraps here
-  uint32_t hand_ = 0;
+  uint32_t hand_ = 0;           // wraps at table_.used()
 };
 
 }  // namespace strata

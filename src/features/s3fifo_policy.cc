@@ -15,32 +15,19 @@ size_t GhostCapacity(size_t capacity) {
 }  // namespace
 
 S3FifoPolicy::S3FifoPolicy(size_t capacity)
-    : capacity_((cache_policy_internal::CheckCapacity("s3fifo", capacity), capacity)),
+    : table_("s3fifo", capacity),
       small_target_(SmallTarget(capacity)),
-      map_(capacity),
-      keys_(capacity),
       freq_(capacity, 0),
       small_(capacity),
       main_(capacity),
       ghost_keys_(GhostCapacity(capacity)),
       ghost_map_(GhostCapacity(capacity)) {
-  free_.reserve(capacity);
   small_set_aside_.reserve(capacity);
   main_set_aside_.reserve(capacity);
 }
 
 void S3FifoPolicy::Insert(uint64_t key) {
-  if (map_.size() >= capacity_) [[unlikely]] {
-    cache_policy_internal::ThrowFull(name(), capacity_);
-  }
-  uint32_t pos = free_.empty() ? used_ : free_.back();
-  map_.Insert(key, pos);  // throws, changing nothing, if key is already resident
-  if (free_.empty()) {
-    ++used_;
-  } else {
-    free_.pop_back();
-  }
-  keys_[pos] = key;
+  uint32_t pos = table_.Add(key);
   freq_[pos] = 0;
   if (ghost_map_.Erase(key)) {
     main_.PushNewest(pos);
@@ -60,10 +47,10 @@ std::optional<uint64_t> S3FifoPolicy::Evict(PinPredicate is_pinned) {
       if (freq_[pos] > 1) {
         freq_[pos] = 0;
         main_.PushNewest(pos);
-      } else if (is_pinned(keys_[pos])) {
+      } else if (is_pinned(table_.key(pos))) {
         small_set_aside_.push_back(pos);
       } else {
-        victim = Release(pos);
+        victim = table_.Remove(pos);
         AddToGhost(*victim);
       }
     } else {
@@ -71,10 +58,10 @@ std::optional<uint64_t> S3FifoPolicy::Evict(PinPredicate is_pinned) {
       if (freq_[pos] > 0) {
         --freq_[pos];
         main_.PushNewest(pos);
-      } else if (is_pinned(keys_[pos])) {
+      } else if (is_pinned(table_.key(pos))) {
         main_set_aside_.push_back(pos);
       } else {
-        victim = Release(pos);
+        victim = table_.Remove(pos);
       }
     }
   }
@@ -83,13 +70,6 @@ std::optional<uint64_t> S3FifoPolicy::Evict(PinPredicate is_pinned) {
   small_set_aside_.clear();
   main_set_aside_.clear();
   return victim;
-}
-
-uint64_t S3FifoPolicy::Release(uint32_t pos) {
-  uint64_t key = keys_[pos];
-  map_.Erase(key);
-  free_.push_back(pos);
-  return key;
 }
 
 void S3FifoPolicy::AddToGhost(uint64_t key) {
@@ -105,9 +85,8 @@ void S3FifoPolicy::AddToGhost(uint64_t key) {
 }
 
 size_t S3FifoPolicy::bytes() const {
-  return map_.bytes() + keys_.capacity() * sizeof(uint64_t) + freq_.capacity() +
-         (free_.capacity() + small_set_aside_.capacity() + main_set_aside_.capacity()) *
-             sizeof(uint32_t) +
+  return table_.bytes() + freq_.capacity() +
+         (small_set_aside_.capacity() + main_set_aside_.capacity()) * sizeof(uint32_t) +
          small_.bytes() + main_.bytes() + ghost_keys_.capacity() * sizeof(uint64_t) +
          ghost_map_.bytes();
 }

@@ -23,10 +23,9 @@
 // every resident key is pinned and Evict returns std::nullopt, with no queue changed except by
 // the usual moves.
 //
-// Invariants: every resident position is in exactly one of small_, main_ (or, inside Evict
-// only, a set-aside list), with map_[keys_[pos]] == pos; size() == map_.size() <= capacity();
-// ghost_map_ maps a key to the ring index in ghost_keys_ holding it, and no key is both resident
-// and in ghost_map_.
+// Invariants: every position that table_ holds a key in is in exactly one of small_, main_ (or,
+// inside Evict only, a set-aside list), and no other position is; ghost_map_ maps a key to the
+// ring index in ghost_keys_ holding it, and no key is both resident and in ghost_map_.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +34,7 @@
 
 #include "features/cache_policy.h"
 #include "features/id_slot_map.h"
+#include "features/position_table.h"
 
 namespace strata {
 
@@ -43,19 +43,16 @@ class S3FifoPolicy final : public CachePolicy {
   explicit S3FifoPolicy(size_t capacity);
 
   void Touch(uint64_t key) override {
-    uint32_t pos = map_.Find(key);
-    if (pos == IdSlotMap::kNoSlot) [[unlikely]] {
-      cache_policy_internal::ThrowNotResident(name(), key);
-    }
+    uint32_t pos = table_.FindTouched(key);
     if (freq_[pos] < 3) ++freq_[pos];
   }
 
   void Insert(uint64_t key) override;
   std::optional<uint64_t> Evict(PinPredicate is_pinned) override;
 
-  bool Contains(uint64_t key) const override { return map_.Contains(key); }
-  size_t size() const override { return map_.size(); }
-  size_t capacity() const override { return capacity_; }
+  bool Contains(uint64_t key) const override { return table_.Contains(key); }
+  size_t size() const override { return table_.size(); }
+  size_t capacity() const override { return table_.capacity(); }
   size_t bytes() const override;
   const char* name() const override { return "s3fifo"; }
 
@@ -93,15 +90,10 @@ class S3FifoPolicy final : public CachePolicy {
   };
 
   void AddToGhost(uint64_t key);
-  uint64_t Release(uint32_t pos);
 
-  size_t capacity_;
+  PositionTable table_;
   size_t small_target_;
-  IdSlotMap map_;               // key -> position
-  std::vector<uint64_t> keys_;  // position -> key
-  std::vector<uint8_t> freq_;   // position -> access count, 0..3
-  std::vector<uint32_t> free_;  // positions freed by Evict; reserved to capacity
-  uint32_t used_ = 0;           // positions [0, used_) have been handed out
+  std::vector<uint8_t> freq_;  // position -> access count, 0..3
   PositionRing small_;
   PositionRing main_;
   // Pinned keys Evict set aside; empty between calls, reserved to capacity.

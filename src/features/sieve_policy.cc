@@ -3,27 +3,13 @@
 namespace strata {
 
 SievePolicy::SievePolicy(size_t capacity)
-    : capacity_((cache_policy_internal::CheckCapacity("sieve", capacity), capacity)),
-      map_(capacity),
-      keys_(capacity),
+    : table_("sieve", capacity),
       prev_(capacity, kNil),
       next_(capacity, kNil),
-      visited_(capacity, 0) {
-  free_.reserve(capacity);
-}
+      visited_(capacity, 0) {}
 
 void SievePolicy::Insert(uint64_t key) {
-  if (map_.size() >= capacity_) [[unlikely]] {
-    cache_policy_internal::ThrowFull(name(), capacity_);
-  }
-  uint32_t pos = free_.empty() ? used_ : free_.back();
-  map_.Insert(key, pos);  // throws, changing nothing, if key is already resident
-  if (free_.empty()) {
-    ++used_;
-  } else {
-    free_.pop_back();
-  }
-  keys_[pos] = key;
+  uint32_t pos = table_.Add(key);
   visited_[pos] = 0;
   prev_[pos] = kNil;
   next_[pos] = head_;
@@ -48,18 +34,16 @@ void SievePolicy::Unlink(uint32_t pos) {
 }
 
 std::optional<uint64_t> SievePolicy::Evict(PinPredicate is_pinned) {
-  if (map_.size() == 0) return std::nullopt;
+  if (table_.size() == 0) return std::nullopt;
   uint32_t pos = hand_ != kNil ? hand_ : tail_;
-  const size_t max_steps = 2 * map_.size();
+  const size_t max_steps = 2 * table_.size();
   for (size_t step = 0; step < max_steps; ++step) {
     if (visited_[pos]) {
       visited_[pos] = 0;
-    } else if (uint64_t key = keys_[pos]; !is_pinned(key)) {
+    } else if (!is_pinned(table_.key(pos))) {
       hand_ = prev_[pos];  // kNil when pos was the head: the next Evict starts at the tail
       Unlink(pos);
-      map_.Erase(key);
-      free_.push_back(pos);
-      return key;
+      return table_.Remove(pos);
     }
     pos = prev_[pos] != kNil ? prev_[pos] : tail_;
   }
@@ -68,8 +52,7 @@ std::optional<uint64_t> SievePolicy::Evict(PinPredicate is_pinned) {
 }
 
 size_t SievePolicy::bytes() const {
-  return map_.bytes() + keys_.capacity() * sizeof(uint64_t) +
-         (prev_.capacity() + next_.capacity() + free_.capacity()) * sizeof(uint32_t) +
+  return table_.bytes() + (prev_.capacity() + next_.capacity()) * sizeof(uint32_t) +
          visited_.capacity();
 }
 

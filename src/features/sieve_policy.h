@@ -16,8 +16,8 @@
 // The hand stays past the pinned keys, so the next Evict does not pass them again at once.
 //
 // Invariants: head_/tail_ are kNil iff the policy is empty; prev_ points towards the head,
-// next_ towards the tail; hand_ is kNil or a resident position; every resident position is on
-// the list exactly once with map_[keys_[pos]] == pos; size() == map_.size() <= capacity().
+// next_ towards the tail; hand_ is kNil or a resident position; every position that table_
+// holds a key in is on the list exactly once, and no other position is.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "features/cache_policy.h"
-#include "features/id_slot_map.h"
+#include "features/position_table.h"
 
 namespace strata {
 
@@ -34,19 +34,16 @@ class SievePolicy final : public CachePolicy {
   explicit SievePolicy(size_t capacity);
 
   void Touch(uint64_t key) override {
-    uint32_t pos = map_.Find(key);
-    if (pos == IdSlotMap::kNoSlot) [[unlikely]] {
-      cache_policy_internal::ThrowNotResident(name(), key);
-    }
+    uint32_t pos = table_.FindTouched(key);
     if (!visited_[pos]) visited_[pos] = 1;  // keep hot lines clean: skip redundant stores
   }
 
   void Insert(uint64_t key) override;
   std::optional<uint64_t> Evict(PinPredicate is_pinned) override;
 
-  bool Contains(uint64_t key) const override { return map_.Contains(key); }
-  size_t size() const override { return map_.size(); }
-  size_t capacity() const override { return capacity_; }
+  bool Contains(uint64_t key) const override { return table_.Contains(key); }
+  size_t size() const override { return table_.size(); }
+  size_t capacity() const override { return table_.capacity(); }
   size_t bytes() const override;
   const char* name() const override { return "sieve"; }
 
@@ -55,14 +52,10 @@ class SievePolicy final : public CachePolicy {
 
   void Unlink(uint32_t pos);
 
-  size_t capacity_;
-  IdSlotMap map_;               // key -> position
-  std::vector<uint64_t> keys_;  // position -> key
+  PositionTable table_;
   std::vector<uint32_t> prev_;  // towards the head (newer); kNil at the head
   std::vector<uint32_t> next_;  // towards the tail (older); kNil at the tail
   std::vector<uint8_t> visited_;
-  std::vector<uint32_t> free_;  // positions freed by Evict; reserved to capacity
-  uint32_t used_ = 0;           // positions [0, used_) have been handed out
   uint32_t head_ = kNil;
   uint32_t tail_ = kNil;
   uint32_t hand_ = kNil;  // next key Evict examines; kNil: start at the tail

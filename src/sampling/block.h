@@ -30,8 +30,8 @@ struct Block {
 
 struct SampledBatch {
   uint64_t epoch = 0;
-  uint64_t index = 0;          // batch number within the epoch
-  std::vector<Block> blocks;   // input layer first
+  uint64_t index = 0;         // batch number within the epoch
+  std::vector<Block> blocks;  // input layer first
 
   const std::vector<uint64_t>& input_nodes() const { return blocks.front().src_nodes; }
   // The seeds: the last block's destinations.

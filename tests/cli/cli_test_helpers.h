@@ -3,15 +3,9 @@
 // command must pass (exit 2, one "strata: error: " line, nothing left beside the inputs).
 #pragma once
 
-#include <fcntl.h>
-#include <grp.h>
 #include <gtest/gtest.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -20,7 +14,6 @@
 #include <set>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -176,69 +169,17 @@ inline void ExpectOnlyEntries(const std::string& dir, std::vector<std::string> n
   EXPECT_EQ(SortedEntries(dir), names) << "unexpected entries left in " << dir;
 }
 
-// Runs argv[0] from PATH with argv (no shell unless argv says so), capturing its output. A
-// nonzero `max_file_bytes` caps every file the program writes (RLIMIT_FSIZE, with SIGXFSZ
-// ignored so that a write past it fails with EFBIG): a guard for inputs that would make a
-// broken importer fill the disk. A `run_as_uid` >= 0 runs the program as that user (from root).
+// RunCommand with the limits as arguments, as the CLI tests spell them.
 inline CommandResult RunProgram(const std::vector<std::string>& args, uint64_t max_file_bytes = 0,
                                 int run_as_uid = -1) {
-  int out_pipe[2], err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
-    throw std::runtime_error("pipe failed");
-  }
-  std::vector<std::string> copies = args;
-  std::vector<char*> argv;
-  for (auto& a : copies) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(out_pipe[1], 1);
-    ::dup2(err_pipe[1], 2);
-    if (max_file_bytes != 0) {
-      struct rlimit limit = {max_file_bytes, max_file_bytes};
-      ::setrlimit(RLIMIT_FSIZE, &limit);
-      ::signal(SIGXFSZ, SIG_IGN);
-    }
-    if (run_as_uid >= 0 &&
-        (::setgroups(0, nullptr) != 0 || ::setgid(run_as_uid) != 0 || ::setuid(run_as_uid) != 0)) {
-      ::_exit(126);
-    }
-    ::execvp(argv[0], argv.data());
-    ::_exit(127);
-  }
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  auto drain = [](int fd) {
-    std::string text;
-    char buffer[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buffer, sizeof(buffer))) != 0) {
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        break;
-      }
-      text.append(buffer, static_cast<size_t>(n));
-    }
-    return text;
-  };
-  CommandResult result;
-  std::thread err_reader([&] { result.err = drain(err_pipe[0]); });
-  result.out = drain(out_pipe[0]);
-  err_reader.join();
-  ::close(out_pipe[0]);
-  ::close(err_pipe[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
+  return RunCommand(args, {.max_file_bytes = max_file_bytes, .run_as_uid = run_as_uid});
 }
 
-// RunStrata with every written file capped at `max_file_bytes` (see RunProgram).
+// RunStrata with every written file capped at `max_file_bytes` (see RunLimits).
 inline CommandResult RunStrataWithFileLimit(std::vector<std::string> args,
                                             uint64_t max_file_bytes) {
   args.insert(args.begin(), STRATA_BINARY);
-  return RunProgram(args, max_file_bytes);
+  return RunCommand(args, {.max_file_bytes = max_file_bytes});
 }
 
 // Whether this process may mount a tmpfs in a private mount namespace (root, or a

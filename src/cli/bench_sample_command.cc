@@ -1,0 +1,66 @@
+// strata bench sample DATASET --fanouts 15,10,5 --batch-size 1000 [--batches N] [--threads T]
+//                             [--seed S] [--memory-budget B] [--json]
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/command.h"
+#include "common/parallel.h"
+#include "sampling/khop_sampler.h"
+#include "sampling/sample_bench.h"
+
+namespace strata::cli {
+
+Runner AddBenchSampleCommand(CLI::App& bench) {
+  auto* cmd = bench.add_subcommand("sample", "Measure neighbour sampling of training batches");
+  struct Args {
+    SampleBenchOptions options;
+    std::string fanouts = "15,10,5";
+    std::string budget;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  SampleBenchOptions& o = args->options;
+  o.threads = DefaultThreads();
+  cmd->add_option("DATASET", o.dataset, "dataset directory")->required();
+  cmd->add_option("--fanouts", args->fanouts, "fanouts, input layer first; -1 = all")
+      ->capture_default_str();
+  cmd->add_option("--batch-size", o.batch_size, "seed nodes per batch")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--batches", o.batches, "batches to sample")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--threads", o.threads, "threads sampling each batch")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--seed", o.seed, "random seed")->capture_default_str();
+  cmd->add_option("--memory-budget", args->budget, "memory budget (default: RAM/4)");
+  cmd->add_flag("--json", args->json, "print one JSON object");
+  return [args] {
+    SampleBenchOptions o = args->options;
+    o.fanouts = ParseFanouts(args->fanouts, "--fanouts");
+    o.memory_budget_bytes = MemoryBudgetFromOption(args->budget);
+    nlohmann::ordered_json report = RunSampleBench(o);
+    if (args->json) {
+      std::printf("%s\n", report.dump().c_str());
+      return;
+    }
+    std::string per_block;
+    for (const auto& e : report["edges_per_block_mean"]) {
+      per_block += fmt::format("{}{:.0f}", per_block.empty() ? "" : ", ", e.get<double>());
+    }
+    std::printf(
+        "%llu batches of %llu seeds, fanouts %s, %u threads: %.1f batches/s, %.2f M sampled "
+        "edges/s, %.2f ms per batch; per batch %.0f unique input nodes, edges per block "
+        "(input layer first) %s\n",
+        static_cast<unsigned long long>(o.batches), static_cast<unsigned long long>(o.batch_size),
+        args->fanouts.c_str(), o.threads, report["batches_per_s"].get<double>(),
+        report["sampled_edges_per_s"].get<double>() / 1e6, report["sample_ms_mean"].get<double>(),
+        report["input_nodes_per_batch_mean"].get<double>(), per_block.c_str());
+  };
+}
+
+}  // namespace strata::cli

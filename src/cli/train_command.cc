@@ -1,0 +1,135 @@
+// strata train DATASET --model sage|gcn|gat --layers L --hidden H --fanouts 15,10,5 ...
+// strata eval DATASET --checkpoint DIR [--eval-fanouts ...]
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "cli/command.h"
+#include "sampling/khop_sampler.h"
+#include "train/trainer.h"
+
+namespace strata::cli {
+namespace {
+
+struct TrainArgs {
+  TrainOptions options;
+  std::string model = "sage";
+  std::string fanouts = "10,10";
+  std::string eval_fanouts;
+  std::string store = "direct";
+  std::string cache_policy = "sieve";
+  std::string hot_policy = "presample";
+  std::string budget;
+};
+
+// Options shared by train and eval: the dataset, how features are read, evaluation.
+void AddStoreOptions(CLI::App* cmd, TrainArgs& a) {
+  TrainOptions& o = a.options;
+  cmd->add_option("DATASET", o.dataset, "dataset directory")->required();
+  cmd->add_option("--memory-budget", a.budget, "memory budget, e.g. 4G (default: RAM/4)");
+  cmd->add_option("--feature-store", a.store, "direct, mmap or memory")
+      ->check(CLI::IsMember({"direct", "mmap", "memory"}));
+  cmd->add_option("--cache-fraction", o.cache_fraction,
+                  "direct: cache as a share of the feature bytes (default: half of what the "
+                  "budget leaves)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--hot-share", o.hot_share, "share of the cache for the static hot tier")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--hot-policy", a.hot_policy, "hot tier rows: presample, rpr or degree")
+      ->check(CLI::IsMember({"presample", "rpr", "degree"}));
+  cmd->add_option("--cache-policy", a.cache_policy, "dynamic tier: clock, sieve or s3fifo")
+      ->check(CLI::IsMember({"clock", "sieve", "s3fifo"}));
+  cmd->add_option("--io-depth", o.io_depth, "reads in flight")->capture_default_str();
+  cmd->add_option("--threads", o.threads, "compute and sampling threads")->capture_default_str();
+  cmd->add_option("--eval-fanouts", a.eval_fanouts,
+                  "fanouts for evaluation (default: full neighbourhoods)");
+  cmd->add_option("--seed", o.seed, "random seed")->capture_default_str();
+  cmd->add_flag("--row-normalize", o.row_normalize,
+                "scale each input feature row to unit L1 norm (as the GCN/GAT papers do)");
+}
+
+void Resolve(TrainArgs& a) {
+  TrainOptions& o = a.options;
+  o.model = ParseModelKind(a.model);
+  o.fanouts = ParseFanouts(a.fanouts, "--fanouts");
+  if (!a.eval_fanouts.empty()) o.eval_fanouts = ParseFanouts(a.eval_fanouts, "--eval-fanouts");
+  o.store = ParseFeatureStoreKind(a.store);
+  o.cache_policy = ParseCachePolicy(a.cache_policy);
+  o.hot_policy = ParseHotnessPolicy(a.hot_policy);
+  o.memory_budget_bytes = MemoryBudgetFromOption(a.budget);
+  o.progress = ::isatty(2) == 1;
+}
+
+}  // namespace
+
+Runner AddTrainCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand("train", "Train a GNN (mini-batch, out of core)");
+  auto args = std::make_shared<TrainArgs>();
+  TrainOptions& o = args->options;
+  AddStoreOptions(cmd, *args);
+  cmd->add_option("--model", args->model, "sage, gcn or gat")
+      ->check(CLI::IsMember({"sage", "gcn", "gat"}));
+  cmd->add_option("--layers", o.layers, "number of layers")->capture_default_str();
+  cmd->add_option("--hidden", o.hidden, "hidden size (per head for GAT)")->capture_default_str();
+  cmd->add_option("--heads", o.heads, "GAT: attention heads in hidden layers")
+      ->capture_default_str();
+  cmd->add_option("--fanouts", args->fanouts, "neighbours per layer, input layer first; -1 = all")
+      ->capture_default_str();
+  cmd->add_option("--batch-size", o.batch_size, "seeds per batch")->capture_default_str();
+  cmd->add_option("--epochs", o.epochs, "epochs")->capture_default_str();
+  cmd->add_option("--lr", o.lr, "learning rate")->capture_default_str();
+  cmd->add_option("--dropout", o.dropout, "dropout")->capture_default_str();
+  cmd->add_option("--input-dropout", o.input_dropout, "dropout on the input features")
+      ->capture_default_str();
+  cmd->add_option("--attention-dropout", o.attention_dropout, "GAT: dropout on attention")
+      ->capture_default_str();
+  cmd->add_option("--out-heads", o.out_heads, "GAT: heads averaged in the last layer")
+      ->capture_default_str();
+  cmd->add_option("--weight-decay", o.weight_decay, "L2 weight decay")->capture_default_str();
+  cmd->add_option("--optimizer", o.optimizer, "adam or sgd")->check(CLI::IsMember({"adam", "sgd"}));
+  cmd->add_option("--run-ahead", o.max_run_ahead, "most batches sampled ahead of training")
+      ->capture_default_str();
+  cmd->add_option("--eval-every", o.eval_every, "epochs between validation runs")
+      ->capture_default_str();
+  cmd->add_option("--log-every", o.log_every, "batches between progress lines on stderr");
+  cmd->add_option("--metrics-out", o.metrics_out, "JSON lines: one per epoch, one final");
+  cmd->add_option("--checkpoint", o.checkpoint_dir, "directory for the checkpoint (each epoch)");
+  cmd->add_flag("--resume", o.resume, "continue from the checkpoint in --checkpoint");
+  return [args] {
+    Resolve(*args);
+    TrainResult result = Train(args->options, [](const EpochReport& r) {
+      std::printf(
+          "epoch %3llu  %7.2f s  loss %.4f  val %s  %llu batches  disk %.1f MB in %llu "
+          "reads  hit rate %.3f  busy: sample %.1f s, fetch %.1f s (+%.1f s waiting), "
+          "train %.1f s  peak RSS %.0f MB\n",
+          static_cast<unsigned long long>(r.epoch), r.time_s, r.train_loss,
+          std::isnan(r.val_acc) ? "  -   " : fmt::format("{:.4f}", r.val_acc).c_str(),
+          static_cast<unsigned long long>(r.batches), r.disk_bytes / 1e6,
+          static_cast<unsigned long long>(r.disk_reads), r.hit_rate, r.sample_busy_s,
+          r.fetch_busy_s, r.fetch_wait_s, r.train_busy_s, r.peak_rss_bytes / 1e6);
+      std::fflush(stdout);
+    });
+    std::printf("final: test accuracy %.4f, val accuracy %.4f, best epoch %llu, %.1f s\n",
+                result.test_acc, result.val_acc, static_cast<unsigned long long>(result.best_epoch),
+                result.total_time_s);
+  };
+}
+
+Runner AddEvalCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand("eval", "Accuracy of a checkpoint on val and test");
+  auto args = std::make_shared<TrainArgs>();
+  AddStoreOptions(cmd, *args);
+  cmd->add_option("--checkpoint", args->options.checkpoint_dir, "checkpoint directory")->required();
+  return [args] {
+    args->fanouts = "-1";
+    Resolve(*args);
+    EvalResult result = EvaluateCheckpoint(args->options);
+    std::printf("checkpoint after %llu epochs: val accuracy %.4f, test accuracy %.4f\n",
+                static_cast<unsigned long long>(result.epoch), result.val_acc, result.test_acc);
+  };
+}
+
+}  // namespace strata::cli

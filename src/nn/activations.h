@@ -1,0 +1,69 @@
+// Elementwise and row-broadcast kernels between the layers: ReLU, LeakyReLU, dropout (and a
+// fused ReLU + dropout), bias broadcast and column sums (the bias gradient).
+//
+// Dropout masks are a function of (seed, row, column) only: row i draws from its own stream
+// Rng(MixSeed(seed, i)), 16 bits per element, and keeps the element when those bits are >=
+// round(p * 65536). So a mask is reproducible from the seed (backward regenerates it instead
+// of storing it) and independent of how rows are split over threads. p is thereby rounded
+// to a multiple of 1/65536 for the keep decision; kept values are scaled by exactly 1/(1-p).
+//
+// Unless noted, `in` and `out` (or the gradients) may be the same matrix, and shapes must
+// match (checked; strata::Error on a mismatch).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <type_traits>
+
+#include "nn/matrix.h"
+
+namespace strata {
+
+template <typename T>
+void Relu(MatrixSpan<const std::type_identity_t<T>> in, MatrixSpan<T> out, unsigned threads = 1);
+// grad_in = grad_out where the forward output was > 0, else 0 (`out` is the forward output).
+template <typename T>
+void ReluBackward(MatrixSpan<const std::type_identity_t<T>> out,
+                  MatrixSpan<const std::type_identity_t<T>> grad_out, MatrixSpan<T> grad_in,
+                  unsigned threads = 1);
+
+inline constexpr double kLeakyReluSlope = 0.2;
+
+template <typename T>
+void LeakyRelu(MatrixSpan<const std::type_identity_t<T>> in, MatrixSpan<T> out,
+               double slope = kLeakyReluSlope, unsigned threads = 1);
+// `in` is the forward input (its sign picks the slope); must not alias grad_in unless it is
+// no longer needed element by element (it is read before each element is written).
+template <typename T>
+void LeakyReluBackward(MatrixSpan<const std::type_identity_t<T>> in,
+                       MatrixSpan<const std::type_identity_t<T>> grad_out, MatrixSpan<T> grad_in,
+                       double slope = kLeakyReluSlope, unsigned threads = 1);
+
+// out = in * mask / (1 - p); p == 0 copies. Requires 0 <= p < 1.
+template <typename T>
+void Dropout(MatrixSpan<const std::type_identity_t<T>> in, MatrixSpan<T> out, double p,
+             uint64_t seed, unsigned threads = 1);
+// grad_in = grad_out * mask / (1 - p) with the mask regenerated from the same seed.
+template <typename T>
+void DropoutBackward(MatrixSpan<const std::type_identity_t<T>> grad_out, MatrixSpan<T> grad_in,
+                     double p, uint64_t seed, unsigned threads = 1);
+
+// x = dropout(relu(x)) in place, one pass. The backward needs no mask: an element of the
+// output is > 0 exactly when the input was > 0 and the mask kept it.
+template <typename T>
+void ReluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads = 1);
+// grad = grad / (1 - p) where y > 0, else 0; y is ReluDropout's output. In place.
+template <typename T>
+void ReluDropoutBackward(MatrixSpan<const std::type_identity_t<T>> y, MatrixSpan<T> grad, double p,
+                         unsigned threads = 1);
+
+// Every row of out = bias (bias.size() == out.cols()).
+template <typename T>
+void BroadcastRows(std::span<const std::type_identity_t<T>> bias, MatrixSpan<T> out,
+                   unsigned threads = 1);
+// out[j] = sum over rows i of in(i, j), in row order (out.size() == in.cols()).
+template <typename T>
+void ColumnSums(MatrixSpan<const std::type_identity_t<T>> in, std::span<T> out,
+                unsigned threads = 1);
+
+}  // namespace strata

@@ -1,0 +1,202 @@
+#include "nn/gat_conv.h"
+
+#include <cmath>
+#include <string>
+
+#include "common/random.h"
+#include "nn/activations.h"
+#include "nn/edge_softmax.h"
+#include "nn/gemm.h"
+#include "nn/init.h"
+#include "nn/parallel.h"
+#include "nn/row_ops.h"
+#include "nn/sddmm.h"
+#include "nn/spmm.h"
+#include "strata/error.h"
+
+namespace strata {
+
+template <typename T>
+BasicGatConv<T>::BasicGatConv(size_t in_dim, size_t out_per_head, const GatOptions& options,
+                              uint64_t seed)
+    : in_dim_(in_dim),
+      per_head_(out_per_head),
+      options_(options),
+      weight_(in_dim, options.heads * out_per_head),
+      weight_grad_(in_dim, options.heads * out_per_head),
+      attn_l_(options.heads, out_per_head),
+      attn_l_grad_(options.heads, out_per_head),
+      attn_r_(options.heads, out_per_head),
+      attn_r_grad_(options.heads, out_per_head),
+      bias_(1, out_dim()),
+      bias_grad_(1, out_dim()) {
+  if (options.heads == 0 || out_per_head == 0) {
+    throw Error::Input("GAT needs at least one head of at least one feature");
+  }
+  if (!(options.attention_dropout >= 0 && options.attention_dropout < 1)) {
+    throw Error::Input("attention dropout " + std::to_string(options.attention_dropout) +
+                       " is outside [0, 1)");
+  }
+  const double gain = std::sqrt(2.0);
+  const size_t h = options.heads;
+  GlorotUniform(weight_.span(), in_dim, h * out_per_head, MixSeed(seed, 0), gain);
+  // DGL's fans for its (1, H, F) attention tensors.
+  GlorotUniform(attn_l_.span(), h * out_per_head, out_per_head, MixSeed(seed, 1), gain);
+  GlorotUniform(attn_r_.span(), h * out_per_head, out_per_head, MixSeed(seed, 2), gain);
+}
+
+template <typename T>
+void BasicGatConv<T>::Forward(const LayerInput<T>& input, BasicMatrix<T>& out) {
+  CheckCsr(input.graph);
+  const size_t ns = input.graph.num_src;
+  const size_t nd = input.graph.num_dst;
+  if (input.features.rows() != ns || input.features.cols() != in_dim_) {
+    throw Error::Internal("GatConv: input is " + std::to_string(input.features.rows()) + "x" +
+                          std::to_string(input.features.cols()) + ", expected " +
+                          std::to_string(ns) + "x" + std::to_string(in_dim_));
+  }
+  const unsigned threads = this->threads_;
+  const size_t heads = options_.heads;
+  const size_t width = heads * per_head_;
+  loops_.Build(input.graph);
+  const BlockCsr g = loops_.graph();
+  features_ = input.features;
+
+  wh_.Resize(ns, width);
+  Gemm<T>(Trans::kNo, Trans::kNo, 1, input.features, weight_.span(), 0, wh_.span(), threads);
+  el_.Resize(ns, heads);
+  HeadDots<T>(wh_.span(), attn_l_.span(), el_.span(), threads);
+  er_.Resize(nd, heads);
+  HeadDots<T>(wh_.span().RowRange(0, nd), attn_r_.span(), er_.span(), threads);
+
+  logits_.Resize(g.num_edges(), heads);
+  SddmmAdd<T>(g, el_.span(), er_.span(), logits_.span(), threads);
+  alpha_.Resize(g.num_edges(), heads);
+  LeakyRelu<T>(logits_.span(), alpha_.span(), kLeakyReluSlope, threads);
+  EdgeSoftmax<T>(g, alpha_.span(), alpha_.span(), threads);
+
+  dropped_ = input.training && options_.attention_dropout > 0;
+  dropout_seed_ = input.seed;
+  if (dropped_) {
+    alpha_drop_.Resize(g.num_edges(), heads);
+    Dropout<T>(alpha_.span(), alpha_drop_.span(), options_.attention_dropout, input.seed, threads);
+  }
+  MatrixSpan<const T> weights = dropped_ ? alpha_drop_.span() : alpha_.span();
+
+  if (options_.concat_heads) {
+    out.Resize(nd, width);
+    SpmmWeighted<T>(g, weights, wh_.span(), out.span(), threads);
+    MatrixSpan<T> o = out.span();
+    const T* b = bias_.data();
+    ForRows(threads, nd, width, [&](uint64_t begin, uint64_t end) {
+      for (uint64_t d = begin; d < end; ++d) AddRow(o.row(d), b, width);
+    });
+  } else {
+    aggregate_.Resize(nd, width);
+    SpmmWeighted<T>(g, weights, wh_.span(), aggregate_.span(), threads);
+    out.Resize(nd, per_head_);
+    const T inv_heads = T{1} / static_cast<T>(heads);
+    for (size_t d = 0; d < nd; ++d) {
+      const T* a = aggregate_.row(d);
+      T* o = out.row(d);
+      for (size_t j = 0; j < per_head_; ++j) {
+        T sum{0};
+        for (size_t h = 0; h < heads; ++h) sum += a[h * per_head_ + j];
+        o[j] = sum * inv_heads + bias_(0, j);
+      }
+    }
+  }
+}
+
+template <typename T>
+void BasicGatConv<T>::Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* grad_in) {
+  const unsigned threads = this->threads_;
+  const BlockCsr g = loops_.graph();
+  const size_t ns = g.num_src;
+  const size_t nd = g.num_dst;
+  const size_t heads = options_.heads;
+  const size_t f = per_head_;
+  const size_t width = heads * f;
+  if (grad_out.rows() != nd || grad_out.cols() != out_dim()) {
+    throw Error::Internal("GatConv: output gradient has the wrong shape");
+  }
+  ColumnSums<T>(grad_out, bias_grad_.values(), threads);
+
+  // Gradient of the per-head aggregate.
+  MatrixSpan<const T> grad_agg = grad_out;
+  if (!options_.concat_heads) {
+    grad_aggregate_.Resize(nd, width);
+    const T inv_heads = T{1} / static_cast<T>(heads);
+    for (size_t d = 0; d < nd; ++d) {
+      for (size_t h = 0; h < heads; ++h) {
+        ScaledCopyRow(grad_aggregate_.row(d) + h * f, inv_heads, grad_out.row(d), f);
+      }
+    }
+    grad_agg = grad_aggregate_.span();
+  }
+  MatrixSpan<const T> weights = dropped_ ? alpha_drop_.span() : alpha_.span();
+
+  // Through the weighted SpMM: to the attention weights (SDDMM ⊙) and to Wh (transpose).
+  grad_edges_.Resize(g.num_edges(), heads);
+  SddmmDot<T>(g, grad_agg, wh_.span(), grad_edges_.span(), threads);
+  csc_.Build(g);
+  grad_wh_.Resize(ns, width);
+  SpmmWeightedTransposed<T>(csc_, weights, grad_agg, grad_wh_.span(), false, threads);
+
+  // Through dropout, the edge softmax and the LeakyReLU, in place.
+  if (dropped_) {
+    DropoutBackward<T>(grad_edges_.span(), grad_edges_.span(), options_.attention_dropout,
+                       dropout_seed_, threads);
+  }
+  EdgeSoftmaxBackward<T>(g, alpha_.span(), grad_edges_.span(), grad_edges_.span(), threads);
+  LeakyReluBackward<T>(logits_.span(), grad_edges_.span(), grad_edges_.span(), kLeakyReluSlope,
+                       threads);
+
+  // Through the SDDMM ⊕ to the per-node scores, then to a_l, a_r and Wh.
+  grad_el_.Resize(ns, heads);
+  SumEdgesBySource<T>(csc_, grad_edges_.span(), grad_el_.span(), threads);
+  grad_er_.Resize(nd, heads);
+  SumEdgesByDestination<T>(g, grad_edges_.span(), grad_er_.span(), threads);
+  for (size_t h = 0; h < heads; ++h) {
+    // attn_l_grad[h] = sum over sources s of grad_el(s, h) * Wh_s[h]: a 1 x ns by ns x F GEMM
+    // with the score column as a strided 1-column matrix.
+    MatrixSpan<const T> el_col(grad_el_.data() + h, ns, 1, heads);
+    Gemm<T>(Trans::kYes, Trans::kNo, 1, el_col, wh_.span().Sub(0, h * f, ns, f), 0,
+            attn_l_grad_.span().Sub(h, 0, 1, f));
+    MatrixSpan<const T> er_col(grad_er_.data() + h, nd, 1, heads);
+    Gemm<T>(Trans::kYes, Trans::kNo, 1, er_col, wh_.span().Sub(0, h * f, nd, f), 0,
+            attn_r_grad_.span().Sub(h, 0, 1, f));
+  }
+  MatrixSpan<T> gwh = grad_wh_.span();
+  ForRows(threads, ns, width, [&](uint64_t begin, uint64_t end) {
+    for (uint64_t s = begin; s < end; ++s) {
+      for (size_t h = 0; h < heads; ++h) {
+        AxpyRow(gwh.row(s) + h * f, grad_el_(s, h), attn_l_.row(h), f);
+        if (s < nd) AxpyRow(gwh.row(s) + h * f, grad_er_(s, h), attn_r_.row(h), f);
+      }
+    }
+  });
+
+  // Through the transform.
+  Gemm<T>(Trans::kYes, Trans::kNo, 1, features_, grad_wh_.span(), 0, weight_grad_.span(), threads);
+  if (grad_in != nullptr) {
+    grad_in->Resize(ns, in_dim_);
+    Gemm<T>(Trans::kNo, Trans::kYes, 1, grad_wh_.span(), weight_.span(), 0, grad_in->span(),
+            threads);
+  }
+}
+
+template <typename T>
+std::vector<BasicParameter<T>> BasicGatConv<T>::Parameters(const std::string& prefix) {
+  return {
+      {prefix + "weight", weight_.span(), weight_grad_.span()},
+      {prefix + "attn_l", attn_l_.span(), attn_l_grad_.span()},
+      {prefix + "attn_r", attn_r_.span(), attn_r_grad_.span()},
+      {prefix + "bias", bias_.span(), bias_grad_.span()},
+  };
+}
+
+template class BasicGatConv<float>;
+template class BasicGatConv<double>;
+
+}  // namespace strata

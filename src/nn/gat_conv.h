@@ -1,0 +1,87 @@
+// GATConv (Veličković et al.), multi-head, as DGL computes it (thesis eq. 2.4 / 2.6):
+//   Wh_v      = W^T h_v, split into H heads of F features
+//   e(s->d,k) = LeakyReLU_0.2(<a_l[k], Wh_s[k]> + <a_r[k], Wh_d[k]>)     (SDDMM, ⊕)
+//   alpha     = softmax of e over the incoming edges of d, per head       (edge softmax)
+//   out_d[k]  = sum over s -> d of dropout(alpha)(s->d,k) * Wh_s[k]        (weighted SpMM)
+// then the heads are concatenated (H*F outputs, hidden layers) or averaged (F outputs, the
+// last layer), plus a bias.
+//
+// Self loops: every destination also attends to itself. The layer appends an edge d -> d
+// (d is the same local id among the sources, since destinations are the first sources) to
+// each destination's sampled edges before the attention, so a node without sampled
+// neighbours still has one edge and a well-defined softmax. A block that already holds d
+// among d's sources gets a second, separate edge, as DGL's add_self_loop does.
+//
+// Transform first: attention needs Wh for every source, so the GEMM runs over all num_src
+// rows before aggregation (unlike SAGEConv and GCNConv).
+//
+// Attention dropout (training only) drops normalised attention weights with probability p,
+// the mask drawn from LayerInput::seed.
+//
+// Parameters: "weight" (in x H*F, Glorot uniform, gain sqrt(2)), "attn_l" and "attn_r" (H x
+// F, Glorot uniform with DGL's fans, gain sqrt(2)), "bias" (1 x out_dim, 0).
+#pragma once
+
+#include <cstdint>
+
+#include "nn/layer.h"
+
+namespace strata {
+
+struct GatOptions {
+  size_t heads = 1;
+  bool concat_heads = true;      // false: average the heads (the last layer)
+  double attention_dropout = 0;  // in [0, 1)
+};
+
+template <typename T>
+class BasicGatConv final : public BasicLayer<T> {
+ public:
+  // out_per_head is F; out_dim() is heads * F when concatenating, F when averaging.
+  BasicGatConv(size_t in_dim, size_t out_per_head, const GatOptions& options, uint64_t seed);
+
+  void Forward(const LayerInput<T>& input, BasicMatrix<T>& out) override;
+  void Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* grad_in) override;
+  std::vector<BasicParameter<T>> Parameters(const std::string& prefix) override;
+  size_t in_dim() const override { return in_dim_; }
+  size_t out_dim() const override {
+    return options_.concat_heads ? options_.heads * per_head_ : per_head_;
+  }
+
+ private:
+  size_t in_dim_;
+  size_t per_head_;
+  GatOptions options_;
+  BasicMatrix<T> weight_;  // in x H*F
+  BasicMatrix<T> weight_grad_;
+  BasicMatrix<T> attn_l_;  // H x F, scores the source
+  BasicMatrix<T> attn_l_grad_;
+  BasicMatrix<T> attn_r_;  // H x F, scores the destination
+  BasicMatrix<T> attn_r_grad_;
+  BasicMatrix<T> bias_;
+  BasicMatrix<T> bias_grad_;
+
+  // Saved by Forward for Backward.
+  SelfLoopCsr loops_;
+  MatrixSpan<const T> features_;
+  BasicMatrix<T> wh_;          // num_src x H*F
+  BasicMatrix<T> logits_;      // edges x H, before LeakyReLU
+  BasicMatrix<T> alpha_;       // edges x H, after the edge softmax
+  BasicMatrix<T> alpha_drop_;  // edges x H, after attention dropout (when it ran)
+  bool dropped_ = false;
+  uint64_t dropout_seed_ = 0;
+  // Forward and backward scratch.
+  BasicMatrix<T> el_;         // num_src x H
+  BasicMatrix<T> er_;         // num_dst x H
+  BasicMatrix<T> aggregate_;  // num_dst x H*F, when averaging heads
+  BasicMatrix<T> grad_aggregate_;
+  BasicMatrix<T> grad_edges_;  // edges x H
+  BasicMatrix<T> grad_wh_;     // num_src x H*F
+  BasicMatrix<T> grad_el_;
+  BasicMatrix<T> grad_er_;
+  BlockCsc csc_;
+};
+
+using GatConv = BasicGatConv<float>;
+
+}  // namespace strata

@@ -1,0 +1,75 @@
+#include "nn/gcn_conv.h"
+
+#include <string>
+
+#include "nn/activations.h"
+#include "nn/gemm.h"
+#include "nn/init.h"
+#include "nn/spmm.h"
+#include "strata/error.h"
+
+namespace strata {
+
+template <typename T>
+BasicGcnConv<T>::BasicGcnConv(size_t in_dim, size_t out_dim, uint64_t seed)
+    : in_dim_(in_dim),
+      out_dim_(out_dim),
+      weight_(in_dim, out_dim),
+      weight_grad_(in_dim, out_dim),
+      bias_(1, out_dim),
+      bias_grad_(1, out_dim) {
+  GlorotUniform(weight_.span(), in_dim, out_dim, seed);
+}
+
+template <typename T>
+void BasicGcnConv<T>::Forward(const LayerInput<T>& input, BasicMatrix<T>& out) {
+  const BlockCsr& g = input.graph;
+  CheckCsr(g);
+  if (input.features.rows() != g.num_src || input.features.cols() != in_dim_) {
+    throw Error::Internal("GcnConv: input is " + std::to_string(input.features.rows()) + "x" +
+                          std::to_string(input.features.cols()) + ", expected " +
+                          std::to_string(g.num_src) + "x" + std::to_string(in_dim_));
+  }
+  if (input.gcn_norm.size() < g.num_src) {
+    throw Error::Internal("GcnConv: " + std::to_string(input.gcn_norm.size()) +
+                          " normalisation values for " + std::to_string(g.num_src) + " sources");
+  }
+  graph_ = g;
+  norm_ = input.gcn_norm.first(g.num_src);
+  const unsigned threads = this->threads_;
+  aggregate_.Resize(g.num_dst, in_dim_);
+  SpmmGcn<T>(g, norm_, input.features, aggregate_.span(), threads);
+  out.Resize(g.num_dst, out_dim_);
+  BroadcastRows<T>(bias_.values(), out.span(), threads);
+  Gemm<T>(Trans::kNo, Trans::kNo, 1, aggregate_.span(), weight_.span(), 1, out.span(), threads);
+}
+
+template <typename T>
+void BasicGcnConv<T>::Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* grad_in) {
+  const unsigned threads = this->threads_;
+  const BlockCsr& g = graph_;
+  if (grad_out.rows() != g.num_dst || grad_out.cols() != out_dim_) {
+    throw Error::Internal("GcnConv: output gradient has the wrong shape");
+  }
+  Gemm<T>(Trans::kYes, Trans::kNo, 1, aggregate_.span(), grad_out, 0, weight_grad_.span(), threads);
+  ColumnSums<T>(grad_out, bias_grad_.values(), threads);
+  if (grad_in == nullptr) return;
+  grad_aggregate_.Resize(g.num_dst, in_dim_);
+  Gemm<T>(Trans::kNo, Trans::kYes, 1, grad_out, weight_.span(), 0, grad_aggregate_.span(), threads);
+  csc_.Build(g);
+  grad_in->Resize(g.num_src, in_dim_);
+  SpmmGcnTransposed<T>(csc_, norm_, grad_aggregate_.span(), grad_in->span(), false, threads);
+}
+
+template <typename T>
+std::vector<BasicParameter<T>> BasicGcnConv<T>::Parameters(const std::string& prefix) {
+  return {
+      {prefix + "weight", weight_.span(), weight_grad_.span()},
+      {prefix + "bias", bias_.span(), bias_grad_.span()},
+  };
+}
+
+template class BasicGcnConv<float>;
+template class BasicGcnConv<double>;
+
+}  // namespace strata

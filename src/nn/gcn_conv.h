@@ -1,0 +1,52 @@
+// GCNConv (Kipf & Welling) with symmetric normalisation and self loops:
+//   h'_d = sum over s in N(d) ∪ {d} of W^T h_s / sqrt(deg(s) + 1) / sqrt(deg(d) + 1) + b
+// where deg is the node's in-degree in the FULL graph, not in the sampled block. The caller
+// passes norm[v] = 1 / sqrt(deg(v) + 1) for every source of the block (destinations first,
+// as in the block's numbering), so that with full neighbourhoods a mini-batch computes
+// exactly the full-graph GCN; with sampled neighbourhoods it is the usual unbiased-in-
+// structure approximation.
+//
+// Aggregate first, then transform (as SAGEConv, for the same reason): the normalised
+// aggregate is num_dst x in_dim, then one GEMM.
+//
+// Parameters: "weight" (in x out, Glorot uniform, gain 1 as DGL's GraphConv), "bias" (1 x
+// out, 0).
+#pragma once
+
+#include <cstdint>
+
+#include "nn/layer.h"
+
+namespace strata {
+
+template <typename T>
+class BasicGcnConv final : public BasicLayer<T> {
+ public:
+  BasicGcnConv(size_t in_dim, size_t out_dim, uint64_t seed);
+
+  void Forward(const LayerInput<T>& input, BasicMatrix<T>& out) override;
+  void Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* grad_in) override;
+  std::vector<BasicParameter<T>> Parameters(const std::string& prefix) override;
+  size_t in_dim() const override { return in_dim_; }
+  size_t out_dim() const override { return out_dim_; }
+
+ private:
+  size_t in_dim_;
+  size_t out_dim_;
+  BasicMatrix<T> weight_;
+  BasicMatrix<T> weight_grad_;
+  BasicMatrix<T> bias_;
+  BasicMatrix<T> bias_grad_;
+
+  // Saved by Forward for Backward.
+  BlockCsr graph_;
+  std::span<const T> norm_;
+  BasicMatrix<T> aggregate_;  // num_dst x in: the normalised sum
+  // Backward scratch.
+  BasicMatrix<T> grad_aggregate_;
+  BlockCsc csc_;
+};
+
+using GcnConv = BasicGcnConv<float>;
+
+}  // namespace strata

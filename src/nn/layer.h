@@ -1,0 +1,54 @@
+// BasicLayer is the interface of one message-passing layer (SAGEConv, GCNConv, GATConv):
+// an explicit forward over one block and an explicit backward, with the layer keeping what
+// backward needs from forward.
+//
+// Contract: Backward follows the Forward it differentiates, before the next Forward. The
+// graph and input that Forward saw must stay alive and unchanged until then (layers keep
+// views, not copies, of them). Backward overwrites the parameter gradients; it writes the
+// input gradient only when asked (the first layer's input features need none, so the model
+// skips that whole transposed SpMM). Buffers are reused from step to step.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "nn/matrix.h"
+#include "nn/parameter.h"
+#include "nn/sparse.h"
+
+namespace strata {
+
+template <typename T>
+struct LayerInput {
+  BlockCsr graph;                // this layer's block
+  MatrixSpan<const T> features;  // graph.num_src rows of in_dim() values
+  std::span<const T> gcn_norm;   // GCN only: 1/sqrt(deg + 1) of each source, destinations first
+  bool training = false;         // enables dropout inside the layer (GAT attention)
+  uint64_t seed = 0;             // picks those dropout masks
+};
+
+template <typename T>
+class BasicLayer {
+ public:
+  virtual ~BasicLayer() = default;
+
+  // out becomes graph.num_dst x out_dim().
+  virtual void Forward(const LayerInput<T>& input, BasicMatrix<T>& out) = 0;
+  // grad_out is num_dst x out_dim(). With grad_in non-null it becomes num_src x in_dim()
+  // holding dL/dfeatures.
+  virtual void Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* grad_in) = 0;
+
+  // Parameters named "<prefix><name>", in a fixed order.
+  virtual std::vector<BasicParameter<T>> Parameters(const std::string& prefix) = 0;
+  virtual size_t in_dim() const = 0;
+  virtual size_t out_dim() const = 0;
+
+  void set_threads(unsigned threads) { threads_ = threads == 0 ? 1 : threads; }
+  unsigned threads() const { return threads_; }
+
+ protected:
+  unsigned threads_ = 1;
+};
+
+}  // namespace strata

@@ -1,0 +1,179 @@
+#include "nn/model.h"
+
+#include <algorithm>
+#include <string>
+
+#include "common/random.h"
+#include "nn/activations.h"
+#include "nn/gat_conv.h"
+#include "nn/gcn_conv.h"
+#include "nn/sage_conv.h"
+#include "strata/error.h"
+
+namespace strata {
+namespace {
+
+void CheckProbability(const char* what, double p) {
+  if (!(p >= 0 && p < 1)) {
+    throw Error::Input(std::string(what) + " " + std::to_string(p) + " is outside [0, 1)");
+  }
+}
+
+// Stream indices under the step seed: layer l's attention dropout and the dropout after it.
+uint64_t AttentionStream(size_t layer) { return 2 * layer + 1; }
+uint64_t ActivationStream(size_t layer) { return 2 * layer + 2; }
+constexpr uint64_t kInputStream = 0;
+
+}  // namespace
+
+ModelKind ParseModelKind(std::string_view name) {
+  if (name == "sage") return ModelKind::kSage;
+  if (name == "gcn") return ModelKind::kGcn;
+  if (name == "gat") return ModelKind::kGat;
+  throw Error::Input("unknown model '" + std::string(name) + "': expected sage, gcn or gat");
+}
+
+std::string_view ModelKindName(ModelKind kind) {
+  switch (kind) {
+    case ModelKind::kSage:
+      return "sage";
+    case ModelKind::kGcn:
+      return "gcn";
+    case ModelKind::kGat:
+      return "gat";
+  }
+  return "?";
+}
+
+template <typename T>
+BasicModel<T>::BasicModel(const ModelConfig& config) : config_(config) {
+  if (config.layers == 0) throw Error::Input("the model needs at least one layer");
+  if (config.in_dim == 0 || config.hidden == 0 || config.num_classes == 0) {
+    throw Error::Input("input, hidden and class dimensions must be positive");
+  }
+  CheckProbability("dropout", config.dropout);
+  CheckProbability("input dropout", config.input_dropout);
+  CheckProbability("attention dropout", config.attention_dropout);
+  if (config.kind == ModelKind::kGat && (config.heads == 0 || config.out_heads == 0)) {
+    throw Error::Input("GAT needs at least one head");
+  }
+  config_.threads = std::max(1u, config.threads);
+  size_t in = config.in_dim;
+  for (size_t l = 0; l < config.layers; ++l) {
+    const bool last = l + 1 == config.layers;
+    const uint64_t seed = MixSeed(config.seed, l);
+    std::unique_ptr<BasicLayer<T>> layer;
+    switch (config.kind) {
+      case ModelKind::kSage:
+        layer =
+            std::make_unique<BasicSageConv<T>>(in, last ? config.num_classes : config.hidden, seed);
+        break;
+      case ModelKind::kGcn:
+        layer =
+            std::make_unique<BasicGcnConv<T>>(in, last ? config.num_classes : config.hidden, seed);
+        break;
+      case ModelKind::kGat: {
+        GatOptions options;
+        options.heads = last ? config.out_heads : config.heads;
+        options.concat_heads = !last;
+        options.attention_dropout = config.attention_dropout;
+        layer = std::make_unique<BasicGatConv<T>>(in, last ? config.num_classes : config.hidden,
+                                                  options, seed);
+        break;
+      }
+    }
+    layer->set_threads(config_.threads);
+    in = layer->out_dim();
+    layers_.push_back(std::move(layer));
+  }
+  outputs_.resize(config.layers);
+  grads_.resize(config.layers);
+}
+
+template <typename T>
+BasicModel<T>::~BasicModel() = default;
+
+template <typename T>
+MatrixSpan<const T> BasicModel<T>::Forward(std::span<const Block> blocks,
+                                           MatrixSpan<const T> features,
+                                           std::span<const T> gcn_norm, bool training,
+                                           uint64_t step_seed) {
+  const size_t num_layers = layers_.size();
+  if (blocks.size() != num_layers) {
+    throw Error::Internal("the model has " + std::to_string(num_layers) + " layers but the batch " +
+                          std::to_string(blocks.size()) + " blocks");
+  }
+  // Layer l + 1 reads layer l's output rows as its sources, so its sources must be layer l's
+  // destinations in the same order (this also makes every gcn_norm prefix line up).
+  for (size_t l = 0; l + 1 < num_layers; ++l) {
+    if (blocks[l].num_dst() != blocks[l + 1].num_src() ||
+        !std::equal(blocks[l + 1].src_nodes.begin(), blocks[l + 1].src_nodes.end(),
+                    blocks[l].src_nodes.begin())) {
+      throw Error::Internal("block " + std::to_string(l + 1) + "'s sources are not block " +
+                            std::to_string(l) + "'s destinations");
+    }
+  }
+  if (features.rows() != blocks[0].num_src() || features.cols() != config_.in_dim) {
+    throw Error::Internal(
+        "features are " + std::to_string(features.rows()) + "x" + std::to_string(features.cols()) +
+        ", expected " + std::to_string(blocks[0].num_src()) + "x" + std::to_string(config_.in_dim));
+  }
+  if (config_.kind == ModelKind::kGcn && gcn_norm.size() < blocks[0].num_src()) {
+    throw Error::Internal("GCN needs a normalisation value for each of the " +
+                          std::to_string(blocks[0].num_src()) + " input nodes");
+  }
+  const unsigned threads = config_.threads;
+  MatrixSpan<const T> h = features;
+  if (training && config_.input_dropout > 0) {
+    dropped_input_.Resize(features.rows(), features.cols());
+    Dropout<T>(features, dropped_input_.span(), config_.input_dropout,
+               MixSeed(step_seed, kInputStream), threads);
+    h = dropped_input_.span();
+  }
+  step_dropout_ = training ? config_.dropout : 0.0;
+  for (size_t l = 0; l < num_layers; ++l) {
+    LayerInput<T> input;
+    input.graph = CsrOf(blocks[l]);
+    input.features = h;
+    if (config_.kind == ModelKind::kGcn) input.gcn_norm = gcn_norm.first(blocks[l].num_src());
+    input.training = training;
+    input.seed = MixSeed(step_seed, AttentionStream(l));
+    layers_[l]->Forward(input, outputs_[l]);
+    if (l + 1 < num_layers) {
+      ReluDropout<T>(outputs_[l].span(), step_dropout_, MixSeed(step_seed, ActivationStream(l)),
+                     threads);
+    }
+    h = outputs_[l].span();
+  }
+  return h;
+}
+
+template <typename T>
+void BasicModel<T>::Backward(MatrixSpan<const T> grad_logits) {
+  const unsigned threads = config_.threads;
+  MatrixSpan<const T> grad = grad_logits;
+  for (size_t l = layers_.size(); l-- > 0;) {
+    BasicMatrix<T>* grad_in = l > 0 ? &grads_[l - 1] : nullptr;
+    layers_[l]->Backward(grad, grad_in);
+    if (l > 0) {
+      ReluDropoutBackward<T>(outputs_[l - 1].span(), grads_[l - 1].span(), step_dropout_, threads);
+      grad = grads_[l - 1].span();
+    }
+  }
+}
+
+template <typename T>
+std::vector<BasicParameter<T>> BasicModel<T>::Parameters() {
+  std::vector<BasicParameter<T>> all;
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    for (auto& p : layers_[l]->Parameters("layers." + std::to_string(l) + ".")) {
+      all.push_back(std::move(p));
+    }
+  }
+  return all;
+}
+
+template class BasicModel<float>;
+template class BasicModel<double>;
+
+}  // namespace strata

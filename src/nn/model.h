@@ -1,0 +1,95 @@
+// BasicModel is a stack of L message-passing layers of one kind (GraphSAGE, GCN or GAT)
+// trained on sampled mini-batches: forward over a batch's blocks (input layer first) from
+// the input feature matrix to the seeds' logits, backward from the loss gradient, and the
+// list of parameters for the optimizer and checkpoints.
+//
+// Between layers: ReLU, then dropout (training only), fused into one pass whose backward
+// needs no stored mask. Optionally dropout on the input features too (the GCN and GAT
+// papers do this; it costs a copy of the input matrix, so it is off by default).
+//
+// Layer widths: in_dim -> hidden -> ... -> hidden -> num_classes. For GAT, hidden is per
+// head: hidden layers output heads * hidden (concatenated) and the last layer averages
+// out_heads heads of num_classes.
+//
+// Dropout masks come from (step_seed, layer); parameters from (config.seed, layer): the same
+// seeds give bit-identical parameters, outputs and gradients, for any config.threads.
+//
+// Memory: every buffer is kept and reused across steps, so steady-state training allocates
+// only when a batch is larger than any before it. Forward keeps views of the blocks and the
+// feature matrix; they must stay alive and unchanged until Backward returns.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nn/layer.h"
+#include "nn/matrix.h"
+#include "nn/parameter.h"
+#include "sampling/block.h"
+
+namespace strata {
+
+enum class ModelKind { kSage, kGcn, kGat };
+
+// "sage" | "gcn" | "gat"; anything else throws strata::Error (input).
+ModelKind ParseModelKind(std::string_view name);
+std::string_view ModelKindName(ModelKind kind);
+
+struct ModelConfig {
+  ModelKind kind = ModelKind::kSage;
+  size_t in_dim = 0;
+  size_t hidden = 256;  // per head for GAT
+  size_t num_classes = 0;
+  size_t layers = 2;
+  double dropout = 0.5;          // after each hidden layer's ReLU
+  double input_dropout = 0;      // on the input features
+  size_t heads = 8;              // GAT hidden layers, concatenated
+  size_t out_heads = 1;          // GAT last layer, averaged
+  double attention_dropout = 0;  // GAT
+  uint64_t seed = 0;
+  unsigned threads = 1;  // kernel threads (GEMM included)
+};
+
+template <typename T>
+class BasicModel {
+ public:
+  // Builds and initialises the layers. Throws strata::Error (input) on a bad config.
+  explicit BasicModel(const ModelConfig& config);
+  ~BasicModel();
+  BasicModel(const BasicModel&) = delete;
+  BasicModel& operator=(const BasicModel&) = delete;
+
+  // blocks: config.layers blocks, input layer first, chained (blocks[l].num_dst() ==
+  // blocks[l + 1].num_src()). features: blocks[0].num_src() x in_dim, one row per input
+  // node. gcn_norm (GCN only): 1/sqrt(in-degree + 1) of each input node; later layers use its
+  // prefixes, since each block's sources are the first sources of the block before it.
+  // training: dropout on. step_seed: picks the dropout masks.
+  // Returns the logits, blocks.back().num_dst() x num_classes, valid until the next Forward.
+  MatrixSpan<const T> Forward(std::span<const Block> blocks, MatrixSpan<const T> features,
+                              std::span<const T> gcn_norm, bool training, uint64_t step_seed);
+
+  // Backpropagates dL/dlogits (the shape Forward returned) and overwrites every parameter's
+  // gradient.
+  void Backward(MatrixSpan<const T> grad_logits);
+
+  // All parameters, named "layers.<l>.<name>", in a fixed order.
+  std::vector<BasicParameter<T>> Parameters();
+  const ModelConfig& config() const { return config_; }
+  BasicLayer<T>& layer(size_t l) { return *layers_[l]; }
+
+ private:
+  ModelConfig config_;
+  std::vector<std::unique_ptr<BasicLayer<T>>> layers_;
+  std::vector<BasicMatrix<T>> outputs_;  // per layer; hidden ones hold relu+dropout in place
+  std::vector<BasicMatrix<T>> grads_;    // grads_[l]: dL/d(input of layer l + 1)
+  BasicMatrix<T> dropped_input_;
+  double step_dropout_ = 0;  // the between-layer dropout of the last Forward
+};
+
+using Model = BasicModel<float>;
+
+}  // namespace strata

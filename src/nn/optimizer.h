@@ -1,0 +1,45 @@
+// Optimizer updates a fixed list of parameters from their gradients, one Step per batch.
+// Subclasses keep per-parameter state (moments, momentum) that checkpoints save and restore
+// through State(): named tensors in a fixed order, plus the step count.
+//
+// Invariant: the parameter views passed at construction stay valid for the optimizer's life
+// (they point into the model's layers).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nn/matrix.h"
+#include "nn/parameter.h"
+
+namespace strata {
+
+struct OptimizerState {
+  std::string name;
+  MatrixSpan<float> values;
+};
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+
+  // value -= update(grad), for every parameter.
+  virtual void Step() = 0;
+  // "adam" or "sgd", as recorded in checkpoints.
+  virtual std::string_view kind() const = 0;
+  // The per-parameter state tensors, named "<kind>.<what>.<parameter name>".
+  virtual std::vector<OptimizerState> State() = 0;
+
+  uint64_t steps() const { return steps_; }
+  void set_steps(uint64_t steps) { steps_ = steps; }
+  const std::vector<Parameter>& parameters() const { return params_; }
+
+ protected:
+  explicit Optimizer(std::vector<Parameter> params) : params_(std::move(params)) {}
+  std::vector<Parameter> params_;
+  uint64_t steps_ = 0;
+};
+
+}  // namespace strata

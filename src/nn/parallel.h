@@ -1,0 +1,49 @@
+// How the nn kernels spread work over threads: CSR or CSC segments in ranges of about equal edge
+// counts, plain rows in equal ranges. Every output row is produced by exactly one thread in
+// a fixed order, so a kernel's result never depends on how many threads ran it. Small inputs
+// run on the calling thread, where starting a thread would cost more than the work.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+
+#include "common/parallel.h"
+#include "nn/sparse.h"
+
+namespace strata {
+
+// Below this many scalar operations a kernel runs on one thread (a thread start costs
+// tens of microseconds, about this much arithmetic).
+inline constexpr uint64_t kMinParallelWork = 1 << 16;
+
+// Runs fn(begin, end) over ranges of the segments of `indptr` (the destinations of a CSR or
+// the sources of a CSC), balanced by edge count;
+// work_per_edge scales the edge count into the scalar operations that decide whether to
+// use threads.
+template <typename Fn>
+void ForSegments(unsigned threads, std::span<const uint32_t> indptr, uint64_t work_per_edge,
+                 Fn&& fn) {
+  const uint32_t num_dst = static_cast<uint32_t>(indptr.size() - 1);
+  const uint64_t work = (uint64_t{indptr[num_dst]} + num_dst) * work_per_edge;
+  if (threads <= 1 || work < kMinParallelWork || num_dst < 2) {
+    fn(uint32_t{0}, num_dst);
+    return;
+  }
+  const std::vector<uint32_t> bounds = SplitByEdges(indptr, threads);
+  ParallelFor(threads, threads, [&](uint64_t begin, uint64_t end) {
+    for (uint64_t part = begin; part < end; ++part) fn(bounds[part], bounds[part + 1]);
+  });
+}
+
+// Runs fn(begin, end) over equal ranges of [0, rows); work_per_row as above.
+template <typename Fn>
+void ForRows(unsigned threads, uint64_t rows, uint64_t work_per_row, Fn&& fn) {
+  if (threads <= 1 || rows * work_per_row < kMinParallelWork || rows < 2) {
+    fn(uint64_t{0}, rows);
+    return;
+  }
+  ParallelFor(threads, rows, [&](uint64_t begin, uint64_t end) { fn(begin, end); });
+}
+
+}  // namespace strata

@@ -1,0 +1,91 @@
+#include "nn/sage_conv.h"
+
+#include <cmath>
+#include <string>
+
+#include "common/random.h"
+#include "nn/activations.h"
+#include "nn/gemm.h"
+#include "nn/init.h"
+#include "nn/parallel.h"
+#include "nn/row_ops.h"
+#include "nn/spmm.h"
+#include "strata/error.h"
+
+namespace strata {
+
+template <typename T>
+BasicSageConv<T>::BasicSageConv(size_t in_dim, size_t out_dim, uint64_t seed)
+    : in_dim_(in_dim),
+      out_dim_(out_dim),
+      weight_(2 * in_dim, out_dim),
+      weight_grad_(2 * in_dim, out_dim),
+      bias_(1, out_dim),
+      bias_grad_(1, out_dim) {
+  const double gain = std::sqrt(2.0);
+  GlorotUniform(weight_.span().RowRange(0, in_dim), in_dim, out_dim, MixSeed(seed, 0), gain);
+  GlorotUniform(weight_.span().RowRange(in_dim, in_dim), in_dim, out_dim, MixSeed(seed, 1), gain);
+}
+
+template <typename T>
+void BasicSageConv<T>::Forward(const LayerInput<T>& input, BasicMatrix<T>& out) {
+  const BlockCsr& g = input.graph;
+  CheckCsr(g);
+  if (input.features.rows() != g.num_src || input.features.cols() != in_dim_) {
+    throw Error::Internal("SageConv: input is " + std::to_string(input.features.rows()) + "x" +
+                          std::to_string(input.features.cols()) + ", expected " +
+                          std::to_string(g.num_src) + "x" + std::to_string(in_dim_));
+  }
+  graph_ = g;
+  const unsigned threads = this->threads_;
+  self_and_mean_.Resize(g.num_dst, 2 * in_dim_);
+  MatrixSpan<T> cat = self_and_mean_.span();
+  ForRows(threads, g.num_dst, in_dim_, [&](uint64_t begin, uint64_t end) {
+    for (uint64_t d = begin; d < end; ++d) CopyRow(cat.row(d), input.features.row(d), in_dim_);
+  });
+  Spmm<T>(g, Reduce::kMean, input.features, cat.Sub(0, in_dim_, g.num_dst, in_dim_), threads);
+  out.Resize(g.num_dst, out_dim_);
+  BroadcastRows<T>(bias_.values(), out.span(), threads);
+  Gemm<T>(Trans::kNo, Trans::kNo, 1, self_and_mean_.span(), weight_.span(), 1, out.span(), threads);
+}
+
+template <typename T>
+void BasicSageConv<T>::Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* grad_in) {
+  const unsigned threads = this->threads_;
+  const BlockCsr& g = graph_;
+  if (grad_out.rows() != g.num_dst || grad_out.cols() != out_dim_) {
+    throw Error::Internal("SageConv: output gradient has the wrong shape");
+  }
+  Gemm<T>(Trans::kYes, Trans::kNo, 1, self_and_mean_.span(), grad_out, 0, weight_grad_.span(),
+          threads);
+  ColumnSums<T>(grad_out, bias_grad_.values(), threads);
+  if (grad_in == nullptr) return;
+  grad_self_and_mean_.Resize(g.num_dst, 2 * in_dim_);
+  Gemm<T>(Trans::kNo, Trans::kYes, 1, grad_out, weight_.span(), 0, grad_self_and_mean_.span(),
+          threads);
+  csc_.Build(g);
+  grad_in->Resize(g.num_src, in_dim_);
+  MatrixSpan<const T> grad_cat = grad_self_and_mean_.span();
+  SpmmTransposed<T>(g, csc_, Reduce::kMean, grad_cat.Sub(0, in_dim_, g.num_dst, in_dim_),
+                    grad_in->span(), false, threads);
+  MatrixSpan<T> gi = grad_in->span();
+  ForRows(threads, g.num_dst, in_dim_, [&](uint64_t begin, uint64_t end) {
+    for (uint64_t d = begin; d < end; ++d) AddRow(gi.row(d), grad_cat.row(d), in_dim_);
+  });
+}
+
+template <typename T>
+std::vector<BasicParameter<T>> BasicSageConv<T>::Parameters(const std::string& prefix) {
+  return {
+      {prefix + "w_self", weight_.span().RowRange(0, in_dim_),
+       weight_grad_.span().RowRange(0, in_dim_)},
+      {prefix + "w_neigh", weight_.span().RowRange(in_dim_, in_dim_),
+       weight_grad_.span().RowRange(in_dim_, in_dim_)},
+      {prefix + "bias", bias_.span(), bias_grad_.span()},
+  };
+}
+
+template class BasicSageConv<float>;
+template class BasicSageConv<double>;
+
+}  // namespace strata

@@ -1,0 +1,74 @@
+// SpMM: sparse (a block's edges) times dense (one row per node) products, the aggregation
+// step of message passing, and their transposes, which are the gradients with respect to
+// the dense input (thesis §2.1: dL/dH = A^T dL/dX).
+//
+// Fused gather + aggregate (thesis §5.3.2, "Sample-Gather-Aggregation"): the kernels read
+// each neighbour's row straight out of the layer's input matrix by its local id. A
+// framework that expresses aggregation as index_select + index_add (PyTorch's h[col]) first
+// materialises one row per edge, E x F values written and read back; for the first layer
+// of a 15,10,5 sampled GraphSAGE batch that is ~900k x 128 floats (~460 MB) per step that
+// these kernels never write. For GraphSAGE and GCN, which aggregate before transforming, the
+// first layer also never runs the transpose: input features need no gradient, so that SpMM
+// is skipped entirely (the dead-code elimination of Joestar, thesis §5.3.3).
+//
+// Determinism: forward kernels give each destination row to one thread; transposed kernels
+// walk a BlockCsc and give each source row to one thread; sums run in edge order. Results
+// are bit-identical for any thread count.
+//
+// Shapes: `in`/`grad_in` have csr.num_src rows, `out`/`grad_out` have csr.num_dst rows, all
+// the same number of columns. Mismatches throw strata::Error.
+#pragma once
+
+#include <span>
+#include <type_traits>
+
+#include "nn/matrix.h"
+#include "nn/sparse.h"
+
+namespace strata {
+
+enum class Reduce { kSum, kMean };
+
+// out[d] = sum (or mean) of in[s] over the edges s -> d; 0 for a destination without edges.
+template <typename T>
+void Spmm(const BlockCsr& csr, Reduce reduce, MatrixSpan<const std::type_identity_t<T>> in,
+          MatrixSpan<T> out, unsigned threads = 1);
+
+// The transpose of Spmm: grad_in[s] (+)= sum over edges s -> d of grad_out[d] (divided by
+// deg(d) for kMean). With accumulate false, grad_in is overwritten (0 for sources without
+// edges); with true, the sums are added to it. csc must be built from csr.
+template <typename T>
+void SpmmTransposed(const BlockCsr& csr, const BlockCsc& csc, Reduce reduce,
+                    MatrixSpan<const std::type_identity_t<T>> grad_out, MatrixSpan<T> grad_in,
+                    bool accumulate, unsigned threads = 1);
+
+// Multi-head edge-weighted aggregation for attention: with H = weights.cols() heads and
+// F = in.cols() / H features per head, out[d][h*F .. (h+1)*F) = sum over edges e = s -> d
+// of weights(e, h) * in[s][h*F .. (h+1)*F). weights has one row per edge.
+template <typename T>
+void SpmmWeighted(const BlockCsr& csr, MatrixSpan<const std::type_identity_t<T>> weights,
+                  MatrixSpan<const std::type_identity_t<T>> in, MatrixSpan<T> out,
+                  unsigned threads = 1);
+
+// Its transpose: grad_in[s][head h] (+)= sum over edges e = s -> d of weights(e, h) *
+// grad_out[d][head h].
+template <typename T>
+void SpmmWeightedTransposed(const BlockCsc& csc, MatrixSpan<const std::type_identity_t<T>> weights,
+                            MatrixSpan<const std::type_identity_t<T>> grad_out,
+                            MatrixSpan<T> grad_in, bool accumulate, unsigned threads = 1);
+
+// GCN's symmetric normalisation with a self loop: out[d] = norm[d] * (norm[d] * in[d] +
+// sum over edges s -> d of norm[s] * in[s]), norm[v] = 1 / sqrt(deg(v) + 1) with deg the
+// node's in-degree in the full graph. norm has num_src entries, destinations first.
+template <typename T>
+void SpmmGcn(const BlockCsr& csr, std::span<const std::type_identity_t<T>> norm,
+             MatrixSpan<const std::type_identity_t<T>> in, MatrixSpan<T> out, unsigned threads = 1);
+
+// Its transpose: grad_in[s] (+)= norm[s] * (sum over edges s -> d of norm[d] * grad_out[d]
+// + (s < num_dst ? norm[s] * grad_out[s] : 0)).
+template <typename T>
+void SpmmGcnTransposed(const BlockCsc& csc, std::span<const std::type_identity_t<T>> norm,
+                       MatrixSpan<const std::type_identity_t<T>> grad_out, MatrixSpan<T> grad_in,
+                       bool accumulate, unsigned threads = 1);
+
+}  // namespace strata

@@ -1,0 +1,261 @@
+#include "sampling/neighbor_sampler.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/parallel.h"
+#include "common/random.h"
+#include "sampling/local_ids.h"
+#include "strata/error.h"
+
+namespace strata {
+namespace {
+
+// Independent random streams of one sampler seed: the epoch shuffles, the training batches
+// and the batches of given seeds never share numbers.
+constexpr uint64_t kShuffleStream = 1;
+constexpr uint64_t kBatchStream = 2;
+constexpr uint64_t kSeedListStream = 3;
+
+// Epoch permutations kept at once: a pipeline running ahead across an epoch boundary asks
+// for the next epoch while the last batches of the current one are still being sampled.
+constexpr size_t kCachedEpochs = 2;
+
+// Below this many destinations a layer's picks run on the calling thread.
+constexpr uint64_t kMinParallelDestinations = 2048;
+
+// Up to this many picks, Floyd's membership test scans the picks so far; above it a bitmap
+// over the destination's edges keeps the test O(1).
+constexpr uint64_t kLinearScanPicks = 32;
+
+// `count` distinct positions in [0, degree), count < degree, uniformly (Floyd's algorithm:
+// every subset equally likely), written ascending to out[0 .. count). `bitmap` is scratch,
+// all zero between calls.
+void ChooseDistinct(Rng& rng, uint64_t degree, uint64_t count, uint64_t* out,
+                    std::vector<uint64_t>& bitmap) {
+  if (count <= kLinearScanPicks) {
+    for (uint64_t j = degree - count, n = 0; j < degree; ++j, ++n) {
+      const uint64_t t = rng.Below(j + 1);
+      out[n] = std::find(out, out + n, t) == out + n ? t : j;  // j is never taken before step j
+    }
+  } else {
+    if (bitmap.size() * 64 < degree) bitmap.resize((degree + 63) / 64, 0);
+    for (uint64_t j = degree - count, n = 0; j < degree; ++j, ++n) {
+      uint64_t t = rng.Below(j + 1);
+      if (bitmap[t / 64] >> (t % 64) & 1) t = j;
+      bitmap[t / 64] |= uint64_t{1} << (t % 64);
+      out[n] = t;
+    }
+    for (uint64_t n = 0; n < count; ++n) bitmap[out[n] / 64] = 0;
+  }
+  std::sort(out, out + count);
+}
+
+}  // namespace
+
+// What one Sample call needs besides its result; borrowed from the pool for the call.
+struct NeighborSampler::Scratch {
+  std::vector<EdgeRange> edge_ranges;     // one layer's destinations' in-edges
+  std::vector<uint64_t> picked;           // their chosen edges, then those edges' sources
+  std::vector<LocalIdScratch> local_ids;  // per layer: the layers' sizes differ widely
+};
+
+class NeighborSampler::ScratchLease {
+ public:
+  explicit ScratchLease(const NeighborSampler& sampler) : sampler_(sampler) {
+    std::lock_guard lock(sampler_.scratch_mutex_);
+    if (sampler_.free_scratch_.empty()) {
+      scratch_ = std::make_unique<Scratch>();
+    } else {
+      scratch_ = std::move(sampler_.free_scratch_.back());
+      sampler_.free_scratch_.pop_back();
+    }
+  }
+  ~ScratchLease() {
+    std::lock_guard lock(sampler_.scratch_mutex_);
+    sampler_.free_scratch_.push_back(std::move(scratch_));
+  }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  Scratch* operator->() { return scratch_.get(); }
+  Scratch& operator*() { return *scratch_; }
+
+ private:
+  const NeighborSampler& sampler_;
+  std::unique_ptr<Scratch> scratch_;
+};
+
+NeighborSampler::NeighborSampler(const CscGraph& graph, std::vector<uint64_t> train_ids,
+                                 std::vector<int> fanouts, uint64_t batch_size, uint64_t seed,
+                                 MemoryBudget& budget, unsigned threads, bool drop_last)
+    : graph_(graph),
+      budget_(budget),
+      fanouts_(std::move(fanouts)),
+      batch_size_(batch_size),
+      seed_(seed),
+      threads_(std::max(1u, threads)),
+      drop_last_(drop_last) {
+  if (fanouts_.empty()) throw Error::Input("the sampler needs at least one fanout");
+  for (int f : fanouts_) {
+    if (f == 0 || f < -1) {
+      throw Error::Input(fmt::format("fanout {} is not a positive integer or -1", f));
+    }
+  }
+  if (batch_size_ == 0) throw Error::Input("the batch size must be positive");
+  train_ids_ = ChargedArray<uint64_t>(budget, train_ids.size(), "the sampler's training ids");
+  for (size_t i = 0; i < train_ids.size(); ++i) {
+    if (train_ids[i] >= graph_.num_nodes()) {
+      throw Error::Input(
+          fmt::format("training node {} is >= num_nodes {}", train_ids[i], graph_.num_nodes()));
+    }
+    train_ids_[i] = train_ids[i];
+  }
+}
+
+NeighborSampler::~NeighborSampler() = default;
+
+uint64_t NeighborSampler::batches_per_epoch() const {
+  const uint64_t n = train_ids_.size();
+  return drop_last_ ? n / batch_size_ : (n + batch_size_ - 1) / batch_size_;
+}
+
+std::shared_ptr<const NeighborSampler::Permutation> NeighborSampler::EpochPermutation(
+    uint64_t epoch) const {
+  // Built under the lock: callers asking for the same epoch wait for the one build instead
+  // of each shuffling (and charging) a copy.
+  std::lock_guard lock(permutation_mutex_);
+  for (const auto& [e, permutation] : permutations_) {
+    if (e == epoch) return permutation;
+  }
+  const uint64_t n = train_ids_.size();
+  auto permutation = std::make_shared<Permutation>(budget_, n, "an epoch's shuffled seeds");
+  Permutation& p = *permutation;
+  std::copy(train_ids_.data(), train_ids_.data() + n, p.data());
+  Rng rng(MixSeed(MixSeed(seed_, kShuffleStream), epoch));
+  for (uint64_t i = n; i > 1; --i) std::swap(p[i - 1], p[rng.Below(i)]);  // Fisher-Yates
+  if (permutations_.size() >= kCachedEpochs) {
+    // Drop the earliest epoch: training moves forward.
+    auto oldest = std::min_element(permutations_.begin(), permutations_.end(),
+                                   [](const auto& a, const auto& b) { return a.first < b.first; });
+    permutations_.erase(oldest);
+  }
+  permutations_.emplace_back(epoch, permutation);
+  return permutation;
+}
+
+std::vector<uint64_t> NeighborSampler::BatchSeeds(uint64_t epoch, uint64_t batch) const {
+  if (batch >= batches_per_epoch()) {
+    throw Error::Internal(
+        fmt::format("batch {} asked of an epoch of {} batches", batch, batches_per_epoch()));
+  }
+  std::shared_ptr<const Permutation> permutation = EpochPermutation(epoch);
+  const uint64_t begin = batch * batch_size_;
+  const uint64_t end = std::min(begin + batch_size_, permutation->size());
+  return {permutation->data() + begin, permutation->data() + end};
+}
+
+SampledBatch NeighborSampler::Sample(uint64_t epoch, uint64_t batch) const {
+  std::vector<uint64_t> seeds = BatchSeeds(epoch, batch);
+  const uint64_t stream = MixSeed(MixSeed(MixSeed(seed_, kBatchStream), epoch), batch);
+  SampledBatch result = SampleFrom(seeds, fanouts_, stream);
+  result.epoch = epoch;
+  result.index = batch;
+  return result;
+}
+
+SampledBatch NeighborSampler::SampleSeeds(std::span<const uint64_t> seeds, uint64_t stream) const {
+  SampledBatch result =
+      SampleFrom(seeds, fanouts_, MixSeed(MixSeed(seed_, kSeedListStream), stream));
+  result.index = stream;
+  return result;
+}
+
+SampledBatch NeighborSampler::SampleFullNeighborhood(std::span<const uint64_t> seeds) const {
+  const std::vector<int> all(fanouts_.size(), -1);
+  return SampleFrom(seeds, all, 0);
+}
+
+SampledBatch NeighborSampler::SampleFrom(std::span<const uint64_t> seeds,
+                                         std::span<const int> fanouts, uint64_t stream_seed) const {
+  for (uint64_t v : seeds) {
+    if (v >= graph_.num_nodes()) {
+      throw Error::Input(fmt::format("seed node {} is >= num_nodes {}", v, graph_.num_nodes()));
+    }
+  }
+  SampledBatch batch;
+  batch.blocks.resize(fanouts.size());
+  ScratchLease scratch(*this);
+  if (scratch->local_ids.size() < fanouts.size()) scratch->local_ids.resize(fanouts.size());
+  std::span<const uint64_t> dst = seeds;
+  for (size_t l = fanouts.size(); l-- > 0;) {
+    Block& block = batch.blocks[l];
+    PickNeighbors(dst, fanouts[l], MixSeed(stream_seed, l), *scratch, block);
+    AssignLocalIds(dst, scratch->picked, threads_, scratch->local_ids[l], block.src_nodes,
+                   block.indices);
+    block.dst_count = static_cast<uint32_t>(dst.size());
+    dst = block.src_nodes;  // this layer's sources are the next (lower) layer's destinations
+  }
+  return batch;
+}
+
+void NeighborSampler::PickNeighbors(std::span<const uint64_t> dst, int fanout, uint64_t layer_seed,
+                                    Scratch& scratch, Block& block) const {
+  const uint64_t num_dst = dst.size();
+  const unsigned workers = num_dst < kMinParallelDestinations ? 1u : threads_;
+  std::vector<uint32_t>& indptr = block.indptr;
+  std::vector<EdgeRange>& ranges = scratch.edge_ranges;
+  std::vector<uint64_t>& picked = scratch.picked;
+  indptr.resize(num_dst + 1);
+  indptr[0] = 0;
+  ranges.resize(num_dst);
+  // Every pass here is by destination (or by a destination's edges), so the thread split
+  // changes nothing. First the in-edges of each destination and how many it keeps.
+  ParallelFor(workers, num_dst, [&](uint64_t begin, uint64_t end) {
+    for (uint64_t i = begin; i < end; ++i) {
+      const uint64_t degree = graph_.InDegree(dst[i]);
+      const uint64_t kept =
+          fanout < 0 ? degree : std::min<uint64_t>(degree, static_cast<uint64_t>(fanout));
+      if (kept >= UINT32_MAX) {
+        throw Error::Input(fmt::format("node {} has {} in-neighbours, more than a block can hold",
+                                       dst[i], degree));
+      }
+      ranges[i] = EdgeRange{graph_.EdgeBegin(dst[i]), degree};
+      indptr[i + 1] = static_cast<uint32_t>(kept);
+    }
+  });
+  uint64_t total = 0;
+  for (uint64_t i = 1; i <= num_dst; ++i) {
+    total += indptr[i];
+    if (total + num_dst >= UINT32_MAX) {
+      throw Error::Input(fmt::format(
+          "a sampled layer of {} destinations has more edges than 32-bit local ids can number; "
+          "lower the batch size or the fanouts",
+          num_dst));
+    }
+    indptr[i] = static_cast<uint32_t>(total);
+  }
+  picked.resize(total);
+
+  ParallelFor(workers, num_dst, [&](uint64_t begin, uint64_t end) {
+    std::vector<uint64_t> bitmap;
+    for (uint64_t i = begin; i < end; ++i) {
+      const auto [first_edge, degree] = ranges[i];
+      const uint64_t kept = indptr[i + 1] - indptr[i];
+      uint64_t* out = picked.data() + indptr[i];
+      if (kept == degree) {
+        for (uint64_t k = 0; k < degree; ++k) out[k] = first_edge + k;
+        continue;
+      }
+      // The destination's own stream: the same picks whichever thread draws them.
+      Rng rng(MixSeed(layer_seed, i));
+      ChooseDistinct(rng, degree, kept, out, bitmap);
+      for (uint64_t k = 0; k < kept; ++k) out[k] += first_edge;
+    }
+    // Edge ids to source ids in a separate tight loop: its loads are independent cache misses
+    // that the CPU overlaps, where interleaved with the random draws they would not be.
+    for (uint64_t k = indptr[begin]; k < indptr[end]; ++k) picked[k] = graph_.Source(picked[k]);
+  });
+}
+
+}  // namespace strata

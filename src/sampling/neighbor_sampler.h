@@ -1,0 +1,113 @@
+// NeighborSampler draws the mini-batches of GNN training: uniform neighbour sampling without
+// replacement with one fanout per layer (GraphSAGE, DGL's NeighborSampler), returning one
+// Block per layer (sampling/block.h).
+//
+// Fanouts are listed from the input layer to the output layer, as in DGL, so the last
+// fanout is applied first, to the seeds; -1 takes every in-neighbour. A destination with
+// in-degree <= fanout keeps all its in-edges; otherwise `fanout` distinct in-edges are
+// chosen uniformly (Floyd's algorithm). A destination's sources are stored in ascending
+// global id (the CSC's order); the block's new source nodes get local ids in order of first
+// appearance (destination order, then edge order).
+//
+// Determinism: batch b of epoch e depends only on (seed, e, b). The training ids are shuffled
+// per epoch by a permutation drawn from (seed, e) alone, batch b takes positions
+// [b * batch_size, (b + 1) * batch_size) of it, and every destination draws from its own
+// random stream, derived from (seed, e, b, layer, destination position). Nothing depends on
+// the thread count, on which batches were sampled before, or on timing, so a pipeline may
+// sample batches ahead and out of order on several threads.
+//
+// Within a batch, each layer runs on `threads` threads in two steps: the picks, by ranges
+// of destinations (first all draws as edge ids, then one gather of their sources, so that
+// the cache misses on the graph overlap), then the local numbering (AssignLocalIds in
+// sampling/local_ids.h). Neither step lets the split change the result.
+//
+// Thread safety: every const method may be called concurrently from several threads. Each
+// Sample call borrows a scratch object from a pool (one per concurrent caller, kept for
+// reuse); the per-epoch permutations are built once under a mutex and shared.
+//
+// Memory: the training ids and the cached permutations are charged to the budget. Scratch
+// and the returned batches grow with the batch (batch size times the fanouts), not with the
+// graph, and are not charged; a pooled scratch keeps the size of the largest batch it served.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "graph/csc_graph.h"
+#include "sampling/block.h"
+#include "strata/memory_budget.h"
+
+namespace strata {
+
+class NeighborSampler {
+ public:
+  // `train_ids` are the seeds of an epoch (distinct node ids). `threads` sample within one
+  // batch (0 means 1). With `drop_last` an epoch ends before a last, smaller batch.
+  NeighborSampler(const CscGraph& graph, std::vector<uint64_t> train_ids, std::vector<int> fanouts,
+                  uint64_t batch_size, uint64_t seed, MemoryBudget& budget, unsigned threads,
+                  bool drop_last = false);
+  ~NeighborSampler();
+  NeighborSampler(const NeighborSampler&) = delete;
+  NeighborSampler& operator=(const NeighborSampler&) = delete;
+
+  uint64_t batches_per_epoch() const;
+  uint64_t batch_size() const { return batch_size_; }
+  const std::vector<int>& fanouts() const { return fanouts_; }
+  size_t num_layers() const { return fanouts_.size(); }
+
+  // The seeds of batch `batch` of `epoch`, in the order the batch lists them.
+  std::vector<uint64_t> BatchSeeds(uint64_t epoch, uint64_t batch) const;
+
+  // Samples batch `batch` (< batches_per_epoch()) of `epoch`.
+  SampledBatch Sample(uint64_t epoch, uint64_t batch) const;
+
+  // Samples the neighbourhood of given seeds (distinct ids) with the sampler's fanouts, for
+  // sampled evaluation; `stream` picks an independent random stream (e.g. the chunk number).
+  // The batch's epoch is 0 and its index is `stream`.
+  SampledBatch SampleSeeds(std::span<const uint64_t> seeds, uint64_t stream) const;
+
+  // The full neighbourhood of given seeds (distinct ids): num_layers() blocks, every fanout -1,
+  // for evaluation with exact aggregation. Involves no randomness.
+  SampledBatch SampleFullNeighborhood(std::span<const uint64_t> seeds) const;
+
+ private:
+  struct EdgeRange {
+    uint64_t first_edge;
+    uint64_t degree;
+  };
+  struct Scratch;
+  class ScratchLease;
+  using Permutation = ChargedArray<uint64_t>;
+
+  // Builds the blocks of `seeds`, layer by layer from the output layer down. `stream_seed`
+  // seeds every random choice of the batch.
+  SampledBatch SampleFrom(std::span<const uint64_t> seeds, std::span<const int> fanouts,
+                          uint64_t stream_seed) const;
+  // Fills block.indptr and scratch.picked (the chosen sources' global ids, by destination).
+  void PickNeighbors(std::span<const uint64_t> dst, int fanout, uint64_t layer_seed,
+                     Scratch& scratch, Block& block) const;
+  std::shared_ptr<const Permutation> EpochPermutation(uint64_t epoch) const;
+
+  const CscGraph& graph_;
+  MemoryBudget& budget_;
+  ChargedArray<uint64_t> train_ids_;
+  std::vector<int> fanouts_;
+  uint64_t batch_size_;
+  uint64_t seed_;
+  unsigned threads_;
+  bool drop_last_;
+
+  // The permutations of the most recently requested epochs; a pipeline running ahead across
+  // an epoch boundary needs two.
+  mutable std::mutex permutation_mutex_;
+  mutable std::vector<std::pair<uint64_t, std::shared_ptr<const Permutation>>> permutations_;
+
+  mutable std::mutex scratch_mutex_;
+  mutable std::vector<std::unique_ptr<Scratch>> free_scratch_;
+};
+
+}  // namespace strata

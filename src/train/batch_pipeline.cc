@@ -1,0 +1,132 @@
+#include "train/batch_pipeline.h"
+
+#include <chrono>
+#include <deque>
+
+namespace strata {
+namespace {
+
+uint64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// A batch in the fetch thread's window: sampled and pinned, perhaps already submitted.
+struct WindowEntry {
+  ReadyBatch ready;
+  bool submitted = false;
+  FeatureStore::Ticket ticket = 0;
+};
+
+}  // namespace
+
+BatchPipeline::BatchPipeline(const NeighborSampler& sampler, FeatureStore& store,
+                             const PipelineOptions& options, MemoryBudget& budget)
+    : sampler_(sampler),
+      store_(store),
+      options_(options),
+      budget_(budget),
+      sampled_(options.max_run_ahead),
+      ready_(1) {
+  sampler_thread_ = std::thread([this] { SampleLoop(); });
+  fetch_thread_ = std::thread([this] { FetchLoop(); });
+}
+
+BatchPipeline::~BatchPipeline() {
+  stopping_ = true;
+  sampled_.Close();
+  ready_.Close();
+  sampler_thread_.join();
+  fetch_thread_.join();
+}
+
+std::optional<ReadyBatch> BatchPipeline::Next() { return ready_.Pop(); }
+
+StageBusy BatchPipeline::busy() const {
+  return {sample_ns_ * 1e-9, fetch_ns_ * 1e-9, fetch_wait_ns_ * 1e-9, max_in_flight_};
+}
+
+void BatchPipeline::SampleLoop() {
+  try {
+    const uint64_t batches = sampler_.batches_per_epoch();
+    for (uint64_t b = options_.first_batch; b < batches && !stopping_; ++b) {
+      uint64_t start = NowNs();
+      SampledBatch batch = sampler_.Sample(options_.epoch, b);
+      sample_ns_ += NowNs() - start;
+      if (!sampled_.Push(std::move(batch))) return;
+    }
+    sampled_.Close();
+  } catch (...) {
+    sampled_.Close(std::current_exception());
+  }
+}
+
+void BatchPipeline::FetchLoop() {
+  std::deque<WindowEntry> window;
+  const uint64_t dim = store_.dim();
+  try {
+    bool input_done = false;
+    while (!stopping_) {
+      // Take every sampled batch that is ready (waiting only when there is nothing else to
+      // do) and pin its rows: the run-ahead batches are the cache's window.
+      while (!input_done && window.size() < options_.max_run_ahead) {
+        // closed() is read before TryPop: closed and then empty means drained.
+        const bool was_closed = sampled_.closed();
+        std::optional<SampledBatch> batch = window.empty() ? sampled_.Pop() : sampled_.TryPop();
+        if (!batch) {
+          input_done = window.empty() || was_closed;
+          break;
+        }
+        uint64_t start = NowNs();
+        store_.Pin(batch->input_nodes());
+        WindowEntry entry;
+        entry.ready.batch = std::move(*batch);
+        window.push_back(std::move(entry));
+        fetch_ns_ += NowNs() - start;
+      }
+      if (window.empty()) break;
+      // Submit gathers in order while the device has room for more reads and the budget for
+      // more feature matrices; the oldest batch is always submitted.
+      uint64_t start = NowNs();
+      uint64_t in_flight = 0;
+      for (WindowEntry& entry : window) {
+        if (entry.submitted) {
+          ++in_flight;
+          continue;
+        }
+        const uint64_t rows = entry.ready.batch.input_nodes().size();
+        const bool oldest = &entry == &window.front();
+        if (!oldest && (store_.reads_in_flight() >= options_.target_reads_in_flight ||
+                        budget_.available() < rows * dim * sizeof(float))) {
+          break;
+        }
+        entry.ready.rows = rows;
+        entry.ready.features = ChargedArray<float>(budget_, rows * dim, "batch input features");
+        entry.ticket = store_.Submit(entry.ready.batch.input_nodes(),
+                                     {entry.ready.features.data(), rows * dim});
+        entry.submitted = true;
+        ++in_flight;
+      }
+      max_in_flight_ = std::max<uint64_t>(max_in_flight_, in_flight);
+      fetch_ns_ += NowNs() - start;
+      // Finish the oldest gather and hand it on.
+      WindowEntry oldest = std::move(window.front());
+      window.pop_front();
+      start = NowNs();
+      store_.Wait(oldest.ticket);
+      store_.Unpin(oldest.ready.batch.input_nodes());
+      fetch_wait_ns_ += NowNs() - start;
+      if (!ready_.Push(std::move(oldest.ready))) break;
+    }
+    // Stopped early: finish submitted gathers so no read lands in a freed matrix.
+    for (WindowEntry& entry : window) {
+      if (entry.submitted) store_.Wait(entry.ticket);
+    }
+    ready_.Close();
+  } catch (...) {
+    ready_.Close(std::current_exception());
+  }
+}
+
+}  // namespace strata

@@ -1,0 +1,15 @@
+#include "train/metrics_log.h"
+
+#include "storage/staged_file.h"
+
+namespace strata {
+
+void MetricsLog::Append(const nlohmann::ordered_json& record) {
+  if (path_.empty()) return;
+  text_ += record.dump() + "\n";
+  StagedFile file(path_);
+  file.writer().Append(text_.data(), text_.size());
+  file.Publish();
+}
+
+}  // namespace strata

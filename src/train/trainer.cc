@@ -1,0 +1,431 @@
+#include "train/trainer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "common/interrupt.h"
+#include "common/progress.h"
+#include "common/random.h"
+#include "graph/csc_graph.h"
+#include "nn/adam.h"
+#include "nn/checkpoint.h"
+#include "nn/loss.h"
+#include "nn/sgd.h"
+#include "sampling/neighbor_sampler.h"
+#include "storage/file.h"
+#include "strata/error.h"
+#include "train/batch_pipeline.h"
+#include "train/metrics_log.h"
+
+namespace strata {
+namespace {
+
+constexpr uint64_t kEvalBatchSeeds = 1024;
+constexpr uint64_t kPresampleBatches = 32;
+constexpr uint64_t kPresampleEpoch = uint64_t{1} << 40;  // a stream training never samples
+constexpr const char* kCheckpointFile = "checkpoint.bin";
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+std::vector<int> AllNeighbours(size_t layers) { return std::vector<int>(layers, -1); }
+
+// Everything one training or evaluation run holds, in the order it must be built (and
+// destroyed in reverse: the pipeline before the store, the store before its buffers).
+class Session {
+ public:
+  Session(const TrainOptions& o, const ModelConfig& model_config)
+      : o_(o), budget_(o.memory_budget_bytes), meta_(OpenDataset(o.dataset)) {
+    if (meta_.num_classes == 0) throw Error::Input("dataset has no labels", o.dataset);
+    if (meta_.feature_dim == 0) throw Error::Input("dataset has no features", o.dataset);
+    graph_ = std::make_unique<CscGraph>(o.dataset, meta_, budget_);
+    labels_ = ChargedArray<int32_t>(budget_, meta_.num_nodes, "labels");
+    FileReader(o.dataset + "/labels.bin").ReadExact(0, labels_.data(), meta_.num_nodes * 4);
+    if (model_config.kind == ModelKind::kGcn) {
+      gcn_norm_ = ChargedArray<float>(budget_, meta_.num_nodes, "GCN normalisation");
+      for (uint64_t v = 0; v < meta_.num_nodes; ++v) {
+        gcn_norm_[v] = static_cast<float>(1.0 / std::sqrt(graph_->InDegree(v) + 1.0));
+      }
+    }
+    train_ids_ = ReadSplit(o.dataset, meta_, "train");
+    val_ids_ = ReadSplit(o.dataset, meta_, "val");
+    test_ids_ = ReadSplit(o.dataset, meta_, "test");
+    sampler_ = std::make_unique<NeighborSampler>(*graph_, train_ids_, o.fanouts, o.batch_size,
+                                                 o.seed, budget_, o.threads);
+    eval_sampler_ = std::make_unique<NeighborSampler>(
+        *graph_, std::vector<uint64_t>{},
+        o.eval_fanouts.empty() ? AllNeighbours(o.fanouts.size()) : o.eval_fanouts, kEvalBatchSeeds,
+        o.seed, budget_, o.threads);
+    model_ = std::make_unique<Model>(model_config);
+    OpenStore();
+  }
+
+  const DatasetMeta& meta() const { return meta_; }
+  Model& model() { return *model_; }
+  FeatureStore& store() { return *store_; }
+  const std::vector<uint64_t>& val_ids() const { return val_ids_; }
+  const std::vector<uint64_t>& test_ids() const { return test_ids_; }
+  MemoryBudget& budget() { return budget_; }
+
+  // One optimisation step on a batch whose features have been gathered; returns the loss
+  // summed over its labelled seeds and their count.
+  std::pair<double, uint64_t> Step(ReadyBatch& ready, uint64_t epoch, Optimizer& opt) {
+    const SampledBatch& batch = ready.batch;
+    if (o_.row_normalize) NormalizeRows({ready.features.data(), ready.rows * meta_.feature_dim});
+    MatrixSpan<const float> features(ready.features.data(), ready.rows, meta_.feature_dim);
+    auto logits = model_->Forward(batch.blocks, features, NormOf(batch.input_nodes()), true,
+                                  MixSeed(o_.seed, (epoch << 32) | batch.index));
+    SeedLabels(batch);
+    grad_.Resize(logits.rows(), logits.cols());
+    LossResult loss = SoftmaxCrossEntropy<float>(logits, seed_labels_, grad_.span());
+    model_->Backward(grad_.span());
+    opt.Step();
+    return {loss.loss * loss.labelled, loss.labelled};
+  }
+
+  // Accuracy on `ids` with the evaluation fanouts (full neighbourhoods by default).
+  AccuracyCount Evaluate(const std::vector<uint64_t>& ids) {
+    AccuracyCount total;
+    std::vector<float> features;
+    for (uint64_t first = 0; first < ids.size(); first += kEvalBatchSeeds) {
+      std::span<const uint64_t> seeds(ids.data() + first,
+                                      std::min<uint64_t>(kEvalBatchSeeds, ids.size() - first));
+      SampledBatch batch = o_.eval_fanouts.empty()
+                               ? eval_sampler_->SampleFullNeighborhood(seeds)
+                               : eval_sampler_->SampleSeeds(seeds, first / kEvalBatchSeeds);
+      const auto& inputs = batch.input_nodes();
+      features.resize(inputs.size() * meta_.feature_dim);
+      store_->Gather(inputs, features);
+      if (o_.row_normalize) NormalizeRows(features);
+      MatrixSpan<const float> x(features.data(), inputs.size(), meta_.feature_dim);
+      auto logits = model_->Forward(batch.blocks, x, NormOf(inputs), false, 0);
+      SeedLabels(batch);
+      AccuracyCount count = CountCorrect(logits, seed_labels_);
+      total.correct += count.correct;
+      total.labelled += count.labelled;
+      ThrowIfInterrupted();
+    }
+    return total;
+  }
+
+  const NeighborSampler& sampler() const { return *sampler_; }
+
+ private:
+  // Divides each row by its L1 norm; all-zero rows stay zero.
+  void NormalizeRows(std::span<float> rows) {
+    const uint64_t dim = meta_.feature_dim;
+    for (size_t start = 0; start < rows.size(); start += dim) {
+      double sum = 0;
+      for (uint64_t k = 0; k < dim; ++k) sum += std::fabs(rows[start + k]);
+      if (sum == 0) continue;
+      const float scale = static_cast<float>(1.0 / sum);
+      for (uint64_t k = 0; k < dim; ++k) rows[start + k] *= scale;
+    }
+  }
+
+  std::span<const float> NormOf(const std::vector<uint64_t>& nodes) {
+    if (gcn_norm_.size() == 0) return {};
+    norm_.resize(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) norm_[i] = gcn_norm_[nodes[i]];
+    return norm_;
+  }
+
+  void SeedLabels(const SampledBatch& batch) {
+    const Block& last = batch.blocks.back();
+    seed_labels_.resize(last.num_dst());
+    for (uint32_t i = 0; i < last.num_dst(); ++i) seed_labels_[i] = labels_[last.src_nodes[i]];
+  }
+
+  // Sizes the cache from what the budget leaves once batches in flight are provided for.
+  void OpenStore() {
+    DirectStoreOptions direct;
+    direct.io.depth = o_.io_depth;
+    direct.policy = o_.cache_policy;
+    if (o_.store == FeatureStoreKind::kDirect) {
+      uint64_t widest = 0;
+      for (uint64_t b = 0; b < std::min<uint64_t>(3, sampler_->batches_per_epoch()); ++b) {
+        widest = std::max<uint64_t>(widest, sampler_->Sample(0, b).input_nodes().size());
+      }
+      const uint64_t row_bytes = meta_.feature_dim * FeatureDtypeBytes(meta_.feature_dtype);
+      // Batches in flight (features, and about four times that in activations and gradients)
+      // plus the store's read buffers.
+      const uint64_t reserve = (o_.max_run_ahead + 2) * widest * meta_.feature_dim * 4 +
+                               4 * widest * std::max<uint64_t>(meta_.feature_dim, o_.hidden) * 4 +
+                               uint64_t{o_.io_depth} * (64 << 10);
+      const uint64_t feature_bytes = meta_.num_nodes * row_bytes;
+      uint64_t cache_bytes =
+          o_.cache_fraction >= 0
+              ? static_cast<uint64_t>(o_.cache_fraction * feature_bytes)
+              : (budget_.available() > reserve ? (budget_.available() - reserve) / 2 : 0);
+      cache_bytes = std::min(cache_bytes, feature_bytes);
+      const uint64_t cache_rows = cache_bytes / std::max<uint64_t>(row_bytes, 1);
+      const uint64_t hot_rows = static_cast<uint64_t>(cache_rows * o_.hot_share);
+      direct.dynamic_rows = cache_rows - hot_rows;
+      direct.max_pinned_ids = std::min<uint64_t>(
+          meta_.num_nodes, 2 * (uint64_t{o_.max_run_ahead} + 1) * std::max<uint64_t>(widest, 1));
+      if (direct.dynamic_rows == 0) direct.max_pinned_ids = 0;
+      if (hot_rows > 0) direct.hot_ids = HotIds(hot_rows);
+    }
+    store_ = OpenFeatureStore(o_.dataset, meta_, o_.store, direct, budget_);
+  }
+
+  std::vector<uint64_t> HotIds(uint64_t count) {
+    ChargedArray<float> scores;
+    switch (o_.hot_policy) {
+      case HotnessPolicy::kPresample: {
+        scores = ChargedArray<float>(budget_, meta_.num_nodes, "hotness scores");
+        std::fill(scores.data(), scores.data() + meta_.num_nodes, 0.0f);
+        const uint64_t batches = std::min(kPresampleBatches, sampler_->batches_per_epoch());
+        for (uint64_t b = 0; b < batches; ++b) {
+          const SampledBatch batch = sampler_->Sample(kPresampleEpoch, b);
+          for (uint64_t v : batch.input_nodes()) scores[v] += 1;
+        }
+        break;
+      }
+      case HotnessPolicy::kReversePageRank:
+        scores = ReversePageRankScores(*graph_, train_ids_, 20, 0.85, budget_);
+        break;
+      case HotnessPolicy::kDegree:
+        scores = DegreeScores(*graph_, budget_);
+        break;
+    }
+    return TopScored(scores, count, budget_);
+  }
+
+  TrainOptions o_;
+  MemoryBudget budget_;
+  DatasetMeta meta_;
+  std::unique_ptr<CscGraph> graph_;
+  ChargedArray<int32_t> labels_;
+  ChargedArray<float> gcn_norm_;
+  std::vector<uint64_t> train_ids_, val_ids_, test_ids_;
+  std::unique_ptr<NeighborSampler> sampler_;
+  std::unique_ptr<NeighborSampler> eval_sampler_;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<FeatureStore> store_;
+  std::vector<float> norm_;
+  std::vector<int32_t> seed_labels_;
+  Matrix grad_;
+};
+
+ModelConfig ModelConfigOf(const TrainOptions& o, const DatasetMeta& meta) {
+  ModelConfig config;
+  config.kind = o.model;
+  config.in_dim = meta.feature_dim;
+  config.hidden = o.hidden;
+  config.num_classes = meta.num_classes;
+  config.layers = o.layers;
+  config.dropout = o.dropout;
+  config.input_dropout = o.input_dropout;
+  config.attention_dropout = o.attention_dropout;
+  config.heads = o.heads;
+  config.out_heads = o.out_heads;
+  config.seed = o.seed;
+  config.threads = o.threads;
+  return config;
+}
+
+nlohmann::ordered_json CheckpointMetadata(const TrainOptions& o, const ModelConfig& c,
+                                          uint64_t epochs_done) {
+  return {{"epochs_done", epochs_done}, {"model", std::string(ModelKindName(c.kind))},
+          {"layers", c.layers},         {"hidden", c.hidden},
+          {"heads", c.heads},           {"out_heads", c.out_heads},
+          {"in_dim", c.in_dim},         {"num_classes", c.num_classes},
+          {"optimizer", o.optimizer}};
+}
+
+std::unique_ptr<Optimizer> MakeOptimizer(const TrainOptions& o, Model& model) {
+  if (o.optimizer == "sgd") {
+    return std::make_unique<Sgd>(model.Parameters(), SgdOptions{o.lr, 0.9, o.weight_decay});
+  }
+  if (o.optimizer != "adam") throw Error::Input("--optimizer must be adam or sgd");
+  AdamOptions adam;
+  adam.lr = o.lr;
+  adam.weight_decay = o.weight_decay;
+  return std::make_unique<Adam>(model.Parameters(), adam);
+}
+
+void CheckOptions(const TrainOptions& o) {
+  if (o.layers == 0 || o.fanouts.size() != o.layers) {
+    throw Error::Input(
+        fmt::format("--fanouts lists {} layers, --layers is {}", o.fanouts.size(), o.layers));
+  }
+  if (!o.eval_fanouts.empty() && o.eval_fanouts.size() != o.layers) {
+    throw Error::Input("--eval-fanouts must list one fanout per layer");
+  }
+  if (o.batch_size == 0) throw Error::Input("--batch-size must be positive");
+  if (o.hidden == 0) throw Error::Input("--hidden must be positive");
+  if (!(o.lr > 0)) throw Error::Input("--lr must be positive");
+  if (!(o.dropout >= 0 && o.dropout < 1)) throw Error::Input("--dropout must be in [0, 1)");
+}
+
+}  // namespace
+
+TrainResult Train(const TrainOptions& o, const std::function<void(const EpochReport&)>& on_epoch) {
+  CheckOptions(o);
+  const auto start = std::chrono::steady_clock::now();
+  const DatasetMeta meta = OpenDataset(o.dataset);
+  const ModelConfig config = ModelConfigOf(o, meta);
+  Session session(o, config);
+  auto optimizer = MakeOptimizer(o, session.model());
+  MetricsLog metrics(o.metrics_out);
+  std::string checkpoint_path;
+  uint64_t first_epoch = 0;
+  if (!o.checkpoint_dir.empty()) {
+    std::filesystem::create_directories(o.checkpoint_dir);
+    checkpoint_path = o.checkpoint_dir + "/" + kCheckpointFile;
+    if (o.resume && std::filesystem::exists(checkpoint_path)) {
+      auto params = session.model().Parameters();
+      std::string text = ReadCheckpointFile(checkpoint_path, params, optimizer.get());
+      first_epoch = nlohmann::json::parse(text).at("epochs_done").get<uint64_t>();
+    }
+  } else if (o.resume) {
+    throw Error::Input("--resume needs --checkpoint DIR");
+  }
+
+  TrainResult result;
+  double best_val = -1;
+  std::unique_ptr<ProgressBar> progress;
+  if (o.progress) progress = std::make_unique<ProgressBar>("training", 0);
+  const NeighborSampler& sampler = session.sampler();
+  for (uint64_t epoch = first_epoch; epoch < o.epochs; ++epoch) {
+    const auto epoch_start = std::chrono::steady_clock::now();
+    const FeatureStoreStats before = session.store().stats();
+    EpochReport report;
+    report.epoch = epoch;
+    double loss_sum = 0;
+    uint64_t labelled = 0;
+    double train_s = 0;
+    if (progress) progress->Restart(fmt::format("epoch {}", epoch), sampler.batches_per_epoch());
+    {
+      PipelineOptions pipeline_options;
+      pipeline_options.epoch = epoch;
+      pipeline_options.max_run_ahead = o.max_run_ahead;
+      pipeline_options.target_reads_in_flight = o.io_depth;
+      BatchPipeline pipeline(sampler, session.store(), pipeline_options, session.budget());
+      while (std::optional<ReadyBatch> ready = pipeline.Next()) {
+        const auto step_start = std::chrono::steady_clock::now();
+        auto [loss, count] = session.Step(*ready, epoch, *optimizer);
+        train_s += Seconds(step_start);
+        loss_sum += loss;
+        labelled += count;
+        ++report.batches;
+        ThrowIfInterrupted();
+        if (progress || (o.log_every && report.batches % o.log_every == 0)) {
+          const FeatureStoreStats now = session.store().stats();
+          const double elapsed = Seconds(epoch_start);
+          std::string status =
+              fmt::format("loss {:.4f}, {:.1f} batches/s, disk {:.0f} MB/s, hit rate {:.3f}",
+                          labelled ? loss_sum / labelled : 0.0, report.batches / elapsed,
+                          (now.bytes_read - before.bytes_read) / elapsed / 1e6, now.hit_rate());
+          if (progress) {
+            progress->set_suffix(status);
+            progress->Update(report.batches);
+          }
+          if (o.log_every && report.batches % o.log_every == 0) {
+            fmt::print(stderr, "epoch {} batch {}/{}: {}\n", epoch, report.batches,
+                       sampler.batches_per_epoch(), status);
+          }
+        }
+      }
+      const StageBusy busy = pipeline.busy();
+      report.sample_busy_s = busy.sample_s;
+      report.fetch_busy_s = busy.fetch_s;
+      report.fetch_wait_s = busy.fetch_wait_s;
+      report.max_batches_in_flight = busy.max_batches_in_flight;
+    }
+    if (progress) progress->Finish();
+    report.train_busy_s = train_s;
+    report.train_loss = labelled ? loss_sum / labelled : 0;
+    const FeatureStoreStats after = session.store().stats();
+    report.disk_bytes = after.bytes_read - before.bytes_read;
+    report.disk_reads = after.reads - before.reads;
+    const uint64_t unique = after.rows_unique - before.rows_unique;
+    const uint64_t hits =
+        after.hot_hits + after.dynamic_hits - before.hot_hits - before.dynamic_hits;
+    report.hit_rate = unique ? static_cast<double>(hits) / unique : 0;
+    report.time_s = Seconds(epoch_start);
+    const bool last = epoch + 1 == o.epochs;
+    if (last || (o.eval_every && (epoch + 1) % o.eval_every == 0)) {
+      report.val_acc = session.Evaluate(session.val_ids()).accuracy();
+      if (report.val_acc > best_val) {
+        best_val = report.val_acc;
+        result.best_epoch = epoch;
+      }
+    }
+    report.peak_rss_bytes = PeakRssBytes();
+    if (!checkpoint_path.empty()) {
+      auto params = session.model().Parameters();
+      WriteCheckpointFile(checkpoint_path, params, optimizer.get(),
+                          CheckpointMetadata(o, config, epoch + 1).dump());
+    }
+    nlohmann::ordered_json record = {{"event", "epoch"},
+                                     {"epoch", epoch},
+                                     {"time_s", report.time_s},
+                                     {"train_loss", report.train_loss},
+                                     {"val_acc", nullptr},
+                                     {"batches", report.batches},
+                                     {"disk_bytes", report.disk_bytes},
+                                     {"disk_reads", report.disk_reads},
+                                     {"hit_rate", report.hit_rate},
+                                     {"stage_busy",
+                                      {{"sample_s", report.sample_busy_s},
+                                       {"fetch_s", report.fetch_busy_s},
+                                       {"fetch_wait_s", report.fetch_wait_s},
+                                       {"train_s", report.train_busy_s}}},
+                                     {"max_batches_in_flight", report.max_batches_in_flight},
+                                     {"peak_rss_bytes", report.peak_rss_bytes}};
+    if (!std::isnan(report.val_acc)) record["val_acc"] = report.val_acc;
+    metrics.Append(record);
+    result.epochs.push_back(report);
+    if (on_epoch) on_epoch(report);
+  }
+  result.val_acc = session.Evaluate(session.val_ids()).accuracy();
+  result.test_acc = session.Evaluate(session.test_ids()).accuracy();
+  result.total_time_s = Seconds(start);
+  metrics.Append({{"event", "final"},
+                  {"test_acc", result.test_acc},
+                  {"val_acc", result.val_acc},
+                  {"best_epoch", result.best_epoch},
+                  {"total_time_s", result.total_time_s},
+                  {"peak_rss_bytes", PeakRssBytes()},
+                  {"memory_budget_bytes", o.memory_budget_bytes}});
+  return result;
+}
+
+EvalResult EvaluateCheckpoint(const TrainOptions& options) {
+  TrainOptions o = options;
+  const std::string path = o.checkpoint_dir + "/" + kCheckpointFile;
+  if (!std::filesystem::exists(path)) throw Error::Input("no checkpoint found", path);
+  nlohmann::json meta_json = nlohmann::json::parse(ReadCheckpointMetadata(path));
+  o.model = ParseModelKind(meta_json.at("model").get<std::string>());
+  o.layers = meta_json.at("layers").get<size_t>();
+  o.hidden = meta_json.at("hidden").get<size_t>();
+  o.heads = meta_json.at("heads").get<size_t>();
+  o.out_heads = meta_json.at("out_heads").get<size_t>();
+  if (o.fanouts.size() != o.layers) o.fanouts = AllNeighbours(o.layers);
+  CheckOptions(o);
+  const DatasetMeta meta = OpenDataset(o.dataset);
+  const ModelConfig config = ModelConfigOf(o, meta);
+  if (meta_json.at("in_dim").get<size_t>() != config.in_dim ||
+      meta_json.at("num_classes").get<size_t>() != config.num_classes) {
+    throw Error::Input("the checkpoint was trained on a dataset of another shape", path);
+  }
+  Session session(o, config);
+  auto params = session.model().Parameters();
+  ReadCheckpointFile(path, params, nullptr);
+  EvalResult result;
+  result.epoch = meta_json.at("epochs_done").get<uint64_t>();
+  result.val_acc = session.Evaluate(session.val_ids()).accuracy();
+  result.test_acc = session.Evaluate(session.test_ids()).accuracy();
+  return result;
+}
+
+}  // namespace strata

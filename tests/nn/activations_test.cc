@@ -1,0 +1,108 @@
+#include "nn/activations.h"
+
+#include <gtest/gtest.h>
+
+#include "nn_test_util.h"
+#include "strata/error.h"
+
+namespace strata {
+namespace {
+
+using testing::BitIdentical;
+using testing::RandomMatrix;
+
+TEST(NnActivations, ReluAndBackward) {
+  Matrix x = RandomMatrix<float>(7, 19, 1);
+  Matrix y(7, 19);
+  Relu<float>(x.span(), y.span());
+  Matrix g = RandomMatrix<float>(7, 19, 2);
+  Matrix gi(7, 19);
+  ReluBackward<float>(y.span(), g.span(), gi.span());
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(y.data()[i], std::max(0.0f, x.data()[i]));
+    EXPECT_EQ(gi.data()[i], x.data()[i] > 0 ? g.data()[i] : 0.0f);
+  }
+}
+
+TEST(NnActivations, LeakyReluAndBackward) {
+  Matrix x = RandomMatrix<float>(5, 9, 3);
+  Matrix y(5, 9), gi(5, 9);
+  LeakyRelu<float>(x.span(), y.span());
+  Matrix g = RandomMatrix<float>(5, 9, 4);
+  LeakyReluBackward<float>(x.span(), g.span(), gi.span());
+  for (size_t i = 0; i < x.size(); ++i) {
+    float v = x.data()[i];
+    EXPECT_FLOAT_EQ(y.data()[i], v > 0 ? v : 0.2f * v);
+    EXPECT_FLOAT_EQ(gi.data()[i], v > 0 ? g.data()[i] : 0.2f * g.data()[i]);
+  }
+}
+
+TEST(NnActivations, DropoutKeepsAboutOneMinusPScaledAndBackwardUsesTheSameMask) {
+  Matrix x(200, 100);
+  x.Fill(1);
+  Matrix y(200, 100);
+  Dropout<float>(x.span(), y.span(), 0.3, 42, 2);
+  size_t kept = 0;
+  for (float v : y.values()) {
+    if (v != 0) {
+      EXPECT_FLOAT_EQ(v, 1 / 0.7f);
+      ++kept;
+    }
+  }
+  EXPECT_NEAR(double(kept) / y.size(), 0.7, 0.01);
+  Matrix g(200, 100), gi(200, 100);
+  g.Fill(1);
+  DropoutBackward<float>(g.span(), gi.span(), 0.3, 42, 1);
+  EXPECT_TRUE(BitIdentical<float>(y.span(), gi.span()));
+  // Another seed, another mask; p = 0 is the identity.
+  Matrix y2(200, 100);
+  Dropout<float>(x.span(), y2.span(), 0.3, 43);
+  EXPECT_FALSE(BitIdentical<float>(y.span(), y2.span()));
+  Dropout<float>(x.span(), y2.span(), 0.0, 43);
+  EXPECT_TRUE(BitIdentical<float>(x.span(), y2.span()));
+  EXPECT_THROW(Dropout<float>(x.span(), y2.span(), 1.0, 1), Error);
+}
+
+TEST(NnActivations, FusedReluDropoutMatchesSeparateKernels) {
+  Matrix x = RandomMatrix<float>(300, 70, 5);
+  Matrix fused = x;
+  ReluDropout<float>(fused.span(), 0.5, 9, 2);
+  Matrix separate(300, 70);
+  Relu<float>(x.span(), separate.span());
+  Dropout<float>(separate.span(), separate.span(), 0.5, 9);
+  EXPECT_TRUE(BitIdentical<float>(fused.span(), separate.span()));
+  Matrix g = RandomMatrix<float>(300, 70, 6);
+  Matrix want(300, 70);
+  DropoutBackward<float>(g.span(), want.span(), 0.5, 9);
+  ReluBackward<float>(x.span(), want.span(), want.span());  // x > 0 is relu's condition
+  ReluDropoutBackward<float>(fused.span(), g.span(), 0.5, 2);
+  EXPECT_TRUE(BitIdentical<float>(g.span(), want.span()));
+}
+
+TEST(NnActivations, MasksIndependentOfThreadCount) {
+  Matrix a = RandomMatrix<float>(5000, 40, 7);
+  Matrix b = a;
+  ReluDropout<float>(a.span(), 0.4, 11, 1);
+  ReluDropout<float>(b.span(), 0.4, 11, 3);
+  EXPECT_TRUE(BitIdentical<float>(a.span(), b.span()));
+}
+
+TEST(NnActivations, BroadcastRowsAndColumnSums) {
+  std::vector<float> bias = {1, 2, 3};
+  Matrix m(4, 3);
+  BroadcastRows<float>(bias, m.span());
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(m(i, 2), 3.0f);
+  Matrix x = RandomMatrix<float>(1000, 37, 8);
+  std::vector<float> sums1(37), sums2(37);
+  ColumnSums<float>(x.span(), sums1, 1);
+  ColumnSums<float>(x.span(), sums2, 2);
+  for (size_t j = 0; j < 37; ++j) {
+    double want = 0;
+    for (size_t i = 0; i < 1000; ++i) want += x(i, j);
+    EXPECT_NEAR(sums1[j], want, 1e-3);
+    EXPECT_EQ(sums1[j], sums2[j]);
+  }
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,211 @@
+#include "nn/model.h"
+
+#include <gtest/gtest.h>
+
+#include "nn/adam.h"
+#include "nn/loss.h"
+#include "nn_test_util.h"
+#include "strata/error.h"
+
+namespace strata {
+namespace {
+
+using testing::BitIdentical;
+using testing::RandomBlocks;
+using testing::RandomMatrix;
+
+std::vector<int32_t> RandomLabels(size_t n, int32_t classes, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<int32_t> labels(n);
+  for (auto& l : labels) l = static_cast<int32_t>(rng.Below(classes + 1)) - 1;  // some -1
+  return labels;
+}
+
+template <typename T>
+std::vector<T> RandomNorms(size_t n) {
+  std::vector<T> norm(n);
+  Rng rng(77);
+  for (T& v : norm) v = static_cast<T>(1 / std::sqrt(1.0 + rng.Below(9)));
+  return norm;
+}
+
+ModelConfig SmallConfig(ModelKind kind) {
+  ModelConfig config;
+  config.kind = kind;
+  config.in_dim = 4;
+  config.hidden = 3;
+  config.num_classes = 3;
+  config.layers = 2;
+  config.dropout = 0.5;
+  config.input_dropout = 0.2;
+  config.heads = 2;
+  config.out_heads = 2;
+  config.attention_dropout = kind == ModelKind::kGat ? 0.25 : 0.0;
+  config.seed = 5;
+  return config;
+}
+
+// The whole model, cross-entropy included, against finite differences in double, with every
+// dropout on (fixed step seed, so the masks are the same in every evaluation).
+void CheckModelGradients(ModelKind kind) {
+  SCOPED_TRACE(std::string(ModelKindName(kind)));
+  BasicModel<double> model(SmallConfig(kind));
+  std::vector<Block> blocks = RandomBlocks({16, 8, 5}, 4, 1);
+  MatrixD features = RandomMatrix<double>(16, 4, 2);
+  std::vector<double> norm = RandomNorms<double>(16);
+  std::vector<int32_t> labels = {0, 2, -1, 1, 2};
+  MatrixD grad(5, 3);
+  auto loss = [&] {
+    MatrixSpan<const double> logits = model.Forward(blocks, features.span(), norm, true, 9);
+    return SoftmaxCrossEntropy<double>(logits, labels, grad.span()).loss;
+  };
+  loss();
+  model.Backward(grad.span());
+  std::vector<MatrixD> analytic;
+  for (auto& p : model.Parameters()) {
+    analytic.emplace_back();
+    analytic.back().CopyFrom(p.grad);
+  }
+  size_t i = 0;
+  for (auto& p : model.Parameters()) {
+    testing::ExpectGradientMatches(p.name, analytic[i++].span(), p.value, loss);
+  }
+}
+
+TEST(Model, SageBackwardMatchesFiniteDifferences) { CheckModelGradients(ModelKind::kSage); }
+TEST(Model, GcnBackwardMatchesFiniteDifferences) { CheckModelGradients(ModelKind::kGcn); }
+TEST(Model, GatBackwardMatchesFiniteDifferences) { CheckModelGradients(ModelKind::kGat); }
+
+struct StepResult {
+  Matrix logits;
+  std::vector<Matrix> params;
+  double loss = 0;
+};
+
+// Three training steps (forward, loss, backward, Adam) on a batch large enough that every
+// kernel splits its work over threads.
+StepResult Train(ModelKind kind, unsigned threads, uint64_t seed) {
+  ModelConfig config;
+  config.kind = kind;
+  config.in_dim = 32;
+  config.hidden = kind == ModelKind::kGat ? 8 : 48;
+  config.num_classes = 7;
+  config.layers = 3;
+  config.dropout = 0.3;
+  config.input_dropout = 0.1;
+  config.heads = 4;
+  config.out_heads = 2;
+  config.attention_dropout = kind == ModelKind::kGat ? 0.2 : 0.0;
+  config.seed = seed;
+  config.threads = threads;
+  Model model(config);
+  Adam adam(model.Parameters(), {.lr = 0.01, .weight_decay = 5e-4});
+  std::vector<Block> blocks = RandomBlocks({9000, 3000, 900, 300}, 10, 3);
+  Matrix features = RandomMatrix<float>(9000, 32, 4);
+  std::vector<float> norm = RandomNorms<float>(9000);
+  std::vector<int32_t> labels = RandomLabels(300, 7, 5);
+  StepResult result;
+  Matrix grad(300, 7);
+  for (uint64_t step = 0; step < 3; ++step) {
+    MatrixSpan<const float> logits = model.Forward(blocks, features.span(), norm, true, step);
+    result.loss = SoftmaxCrossEntropy<float>(logits, labels, grad.span()).loss;
+    model.Backward(grad.span());
+    adam.Step();
+    result.logits.CopyFrom(logits);
+  }
+  for (auto& p : model.Parameters()) {
+    result.params.emplace_back();
+    result.params.back().CopyFrom(p.value);
+  }
+  return result;
+}
+
+void ExpectSame(const StepResult& a, const StepResult& b) {
+  EXPECT_TRUE(BitIdentical<float>(a.logits.span(), b.logits.span()));
+  ASSERT_EQ(a.params.size(), b.params.size());
+  for (size_t i = 0; i < a.params.size(); ++i) {
+    EXPECT_TRUE(BitIdentical<float>(a.params[i].span(), b.params[i].span())) << "parameter " << i;
+  }
+  EXPECT_EQ(a.loss, b.loss);
+}
+
+TEST(Model, SameSeedSameResultsForOneOrTwoThreads) {
+  for (ModelKind kind : {ModelKind::kSage, ModelKind::kGcn, ModelKind::kGat}) {
+    SCOPED_TRACE(std::string(ModelKindName(kind)));
+    StepResult one = Train(kind, 1, 11);
+    StepResult two = Train(kind, 2, 11);
+    ExpectSame(one, two);
+    StepResult again = Train(kind, 2, 11);
+    ExpectSame(two, again);
+    StepResult other = Train(kind, 2, 12);
+    EXPECT_FALSE(BitIdentical<float>(one.params[0].span(), other.params[0].span()));
+  }
+}
+
+TEST(Model, LearnsASmallProblem) {
+  // Labels are a function of the features; a few dozen Adam steps must fit them.
+  for (ModelKind kind : {ModelKind::kSage, ModelKind::kGcn, ModelKind::kGat}) {
+    SCOPED_TRACE(std::string(ModelKindName(kind)));
+    ModelConfig config = SmallConfig(kind);
+    config.in_dim = 8;
+    config.hidden = 16;
+    config.dropout = 0;
+    config.input_dropout = 0;
+    config.attention_dropout = 0;
+    Model model(config);
+    Adam adam(model.Parameters(), {.lr = 0.02});
+    std::vector<Block> blocks = RandomBlocks({200, 100, 60}, 5, 6);
+    Matrix features = RandomMatrix<float>(200, 8, 7);
+    std::vector<float> norm = RandomNorms<float>(200);
+    std::vector<int32_t> labels(60);
+    for (size_t i = 0; i < 60; ++i)
+      labels[i] = features(i, 0) > 0.3f ? 2 : features(i, 1) > 0 ? 1 : 0;
+    Matrix grad(60, 3);
+    double first = 0, last = 0;
+    for (int step = 0; step < 150; ++step) {
+      MatrixSpan<const float> logits = model.Forward(blocks, features.span(), norm, true, step);
+      last = SoftmaxCrossEntropy<float>(logits, labels, grad.span()).loss;
+      if (step == 0) first = last;
+      model.Backward(grad.span());
+      adam.Step();
+    }
+    EXPECT_LT(last, 0.5 * first);
+    MatrixSpan<const float> logits = model.Forward(blocks, features.span(), norm, false, 0);
+    EXPECT_GT(CountCorrect(logits, labels).accuracy(), 0.8);
+  }
+}
+
+TEST(Model, RejectsBadConfigsAndMismatchedBatches) {
+  ModelConfig config = SmallConfig(ModelKind::kSage);
+  config.dropout = 1.0;
+  EXPECT_THROW(Model{config}, Error);
+  EXPECT_THROW(ParseModelKind("mlp"), Error);
+  EXPECT_EQ(ParseModelKind("gat"), ModelKind::kGat);
+  Model model(SmallConfig(ModelKind::kSage));
+  std::vector<Block> blocks = RandomBlocks({16, 8, 5}, 4, 1);
+  Matrix wrong_rows(15, 4);
+  EXPECT_THROW(model.Forward(blocks, wrong_rows.span(), {}, false, 0), Error);
+  std::vector<Block> one_block = {blocks[0]};
+  Matrix features(16, 4);
+  EXPECT_THROW(model.Forward(one_block, features.span(), {}, false, 0), Error);
+  Model gcn(SmallConfig(ModelKind::kGcn));
+  EXPECT_THROW(gcn.Forward(blocks, features.span(), {}, false, 0), Error);
+}
+
+TEST(Model, ParametersAreNamedByLayer) {
+  Model sage(SmallConfig(ModelKind::kSage));
+  std::vector<std::string> names;
+  for (auto& p : sage.Parameters()) names.push_back(p.name);
+  std::vector<std::string> want = {"layers.0.w_self", "layers.0.w_neigh", "layers.0.bias",
+                                   "layers.1.w_self", "layers.1.w_neigh", "layers.1.bias"};
+  EXPECT_EQ(names, want);
+  Model gat(SmallConfig(ModelKind::kGat));
+  auto params = gat.Parameters();
+  ASSERT_EQ(params.size(), 8u);
+  EXPECT_EQ(params[0].value.cols(), 6u);  // 2 heads x 3 hidden, concatenated
+  EXPECT_EQ(params[4].value.rows(), 6u);  // the last layer reads the concatenation
+  EXPECT_EQ(params[7].value.cols(), 3u);  // averaged heads: one bias per class
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,419 @@
+#include "sampling/neighbor_sampler.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <thread>
+
+#include "common/random.h"
+#include "sampling/local_ids.h"
+#include "strata/error.h"
+#include "strata/generate.h"
+#include "strata/import.h"
+#include "test_util.h"
+
+namespace strata {
+namespace {
+
+constexpr uint64_t kBudgetBytes = uint64_t{256} << 20;
+
+DatasetMeta Generate(const std::string& out, uint64_t nodes, uint32_t node_id_bytes = 0) {
+  GenerateOptions o;
+  o.out = out;
+  o.nodes = nodes;
+  o.avg_degree = 10;
+  o.feature_dim = 4;
+  o.classes = 3;
+  o.seed = 5;
+  o.train_ratio = 0.6;  // enough seeds for batches big enough to run the parallel paths
+  o.node_id_bytes = node_id_bytes;
+  o.memory_budget_bytes = uint64_t{64} << 20;
+  return GenerateDataset(o);
+}
+
+// A dataset from "src dst" lines; nodes without edges up to the largest id exist.
+DatasetMeta ImportEdges(const testing::ScratchDir& dir, const std::string& edges) {
+  testing::WriteTextFile(dir / "edges.txt", edges);
+  ImportOptions o;
+  o.out = dir / "g";
+  o.memory_budget_bytes = uint64_t{64} << 20;
+  EdgeListSources sources;
+  sources.edge_list = dir / "edges.txt";
+  return ImportEdgeList(sources, o);
+}
+
+bool IsInNeighbor(const CscGraph& graph, uint64_t v, uint64_t u) {
+  for (uint64_t k = 0; k < graph.InDegree(v); ++k) {
+    if (graph.InNeighbor(v, k) == u) return true;
+  }
+  return false;
+}
+
+// Everything a batch must satisfy: the Block invariants, the chain between layers, every edge
+// a real in-edge, and per destination min(fanout, degree) distinct sources in ascending
+// global id.
+void ExpectValidBatch(const CscGraph& graph, const SampledBatch& batch,
+                      const std::vector<int>& fanouts, const std::vector<uint64_t>& seeds) {
+  ASSERT_EQ(batch.blocks.size(), fanouts.size());
+  EXPECT_EQ(batch.seeds(), seeds);
+  for (size_t l = 0; l < batch.blocks.size(); ++l) {
+    SCOPED_TRACE(::testing::Message() << "layer " << l);
+    const Block& b = batch.blocks[l];
+    if (l + 1 < batch.blocks.size()) {
+      ASSERT_EQ(b.num_dst(), batch.blocks[l + 1].num_src());
+      ASSERT_TRUE(std::equal(b.src_nodes.begin(), b.src_nodes.begin() + b.num_dst(),
+                             batch.blocks[l + 1].src_nodes.begin()));
+    }
+    ASSERT_LE(b.num_dst(), b.num_src());
+    ASSERT_EQ(b.indptr.size(), b.num_dst() + 1u);
+    ASSERT_EQ(b.indptr.front(), 0u);
+    ASSERT_EQ(b.indptr.back(), b.indices.size());
+    std::set<uint64_t> distinct(b.src_nodes.begin(), b.src_nodes.end());
+    ASSERT_EQ(distinct.size(), b.src_nodes.size());
+    std::vector<bool> used(b.num_src(), false);
+    for (uint32_t d = 0; d < b.num_dst(); ++d) {
+      ASSERT_LE(b.indptr[d], b.indptr[d + 1]);
+      const uint64_t v = b.src_nodes[d];
+      const uint64_t degree = graph.InDegree(v);
+      const uint64_t expected =
+          fanouts[l] < 0 ? degree : std::min<uint64_t>(degree, static_cast<uint64_t>(fanouts[l]));
+      ASSERT_EQ(b.indptr[d + 1] - b.indptr[d], expected) << "node " << v;
+      uint64_t previous = 0;
+      for (uint32_t e = b.indptr[d]; e < b.indptr[d + 1]; ++e) {
+        ASSERT_LT(b.indices[e], b.num_src());
+        used[b.indices[e]] = true;
+        const uint64_t u = b.src_nodes[b.indices[e]];
+        ASSERT_TRUE(IsInNeighbor(graph, v, u)) << u << " -> " << v;
+        if (e > b.indptr[d]) {
+          ASSERT_LT(previous, u) << "sources not distinct and ascending";
+        }
+        previous = u;
+      }
+    }
+    // Local ids by first appearance: each new source first appears right after the last.
+    uint32_t next_new = b.num_dst();
+    for (uint32_t idx : b.indices) {
+      if (idx >= next_new) {
+        ASSERT_EQ(idx, next_new);
+        ++next_new;
+      }
+    }
+    ASSERT_EQ(next_new, b.num_src());
+  }
+}
+
+void ExpectSameBatch(const SampledBatch& a, const SampledBatch& b) {
+  ASSERT_EQ(a.epoch, b.epoch);
+  ASSERT_EQ(a.index, b.index);
+  ASSERT_EQ(a.blocks.size(), b.blocks.size());
+  for (size_t l = 0; l < a.blocks.size(); ++l) {
+    EXPECT_EQ(a.blocks[l].src_nodes, b.blocks[l].src_nodes) << "layer " << l;
+    EXPECT_EQ(a.blocks[l].dst_count, b.blocks[l].dst_count) << "layer " << l;
+    EXPECT_EQ(a.blocks[l].indptr, b.blocks[l].indptr) << "layer " << l;
+    EXPECT_EQ(a.blocks[l].indices, b.blocks[l].indices) << "layer " << l;
+  }
+}
+
+// A generated SBM graph (5000 nodes, power-law degrees, 3000 training nodes), built once.
+class NeighborSamplerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new testing::ScratchDir();
+    budget_ = new MemoryBudget(kBudgetBytes);
+    meta_ = new DatasetMeta(Generate(*dir_ / "g", 5000));
+    graph_ = new CscGraph(*dir_ / "g", *meta_, *budget_);
+    train_ = new std::vector<uint64_t>(ReadSplit(*dir_ / "g", *meta_, "train"));
+  }
+  static void TearDownTestSuite() {
+    delete train_;
+    delete graph_;
+    delete meta_;
+    delete budget_;
+    delete dir_;
+  }
+  static testing::ScratchDir* dir_;
+  static MemoryBudget* budget_;
+  static DatasetMeta* meta_;
+  static CscGraph* graph_;
+  static std::vector<uint64_t>* train_;
+};
+
+testing::ScratchDir* NeighborSamplerTest::dir_ = nullptr;
+MemoryBudget* NeighborSamplerTest::budget_ = nullptr;
+DatasetMeta* NeighborSamplerTest::meta_ = nullptr;
+CscGraph* NeighborSamplerTest::graph_ = nullptr;
+std::vector<uint64_t>* NeighborSamplerTest::train_ = nullptr;
+
+TEST_F(NeighborSamplerTest, BlocksHoldInvariantsAndRealEdges) {
+  const std::vector<int> fanouts = {4, 3, 2};
+  NeighborSampler sampler(*graph_, *train_, fanouts, 1000, 7, *budget_, 2);
+  ASSERT_GE(train_->size(), 2000u);
+  for (uint64_t b = 0; b < sampler.batches_per_epoch(); ++b) {
+    SampledBatch batch = sampler.Sample(1, b);
+    EXPECT_EQ(batch.epoch, 1u);
+    EXPECT_EQ(batch.index, b);
+    ExpectValidBatch(*graph_, batch, fanouts, sampler.BatchSeeds(1, b));
+  }
+}
+
+TEST_F(NeighborSamplerTest, BigFanoutsTakeDistinctSubsetsOfHubs) {
+  // Fanouts above the linear-scan limit take Floyd's bitmap path on the hubs.
+  const std::vector<int> fanouts = {40, 60};
+  NeighborSampler sampler(*graph_, *train_, fanouts, 500, 3, *budget_, 2);
+  ExpectValidBatch(*graph_, sampler.Sample(0, 0), fanouts, sampler.BatchSeeds(0, 0));
+}
+
+TEST_F(NeighborSamplerTest, MinusOneTakesAllNeighbours) {
+  const std::vector<int> fanouts = {-1, 5};
+  NeighborSampler sampler(*graph_, *train_, fanouts, 300, 3, *budget_, 2);
+  SampledBatch batch = sampler.Sample(0, 2);
+  ExpectValidBatch(*graph_, batch, fanouts, sampler.BatchSeeds(0, 2));
+  EXPECT_EQ(batch.blocks[0].num_edges(), [&] {
+    uint64_t total = 0;
+    for (uint32_t d = 0; d < batch.blocks[0].num_dst(); ++d) {
+      total += graph_->InDegree(batch.blocks[0].src_nodes[d]);
+    }
+    return total;
+  }());
+}
+
+TEST_F(NeighborSamplerTest, FullNeighborhoodTakesEveryInEdge) {
+  NeighborSampler sampler(*graph_, *train_, {10, 10}, 100, 3, *budget_, 2);
+  std::vector<uint64_t> seeds(train_->begin(), train_->begin() + 700);
+  SampledBatch batch = sampler.SampleFullNeighborhood(seeds);
+  ExpectValidBatch(*graph_, batch, {-1, -1}, seeds);
+  // No randomness: a second call and another thread count agree.
+  NeighborSampler one_thread(*graph_, *train_, {3, 3}, 100, 99, *budget_, 1);
+  ExpectSameBatch(batch, one_thread.SampleFullNeighborhood(seeds));
+}
+
+TEST_F(NeighborSamplerTest, SampleSeedsUsesFanoutsAndIndependentStreams) {
+  const std::vector<int> fanouts = {3, 3};
+  NeighborSampler sampler(*graph_, *train_, fanouts, 100, 3, *budget_, 2);
+  std::vector<uint64_t> seeds(train_->begin() + 100, train_->begin() + 600);
+  SampledBatch a = sampler.SampleSeeds(seeds, 0);
+  ExpectValidBatch(*graph_, a, fanouts, seeds);
+  EXPECT_EQ(a.index, 0u);
+  ExpectSameBatch(a, sampler.SampleSeeds(seeds, 0));
+  EXPECT_NE(a.blocks[0].src_nodes, sampler.SampleSeeds(seeds, 1).blocks[0].src_nodes);
+}
+
+TEST_F(NeighborSamplerTest, EpochSeedsPartitionTheTrainingSet) {
+  const uint64_t n = train_->size();
+  std::vector<uint64_t> sorted_train = *train_;
+  std::sort(sorted_train.begin(), sorted_train.end());
+  for (bool drop_last : {false, true}) {
+    SCOPED_TRACE(drop_last ? "drop_last" : "keep last");
+    NeighborSampler sampler(*graph_, *train_, {2}, 256, 1, *budget_, 1, drop_last);
+    EXPECT_EQ(sampler.batches_per_epoch(), drop_last ? n / 256 : (n + 255) / 256);
+    std::vector<uint64_t> all;
+    for (uint64_t b = 0; b < sampler.batches_per_epoch(); ++b) {
+      std::vector<uint64_t> seeds = sampler.BatchSeeds(4, b);
+      EXPECT_EQ(seeds.size(), std::min<uint64_t>(256, n - b * 256));
+      EXPECT_EQ(sampler.Sample(4, b).seeds(), seeds);
+      all.insert(all.end(), seeds.begin(), seeds.end());
+    }
+    std::sort(all.begin(), all.end());
+    EXPECT_TRUE(std::adjacent_find(all.begin(), all.end()) == all.end());
+    if (!drop_last) {
+      EXPECT_EQ(all, sorted_train);
+    } else {
+      EXPECT_EQ(all.size(), n / 256 * 256);
+      EXPECT_TRUE(std::includes(sorted_train.begin(), sorted_train.end(), all.begin(), all.end()));
+    }
+    EXPECT_THROW(sampler.Sample(4, sampler.batches_per_epoch()), Error);
+  }
+}
+
+TEST_F(NeighborSamplerTest, ShufflesDifferBetweenEpochsAndSeeds) {
+  NeighborSampler sampler(*graph_, *train_, {2}, 500, 1, *budget_, 1);
+  NeighborSampler same_seed(*graph_, *train_, {2}, 500, 1, *budget_, 1);
+  NeighborSampler other_seed(*graph_, *train_, {2}, 500, 2, *budget_, 1);
+  EXPECT_NE(sampler.BatchSeeds(0, 0), sampler.BatchSeeds(1, 0));
+  EXPECT_NE(sampler.BatchSeeds(1, 0), sampler.BatchSeeds(2, 0));
+  EXPECT_NE(sampler.BatchSeeds(0, 0), other_seed.BatchSeeds(0, 0));
+  // Epochs asked out of order, beyond the cached ones, still give the same permutation.
+  std::vector<uint64_t> epoch1 = sampler.BatchSeeds(1, 3);
+  for (uint64_t e : {5, 0, 7, 2}) sampler.BatchSeeds(e, 0);
+  EXPECT_EQ(sampler.BatchSeeds(1, 3), epoch1);
+  EXPECT_EQ(same_seed.BatchSeeds(1, 3), epoch1);
+  // The seeds are not left in the split's order.
+  EXPECT_NE(sampler.BatchSeeds(0, 0),
+            std::vector<uint64_t>(train_->begin(), train_->begin() + 500));
+}
+
+TEST_F(NeighborSamplerTest, BatchDependsOnlyOnSeedEpochAndIndex) {
+  const std::vector<int> fanouts = {10, 10};
+  NeighborSampler one(*graph_, *train_, fanouts, 1000, 42, *budget_, 1);
+  NeighborSampler two(*graph_, *train_, fanouts, 1000, 42, *budget_, 2);
+  NeighborSampler three(*graph_, *train_, fanouts, 1000, 42, *budget_, 3);
+  const uint64_t batches = one.batches_per_epoch();
+  std::vector<SampledBatch> reference;
+  for (uint64_t b = 0; b < batches; ++b) reference.push_back(one.Sample(2, b));
+  // The first layer is big enough for the parallel picking and relabelling paths.
+  ASSERT_GE(reference[0].blocks[0].num_dst() + reference[0].blocks[0].num_edges(), 16384u);
+  for (uint64_t b = batches; b-- > 0;) ExpectSameBatch(two.Sample(2, b), reference[b]);
+  three.Sample(3, 1);
+  three.Sample(1, 0);
+  for (uint64_t b = 0; b < batches; ++b) ExpectSameBatch(three.Sample(2, b), reference[b]);
+  // Different batches and epochs draw differently.
+  EXPECT_NE(reference[0].blocks[0].src_nodes, one.Sample(3, 0).blocks[0].src_nodes);
+
+  // Two threads sampling concurrently from one sampler, each batch twice, in opposite orders.
+  NeighborSampler shared(*graph_, *train_, fanouts, 1000, 42, *budget_, 2);
+  std::vector<std::vector<SampledBatch>> got(2);
+  std::vector<std::thread> workers;
+  for (int w = 0; w < 2; ++w) {
+    workers.emplace_back([&, w] {
+      for (uint64_t i = 0; i < batches; ++i) {
+        got[w].push_back(shared.Sample(2, w == 0 ? i : batches - 1 - i));
+      }
+    });
+  }
+  for (auto& t : workers) t.join();
+  for (uint64_t i = 0; i < batches; ++i) {
+    ExpectSameBatch(got[0][i], reference[i]);
+    ExpectSameBatch(got[1][i], reference[batches - 1 - i]);
+  }
+}
+
+TEST_F(NeighborSamplerTest, RejectsBadArguments) {
+  EXPECT_THROW(NeighborSampler(*graph_, *train_, {}, 10, 1, *budget_, 1), Error);
+  EXPECT_THROW(NeighborSampler(*graph_, *train_, {5, 0}, 10, 1, *budget_, 1), Error);
+  EXPECT_THROW(NeighborSampler(*graph_, *train_, {-2}, 10, 1, *budget_, 1), Error);
+  EXPECT_THROW(NeighborSampler(*graph_, *train_, {5}, 0, 1, *budget_, 1), Error);
+  EXPECT_THROW(NeighborSampler(*graph_, {graph_->num_nodes()}, {5}, 10, 1, *budget_, 1), Error);
+  NeighborSampler sampler(*graph_, *train_, {5}, 10, 1, *budget_, 1);
+  const std::vector<uint64_t> repeated = {1, 2, 1};
+  EXPECT_THROW(sampler.SampleSeeds(repeated, 0), Error);
+  const std::vector<uint64_t> out_of_range = {graph_->num_nodes()};
+  EXPECT_THROW(sampler.SampleFullNeighborhood(out_of_range), Error);
+}
+
+// Hand-made graph: in-neighbours 0 <- {1, 2, 3}, 1 <- {0, 2}, 2 <- {3}, 3 <- {}, 4 <- {0..3}.
+TEST(NeighborSampler, HandMadeGraphGivesDglNumbering) {
+  testing::ScratchDir dir;
+  DatasetMeta meta = ImportEdges(dir, "1 0\n2 0\n3 0\n0 1\n2 1\n3 2\n0 4\n1 4\n2 4\n3 4\n");
+  MemoryBudget budget(kBudgetBytes);
+  CscGraph graph(dir / "g", meta, budget);
+  NeighborSampler sampler(graph, {4, 1}, {-1, -1}, 2, 0, budget, 1);
+  const std::vector<uint64_t> seeds = {4, 1};
+  SampledBatch batch = sampler.SampleFullNeighborhood(seeds);
+  ASSERT_EQ(batch.blocks.size(), 2u);
+  const Block& out = batch.blocks[1];
+  EXPECT_EQ(out.src_nodes, (std::vector<uint64_t>{4, 1, 0, 2, 3}));
+  EXPECT_EQ(out.num_dst(), 2u);
+  EXPECT_EQ(out.indptr, (std::vector<uint32_t>{0, 4, 6}));
+  EXPECT_EQ(out.indices, (std::vector<uint32_t>{2, 1, 3, 4, 2, 3}));
+  const Block& in = batch.blocks[0];
+  EXPECT_EQ(in.src_nodes, (std::vector<uint64_t>{4, 1, 0, 2, 3}));
+  EXPECT_EQ(in.num_dst(), 5u);
+  EXPECT_EQ(in.indptr, (std::vector<uint32_t>{0, 4, 6, 9, 10, 10}));
+  EXPECT_EQ(in.indices, (std::vector<uint32_t>{2, 1, 3, 4, 2, 3, 1, 3, 4, 4}));
+  // Sampled training batches of the same graph and fanouts are the same blocks up to order.
+  ExpectValidBatch(graph, sampler.Sample(0, 0), {-1, -1}, sampler.BatchSeeds(0, 0));
+}
+
+// Node 0 has in-neighbours 1..100. Over many draws every neighbour must be chosen with
+// frequency fanout / degree: a chi-square test per fanout, one for each of Floyd's paths.
+TEST(NeighborSampler, NeighbourChoiceIsUniform) {
+  testing::ScratchDir dir;
+  std::string edges;
+  constexpr uint64_t kDegree = 100;
+  for (uint64_t u = 1; u <= kDegree; ++u) edges += std::to_string(u) + " 0\n";
+  DatasetMeta meta = ImportEdges(dir, edges);
+  MemoryBudget budget(kBudgetBytes);
+  CscGraph graph(dir / "g", meta, budget);
+  ASSERT_EQ(graph.InDegree(0), kDegree);
+  const std::vector<uint64_t> seed = {0};
+  for (int fanout : {5, 40}) {
+    SCOPED_TRACE(::testing::Message() << "fanout " << fanout);
+    NeighborSampler sampler(graph, {0}, {fanout}, 1, 17, budget, 1);
+    constexpr uint64_t kDraws = 4000;
+    std::vector<uint64_t> count(kDegree + 1, 0);
+    for (uint64_t s = 0; s < kDraws; ++s) {
+      SampledBatch batch = sampler.SampleSeeds(seed, s);
+      const Block& b = batch.blocks[0];
+      ASSERT_EQ(b.num_edges(), static_cast<uint64_t>(fanout));
+      for (uint32_t idx : b.indices) ++count[b.src_nodes[idx]];
+    }
+    const double expected = double(kDraws) * fanout / kDegree;
+    double chi2 = 0;
+    for (uint64_t u = 1; u <= kDegree; ++u) {
+      chi2 += (count[u] - expected) * (count[u] - expected) / expected;
+    }
+    // Without replacement each count's variance is below the binomial's, so chi2 sits under
+    // its 99 degrees of freedom on average; 160 is far in the tail (p < 1e-4).
+    EXPECT_LT(chi2, 160) << "neighbour counts are not uniform";
+    EXPECT_GT(chi2, 20) << "neighbour counts are suspiciously even";
+  }
+}
+
+TEST(NeighborSampler, WorksWithEightByteIds) {
+  testing::ScratchDir dir;
+  DatasetMeta meta = Generate(dir / "g", 3000, 8);
+  ASSERT_EQ(meta.node_id_bytes, 8u);
+  MemoryBudget budget(kBudgetBytes);
+  CscGraph graph(dir / "g", meta, budget);
+  std::vector<uint64_t> train = ReadSplit(dir / "g", meta, "train");
+  const std::vector<int> fanouts = {5, 5};
+  NeighborSampler one(graph, train, fanouts, 800, 9, budget, 1);
+  NeighborSampler two(graph, train, fanouts, 800, 9, budget, 2);
+  for (uint64_t b = 0; b < one.batches_per_epoch(); ++b) {
+    SampledBatch batch = two.Sample(0, b);
+    ExpectValidBatch(graph, batch, fanouts, one.BatchSeeds(0, b));
+    ExpectSameBatch(batch, one.Sample(0, b));
+  }
+}
+
+// AssignLocalIds on its own: DGL's first-appearance numbering, whatever the thread count,
+// against a plain reference, on inputs big enough for the threaded path, including layers
+// where whole ranges are destinations.
+TEST(NeighborSamplerLocalIds, FirstAppearanceNumberingWhateverThreads) {
+  LocalIdScratch scratch;  // reused across calls, as the sampler does
+  Rng rng(3);
+  for (auto [num_dst, num_picked] :
+       {std::pair<uint64_t, uint64_t>{5000, 60000}, {30000, 10000}, {20000, 0}, {0, 20000}}) {
+    SCOPED_TRACE(::testing::Message() << num_dst << " destinations, " << num_picked << " edges");
+    std::vector<uint64_t> dst(num_dst);
+    for (uint64_t i = 0; i < num_dst; ++i) dst[i] = i * 7919 % 100003;  // distinct
+    std::vector<uint64_t> picked(num_picked);
+    for (uint64_t& v : picked) v = rng.Below(50000) * 3;  // repeats, some of them destinations
+
+    std::vector<uint64_t> want_src(dst.begin(), dst.end());
+    std::vector<uint32_t> want_idx;
+    std::map<uint64_t, uint32_t> local;
+    for (uint32_t i = 0; i < dst.size(); ++i) local[dst[i]] = i;
+    for (uint64_t v : picked) {
+      auto [it, inserted] = local.emplace(v, static_cast<uint32_t>(want_src.size()));
+      if (inserted) want_src.push_back(v);
+      want_idx.push_back(it->second);
+    }
+    for (unsigned threads : {1u, 2u, 3u, 4u, 7u}) {
+      std::vector<uint64_t> src;
+      std::vector<uint32_t> idx;
+      AssignLocalIds(dst, picked, threads, scratch, src, idx);
+      EXPECT_EQ(src, want_src) << threads << " threads";
+      EXPECT_EQ(idx, want_idx) << threads << " threads";
+    }
+    if (num_dst > 1) {
+      // A destination given twice, far apart (in different ranges when threaded), is an error.
+      dst.back() = dst.front();
+      std::vector<uint64_t> src;
+      std::vector<uint32_t> idx;
+      for (unsigned threads : {1u, 4u}) {
+        EXPECT_THROW(AssignLocalIds(dst, picked, threads, scratch, src, idx), Error);
+      }
+    }
+  }
+  std::vector<uint64_t> src;
+  std::vector<uint32_t> idx;
+  AssignLocalIds({}, {}, 4, scratch, src, idx);
+  EXPECT_TRUE(src.empty() && idx.empty());
+}
+
+}  // namespace
+}  // namespace strata

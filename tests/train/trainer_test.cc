@@ -1,0 +1,232 @@
+#include "train/trainer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <numeric>
+
+#include "strata/generate.h"
+#include "strata/import.h"
+#include "test_util.h"
+
+namespace strata {
+namespace {
+
+// Imports a Planetoid dataset from shared/datasets once per test binary run.
+std::string PlanetoidDataset(const std::string& name) {
+  static testing::ScratchDir* dir = new testing::ScratchDir();  // lives for the whole run
+  const std::string source = std::string(STRATA_SHARED_DATASETS) + "/" + name;
+  const std::string out = *dir / name;
+  if (!std::filesystem::exists(source)) return "";
+  if (!std::filesystem::exists(out)) {
+    ImportOptions o;
+    o.out = out;
+    o.memory_budget_bytes = uint64_t{256} << 20;
+    ImportNpyDirectory(source, o);
+  }
+  return out;
+}
+
+TrainOptions FullBatch(const std::string& dataset, ModelKind model) {
+  TrainOptions o;
+  o.dataset = dataset;
+  o.model = model;
+  o.layers = 2;
+  o.fanouts = {-1, -1};
+  o.batch_size = 140;  // the whole Planetoid training set: one full-graph step per epoch
+  o.store = FeatureStoreKind::kMemory;
+  o.memory_budget_bytes = uint64_t{1} << 30;
+  o.eval_every = 0;
+  o.threads = 2;
+  return o;
+}
+
+double MeanTestAccuracy(TrainOptions o, int seeds) {
+  double sum = 0;
+  for (int seed = 0; seed < seeds; ++seed) {
+    o.seed = seed;
+    sum += Train(o).test_acc;
+  }
+  return sum / seeds;
+}
+
+TrainOptions GcnPaperSettings(const std::string& dataset) {
+  TrainOptions o = FullBatch(dataset, ModelKind::kGcn);
+  o.hidden = 16;
+  o.dropout = 0.5;
+  o.input_dropout = 0.5;
+  o.row_normalize = true;
+  o.lr = 0.01;
+  o.weight_decay = 5e-4;
+  o.epochs = 200;
+  return o;
+}
+
+TEST(TrainAccuracy, GcnOnCoraReachesThePaper) {
+  std::string cora = PlanetoidDataset("cora");
+  if (cora.empty()) GTEST_SKIP() << "shared/datasets/cora not found";
+  double accuracy = MeanTestAccuracy(GcnPaperSettings(cora), 5);
+  RecordProperty("mean_test_accuracy", std::to_string(accuracy));
+  EXPECT_GE(accuracy, 0.80);
+}
+
+TEST(TrainAccuracy, GcnOnCiteseerReachesThePaper) {
+  std::string citeseer = PlanetoidDataset("citeseer");
+  if (citeseer.empty()) GTEST_SKIP() << "shared/datasets/citeseer not found";
+  TrainOptions o = GcnPaperSettings(citeseer);
+  o.batch_size = 120;
+  double accuracy = MeanTestAccuracy(o, 5);
+  RecordProperty("mean_test_accuracy", std::to_string(accuracy));
+  EXPECT_GE(accuracy, 0.69);
+}
+
+TEST(TrainAccuracy, GraphSageOnCoraWithSampledNeighbourhoods) {
+  std::string cora = PlanetoidDataset("cora");
+  if (cora.empty()) GTEST_SKIP() << "shared/datasets/cora not found";
+  TrainOptions o = FullBatch(cora, ModelKind::kSage);
+  o.fanouts = {10, 10};
+  o.hidden = 16;
+  o.batch_size = 32;
+  o.dropout = 0.5;
+  o.input_dropout = 0.5;
+  o.lr = 0.01;
+  o.weight_decay = 5e-4;
+  o.epochs = 40;
+  double accuracy = MeanTestAccuracy(o, 5);
+  RecordProperty("mean_test_accuracy", std::to_string(accuracy));
+  EXPECT_GE(accuracy, 0.78);
+}
+
+TEST(TrainAccuracy, GatOnCora) {
+  std::string cora = PlanetoidDataset("cora");
+  if (cora.empty()) GTEST_SKIP() << "shared/datasets/cora not found";
+  TrainOptions o = FullBatch(cora, ModelKind::kGat);
+  o.hidden = 8;
+  o.heads = 8;
+  o.out_heads = 1;
+  o.dropout = 0.6;
+  o.input_dropout = 0.6;
+  o.attention_dropout = 0.6;
+  o.row_normalize = true;
+  o.lr = 0.005;
+  o.weight_decay = 5e-4;
+  o.epochs = 200;
+  double accuracy = MeanTestAccuracy(o, 5);
+  RecordProperty("mean_test_accuracy", std::to_string(accuracy));
+  EXPECT_GE(accuracy, 0.80);
+}
+
+// The direct store under a budget of a quarter of the feature bytes must train exactly like
+// the memory store: same batches, same features, same losses.
+TEST(Trainer, DirectStoreOutOfCoreGivesTheSameLossesAsMemory) {
+  testing::ScratchDir dir;
+  GenerateOptions g;
+  g.out = dir / "sbm";
+  g.nodes = 40000;
+  g.avg_degree = 6;
+  g.feature_dim = 512;  // 80 MB of features, far more than the graph
+  g.classes = 4;
+  g.seed = 2;
+  g.memory_budget_bytes = uint64_t{64} << 20;
+  DatasetMeta meta = GenerateDataset(g);
+  const uint64_t feature_bytes = meta.num_nodes * meta.feature_dim * 4;
+
+  TrainOptions o;
+  o.dataset = dir / "sbm";
+  o.model = ModelKind::kSage;
+  o.layers = 2;
+  o.hidden = 32;
+  o.fanouts = {3, 3};
+  o.batch_size = 64;
+  o.epochs = 2;
+  o.lr = 0.01;
+  o.seed = 11;
+  o.eval_every = 0;
+  o.threads = 2;
+  o.store = FeatureStoreKind::kMemory;
+  o.memory_budget_bytes = uint64_t{256} << 20;
+  TrainResult memory = Train(o);
+
+  o.store = FeatureStoreKind::kDirect;
+  o.memory_budget_bytes = feature_bytes / 4;
+  o.io_depth = 32;
+  o.max_run_ahead = 2;
+  TrainResult direct = Train(o);
+  ASSERT_EQ(memory.epochs.size(), direct.epochs.size());
+  for (size_t e = 0; e < memory.epochs.size(); ++e) {
+    EXPECT_EQ(memory.epochs[e].train_loss, direct.epochs[e].train_loss) << "epoch " << e;
+    EXPECT_GT(direct.epochs[e].disk_reads, 0u);
+  }
+  EXPECT_EQ(memory.test_acc, direct.test_acc);
+  // And it learns: well above chance (4 classes).
+  EXPECT_GT(direct.test_acc, 0.5);
+  EXPECT_LT(direct.epochs.back().train_loss, direct.epochs.front().train_loss);
+}
+
+TEST(Trainer, RunAheadDepthDoesNotChangeTheLosses) {
+  testing::ScratchDir dir;
+  GenerateOptions g;
+  g.out = dir / "sbm";
+  g.nodes = 5000;
+  g.avg_degree = 6;
+  g.feature_dim = 16;
+  g.classes = 3;
+  g.memory_budget_bytes = uint64_t{64} << 20;
+  GenerateDataset(g);
+  TrainOptions o;
+  o.dataset = dir / "sbm";
+  o.layers = 2;
+  o.hidden = 16;
+  o.fanouts = {4, 4};
+  o.batch_size = 64;
+  o.epochs = 2;
+  o.eval_every = 0;
+  o.memory_budget_bytes = uint64_t{128} << 20;
+  o.cache_fraction = 0.2;
+  o.max_run_ahead = 1;
+  TrainResult shallow = Train(o);
+  o.max_run_ahead = 16;
+  TrainResult deep = Train(o);
+  for (size_t e = 0; e < 2; ++e) {
+    EXPECT_EQ(shallow.epochs[e].train_loss, deep.epochs[e].train_loss);
+  }
+}
+
+TEST(Trainer, ResumesFromItsCheckpoint) {
+  testing::ScratchDir dir;
+  GenerateOptions g;
+  g.out = dir / "sbm";
+  g.nodes = 3000;
+  g.avg_degree = 6;
+  g.feature_dim = 16;
+  g.classes = 3;
+  g.memory_budget_bytes = uint64_t{64} << 20;
+  GenerateDataset(g);
+  TrainOptions o;
+  o.dataset = dir / "sbm";
+  o.layers = 2;
+  o.hidden = 16;
+  o.fanouts = {4, 4};
+  o.batch_size = 64;
+  o.eval_every = 0;
+  o.store = FeatureStoreKind::kMemory;
+  o.memory_budget_bytes = uint64_t{128} << 20;
+  o.epochs = 4;
+  TrainResult straight = Train(o);
+  o.checkpoint_dir = dir / "ckpt";
+  o.epochs = 2;
+  Train(o);
+  o.epochs = 4;
+  o.resume = true;
+  TrainResult resumed = Train(o);
+  ASSERT_EQ(resumed.epochs.size(), 2u);
+  EXPECT_EQ(resumed.epochs[1].train_loss, straight.epochs[3].train_loss);
+  EXPECT_EQ(resumed.test_acc, straight.test_acc);
+  o.resume = false;
+  EvalResult eval = EvaluateCheckpoint(o);
+  EXPECT_EQ(eval.epoch, 4u);
+  EXPECT_EQ(eval.test_acc, straight.test_acc);
+}
+
+}  // namespace
+}  // namespace strata
