@@ -3,7 +3,6 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 DATA ?= data
-RUN_NODES ?= 1000000
 
 .PHONY: all setup build run test test-asan bench format clean
 
@@ -16,11 +15,19 @@ build: setup
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The main job: a generated graph whose features (4 GiB) are four times the memory budget it
+# is then trained with, GraphSAGE out of core for 2 epochs with the direct-I/O store.
+RUN_DATASET ?= $(DATA)/sbm-4m
+RUN_BUDGET ?= 1G
 run: build
 	@mkdir -p $(DATA)
-	$(BUILD)/strata generate $(DATA)/sbm-1m --nodes $(RUN_NODES) --avg-degree 20 --feature-dim 128 \
-	    --classes 16 --seed 1 --force
-	$(BUILD)/strata info $(DATA)/sbm-1m --verify
+	@test -f $(RUN_DATASET)/meta.json || $(BUILD)/strata generate $(RUN_DATASET) --nodes 4000000 \
+	    --avg-degree 10 --feature-dim 256 --classes 16 --train-ratio 0.02 --val-ratio 0.005 \
+	    --test-ratio 0.005 --seed 1 --memory-budget $(RUN_BUDGET)
+	$(BUILD)/strata info $(RUN_DATASET)
+	$(BUILD)/strata train $(RUN_DATASET) --model sage --layers 2 --hidden 128 --fanouts 10,5 \
+	    --batch-size 1000 --epochs 2 --lr 0.003 --memory-budget $(RUN_BUDGET) \
+	    --feature-store direct --eval-fanouts 10,5 --metrics-out $(DATA)/run-metrics.jsonl
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

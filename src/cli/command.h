@@ -20,6 +20,7 @@ Runner AddEvalCommand(CLI::App& app);
 Runner AddBenchDiskCommand(CLI::App& bench);
 Runner AddBenchGatherCommand(CLI::App& bench);
 Runner AddBenchSampleCommand(CLI::App& bench);
+Runner AddBenchStepCommand(CLI::App& bench);
 
 // Parses --memory-budget's text; empty means a quarter of physical memory.
 uint64_t MemoryBudgetFromOption(const std::string& text);

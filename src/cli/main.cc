@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   bench->require_subcommand(1);
   runners[bench] = [] {};
   for (auto adder : {strata::cli::AddBenchDiskCommand, strata::cli::AddBenchGatherCommand,
-                     strata::cli::AddBenchSampleCommand}) {
+                     strata::cli::AddBenchSampleCommand, strata::cli::AddBenchStepCommand}) {
     size_t before = bench->get_subcommands({}).size();
     strata::cli::Runner runner = adder(*bench);
     runners[bench->get_subcommands({})[before]] = std::move(runner);

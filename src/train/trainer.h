@@ -91,6 +91,20 @@ struct EvalResult {
   uint64_t epoch = 0;  // epochs the checkpoint had completed
 };
 
+struct StepBenchResult {
+  uint64_t batches = 0;
+  double step_ms_median = 0;  // forward + loss + backward + optimizer, features in memory
+  double sample_ms_mean = 0;
+  double gather_ms_mean = 0;
+  double gemm_share = 0;  // of step time
+  double gemm_gflops = 0;
+  double input_rows_mean = 0;
+};
+
+// Times `batches` training steps of epoch 0 one stage at a time (sample, gather, step), so
+// each stage's cost is measured alone: what `strata bench step` reports.
+StepBenchResult RunStepBench(const TrainOptions& options, uint64_t batches);
+
 // Loads the model of `checkpoint_dir` and measures val/test accuracy with `options`'
 // eval_fanouts (empty: full neighbourhoods) and store settings.
 EvalResult EvaluateCheckpoint(const TrainOptions& options);
