@@ -93,6 +93,19 @@ CommandResult RunStrata(const std::vector<std::string>& args) {
   return RunCommand(argv);
 }
 
+GenerateOptions SmallGraph(const std::string& out, uint64_t nodes, uint64_t feature_dim,
+                           uint32_t classes, double avg_degree, uint64_t seed) {
+  GenerateOptions o;
+  o.out = out;
+  o.nodes = nodes;
+  o.avg_degree = avg_degree;
+  o.feature_dim = feature_dim;
+  o.classes = classes;
+  o.seed = seed;
+  o.memory_budget_bytes = uint64_t{64} << 20;
+  return o;
+}
+
 void WriteTextFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;

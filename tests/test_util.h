@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "strata/generate.h"
+
 namespace strata::testing {
 
 // A fresh directory under $TMPDIR (or /tmp), removed with its contents when destroyed.
@@ -45,6 +47,10 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const RunLimits& 
 
 // RunCommand for the strata binary with `args`.
 CommandResult RunStrata(const std::vector<std::string>& args);
+
+// Options for a small generated SBM dataset at `out` (64 MiB budget); tests adjust the rest.
+GenerateOptions SmallGraph(const std::string& out, uint64_t nodes, uint64_t feature_dim,
+                           uint32_t classes, double avg_degree = 6, uint64_t seed = 0);
 
 void WriteTextFile(const std::string& path, const std::string& text);
 std::vector<std::string> ListDirectory(const std::string& path);

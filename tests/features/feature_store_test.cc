@@ -31,16 +31,9 @@ struct StoreCase {
 class FeatureStoreTest : public ::testing::TestWithParam<std::tuple<StoreCase, FeatureDtype>> {
  protected:
   void SetUp() override {
-    // On a real file system when /tmp is tmpfs (no O_DIRECT); the engine falls back otherwise.
-    GenerateOptions o;
-    o.out = dir_ / "g";
-    o.nodes = 3001;
-    o.avg_degree = 4;
-    o.feature_dim = 37;  // rows of 148 (float32) or 74 (float16) bytes: several per block
-    o.classes = 3;
-    o.seed = 5;
+    // 37 values: rows of 148 (float32) or 74 (float16) bytes, several per block.
+    GenerateOptions o = testing::SmallGraph(dir_ / "g", 3001, 37, 3, 4, 5);
     o.feature_dtype = std::get<1>(GetParam());
-    o.memory_budget_bytes = uint64_t{64} << 20;
     meta_ = GenerateDataset(o);
   }
 
@@ -165,14 +158,7 @@ INSTANTIATE_TEST_SUITE_P(Stores, FeatureStoreTest,
 // An EIO from the device surfaces as an error naming the file and offset, never as rows.
 TEST(DirectFeatureStore, ReportsIoErrorsWithFileAndOffset) {
   testing::ScratchDir dir;
-  GenerateOptions o;
-  o.out = dir / "g";
-  o.nodes = 2000;
-  o.avg_degree = 4;
-  o.feature_dim = 64;
-  o.classes = 2;
-  o.memory_budget_bytes = uint64_t{64} << 20;
-  DatasetMeta meta = GenerateDataset(o);
+  DatasetMeta meta = GenerateDataset(testing::SmallGraph(dir / "g", 2000, 64, 2, 4));
   MemoryBudget budget(uint64_t{64} << 20);
   for (auto engine : {IoEngineOptions::Kind::kUring, IoEngineOptions::Kind::kPread}) {
     DirectStoreOptions direct;

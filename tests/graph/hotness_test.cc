@@ -13,15 +13,7 @@ namespace {
 class HotnessTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    GenerateOptions o;
-    o.out = dir_ / "g";
-    o.nodes = 3000;
-    o.avg_degree = 8;
-    o.feature_dim = 4;
-    o.classes = 3;
-    o.seed = 7;
-    o.memory_budget_bytes = uint64_t{64} << 20;
-    meta_ = GenerateDataset(o);
+    meta_ = GenerateDataset(testing::SmallGraph(dir_ / "g", 3000, 4, 3, 8, 7));
     graph_ = std::make_unique<CscGraph>(dir_ / "g", meta_, budget_);
   }
   testing::ScratchDir dir_;

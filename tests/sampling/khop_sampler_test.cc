@@ -13,14 +13,7 @@ namespace {
 
 TEST(KHopSampler, BatchesAreDistinctNeighbourhoodsAndDeterministic) {
   testing::ScratchDir dir;
-  GenerateOptions o;
-  o.out = dir / "g";
-  o.nodes = 5000;
-  o.avg_degree = 10;
-  o.feature_dim = 4;
-  o.classes = 3;
-  o.memory_budget_bytes = uint64_t{64} << 20;
-  DatasetMeta meta = GenerateDataset(o);
+  DatasetMeta meta = GenerateDataset(testing::SmallGraph(dir / "g", 5000, 4, 3, 10));
   MemoryBudget budget(uint64_t{64} << 20);
   CscGraph graph(dir / "g", meta, budget);
   std::vector<uint64_t> pool = ReadSplit(dir / "g", meta, "train");

@@ -120,15 +120,8 @@ TEST(TrainAccuracy, GatOnCora) {
 // the memory store: same batches, same features, same losses.
 TEST(Trainer, DirectStoreOutOfCoreGivesTheSameLossesAsMemory) {
   testing::ScratchDir dir;
-  GenerateOptions g;
-  g.out = dir / "sbm";
-  g.nodes = 40000;
-  g.avg_degree = 6;
-  g.feature_dim = 512;  // 80 MB of features, far more than the graph
-  g.classes = 4;
-  g.seed = 2;
-  g.memory_budget_bytes = uint64_t{64} << 20;
-  DatasetMeta meta = GenerateDataset(g);
+  // 80 MB of features, far more than the graph.
+  DatasetMeta meta = GenerateDataset(testing::SmallGraph(dir / "sbm", 40000, 512, 4, 6, 2));
   const uint64_t feature_bytes = meta.num_nodes * meta.feature_dim * 4;
 
   TrainOptions o;
@@ -165,14 +158,7 @@ TEST(Trainer, DirectStoreOutOfCoreGivesTheSameLossesAsMemory) {
 
 TEST(Trainer, RunAheadDepthDoesNotChangeTheLosses) {
   testing::ScratchDir dir;
-  GenerateOptions g;
-  g.out = dir / "sbm";
-  g.nodes = 5000;
-  g.avg_degree = 6;
-  g.feature_dim = 16;
-  g.classes = 3;
-  g.memory_budget_bytes = uint64_t{64} << 20;
-  GenerateDataset(g);
+  GenerateDataset(testing::SmallGraph(dir / "sbm", 5000, 16, 3));
   TrainOptions o;
   o.dataset = dir / "sbm";
   o.layers = 2;
@@ -194,14 +180,7 @@ TEST(Trainer, RunAheadDepthDoesNotChangeTheLosses) {
 
 TEST(Trainer, ResumesFromItsCheckpoint) {
   testing::ScratchDir dir;
-  GenerateOptions g;
-  g.out = dir / "sbm";
-  g.nodes = 3000;
-  g.avg_degree = 6;
-  g.feature_dim = 16;
-  g.classes = 3;
-  g.memory_budget_bytes = uint64_t{64} << 20;
-  GenerateDataset(g);
+  GenerateDataset(testing::SmallGraph(dir / "sbm", 3000, 16, 3));
   TrainOptions o;
   o.dataset = dir / "sbm";
   o.layers = 2;
