@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <deque>
+#include <limits>
 
 namespace strata {
 namespace {
@@ -44,7 +45,7 @@ BatchPipeline::~BatchPipeline() {
 std::optional<ReadyBatch> BatchPipeline::Next() { return ready_.Pop(); }
 
 StageBusy BatchPipeline::busy() const {
-  return {sample_ns_ * 1e-9, fetch_ns_ * 1e-9, fetch_wait_ns_ * 1e-9, max_in_flight_};
+  return {sample_ns_ * 1e-9, fetch_ns_ * 1e-9, fetch_wait_ns_ * 1e-9, max_in_flight_, target_};
 }
 
 void BatchPipeline::SampleLoop() {
@@ -65,6 +66,13 @@ void BatchPipeline::SampleLoop() {
 void BatchPipeline::FetchLoop() {
   std::deque<WindowEntry> window;
   const uint64_t dim = store_.dim();
+  // The storage access accumulator's hill climb: measure the read rate over windows of
+  // kProbeBatches batches; double the target while the rate still grows by 5 %.
+  constexpr uint64_t kProbeBatches = 4;
+  uint64_t target = std::min<uint64_t>(32, options_.max_reads_in_flight);
+  double best_rate = 0;
+  uint64_t probe_batches = 0;
+  uint64_t probe_start_ns = NowNs(), probe_start_reads = store_.stats().reads;
   try {
     bool input_done = false;
     while (!stopping_) {
@@ -97,7 +105,7 @@ void BatchPipeline::FetchLoop() {
         }
         const uint64_t rows = entry.ready.batch.input_nodes().size();
         const bool oldest = &entry == &window.front();
-        if (!oldest && (store_.reads_in_flight() >= options_.target_reads_in_flight ||
+        if (!oldest && (store_.reads_in_flight() >= target ||
                         budget_.available() < rows * dim * sizeof(float))) {
           break;
         }
@@ -117,6 +125,20 @@ void BatchPipeline::FetchLoop() {
       store_.Wait(oldest.ticket);
       store_.Unpin(oldest.ready.batch.input_nodes());
       fetch_wait_ns_ += NowNs() - start;
+      if (++probe_batches == kProbeBatches && target < options_.max_reads_in_flight) {
+        const uint64_t now = NowNs(), reads = store_.stats().reads;
+        const double rate = (reads - probe_start_reads) / ((now - probe_start_ns) * 1e-9);
+        if (rate > 1.05 * best_rate) {
+          best_rate = rate;
+          target = std::min<uint64_t>(2 * target, options_.max_reads_in_flight);
+        } else {
+          best_rate = std::numeric_limits<double>::infinity();  // settled
+        }
+        probe_batches = 0;
+        probe_start_ns = now;
+        probe_start_reads = reads;
+      }
+      target_ = target;
       if (!ready_.Push(std::move(oldest.ready))) break;
     }
     // Stopped early: finish submitted gathers so no read lands in a freed matrix.

@@ -309,7 +309,7 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
       PipelineOptions pipeline_options;
       pipeline_options.epoch = epoch;
       pipeline_options.max_run_ahead = o.max_run_ahead;
-      pipeline_options.target_reads_in_flight = o.io_depth;
+      pipeline_options.max_reads_in_flight = o.io_depth;
       BatchPipeline pipeline(sampler, session.store(), pipeline_options, session.budget());
       while (std::optional<ReadyBatch> ready = pipeline.Next()) {
         const auto step_start = std::chrono::steady_clock::now();
@@ -341,6 +341,7 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
       report.fetch_busy_s = busy.fetch_s;
       report.fetch_wait_s = busy.fetch_wait_s;
       report.max_batches_in_flight = busy.max_batches_in_flight;
+      report.reads_in_flight_target = busy.reads_in_flight_target;
     }
     if (progress) progress->Finish();
     report.train_busy_s = train_s;
@@ -382,6 +383,7 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
                                        {"fetch_wait_s", report.fetch_wait_s},
                                        {"train_s", report.train_busy_s}}},
                                      {"max_batches_in_flight", report.max_batches_in_flight},
+                                     {"reads_in_flight_target", report.reads_in_flight_target},
                                      {"peak_rss_bytes", report.peak_rss_bytes}};
     if (!std::isnan(report.val_acc)) record["val_acc"] = report.val_acc;
     metrics.Append(record);
