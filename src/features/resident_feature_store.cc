@@ -7,6 +7,7 @@
 
 #include <cerrno>
 
+#include "common/interrupt.h"
 #include "storage/file.h"
 #include "strata/error.h"
 
@@ -21,6 +22,8 @@ FeatureStore::Ticket ResidentFeatureStore::Submit(std::span<const uint64_t> ids,
           fmt::format("feature row {} requested, the store has {} rows", ids[i], layout_.num_rows));
     }
     DecodeRow(base_ + layout_.offset(ids[i]), layout_.dtype, out.subspan(i * dim, dim));
+    // Through mmap a row can cost a page fault and a disk read: stay interruptible.
+    if ((i & 63) == 63) ThrowIfInterrupted();
   }
   stats_.rows_requested += ids.size();
   return 0;

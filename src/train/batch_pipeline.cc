@@ -4,6 +4,8 @@
 #include <deque>
 #include <limits>
 
+#include "common/interrupt.h"
+
 namespace strata {
 namespace {
 
@@ -42,7 +44,16 @@ BatchPipeline::~BatchPipeline() {
   fetch_thread_.join();
 }
 
-std::optional<ReadyBatch> BatchPipeline::Next() { return ready_.Pop(); }
+std::optional<ReadyBatch> BatchPipeline::Next() {
+  // Waits in slices so that Ctrl-C is noticed while a slow gather (an mmap store thrashing
+  // the page cache, say) holds the next batch back.
+  while (true) {
+    bool timed_out = false;
+    std::optional<ReadyBatch> ready = ready_.PopFor(std::chrono::milliseconds(100), timed_out);
+    if (!timed_out) return ready;
+    ThrowIfInterrupted();
+  }
+}
 
 StageBusy BatchPipeline::busy() const {
   return {sample_ns_ * 1e-9, fetch_ns_ * 1e-9, fetch_wait_ns_ * 1e-9, max_in_flight_, target_};

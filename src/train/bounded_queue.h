@@ -43,6 +43,21 @@ class BoundedQueue {
     return item;
   }
 
+  // Like Pop, but gives up after `timeout` (nullopt with the queue still open), so that a
+  // consumer can look at other things — an interrupt — while it waits.
+  template <typename Duration>
+  std::optional<T> PopFor(Duration timeout, bool& timed_out) {
+    std::unique_lock lock(mutex_);
+    timed_out = !not_empty_.wait_for(lock, timeout, [&] { return closed_ || !items_.empty(); });
+    if (timed_out) return std::nullopt;
+    if (error_) std::rethrow_exception(error_);
+    if (items_.empty()) return std::nullopt;
+    T item = std::move(items_.front());
+    items_.pop_front();
+    not_full_.notify_one();
+    return item;
+  }
+
   // The next item if one is ready, without waiting; nullopt otherwise (also once closed and
   // drained — closed() tells the two apart). Rethrows a Close error.
   std::optional<T> TryPop() {

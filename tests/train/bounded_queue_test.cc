@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -38,6 +39,19 @@ TEST(BoundedQueue, CloseWakesABlockedProducer) {
   std::thread producer([&] { EXPECT_FALSE(queue.Push(2)); });
   queue.Close();
   producer.join();
+}
+
+TEST(BoundedQueue, PopForTimesOutOnAnOpenEmptyQueue) {
+  BoundedQueue<int> queue(1);
+  bool timed_out = false;
+  EXPECT_FALSE(queue.PopFor(std::chrono::milliseconds(1), timed_out).has_value());
+  EXPECT_TRUE(timed_out);
+  queue.Push(7);
+  EXPECT_EQ(queue.PopFor(std::chrono::milliseconds(1), timed_out), 7);
+  EXPECT_FALSE(timed_out);
+  queue.Close();
+  EXPECT_FALSE(queue.PopFor(std::chrono::milliseconds(1), timed_out).has_value());
+  EXPECT_FALSE(timed_out);
 }
 
 }  // namespace
