@@ -98,10 +98,11 @@ TEST(TrainAccuracy, GraphSageOnCoraWithSampledNeighbourhoods) {
   if (cora.empty()) GTEST_SKIP() << "shared/datasets/cora not found";
   TrainOptions o = FullBatch(cora, ModelKind::kSage);
   o.fanouts = {10, 10};
-  o.hidden = 16;
+  o.hidden = 64;
   o.batch_size = 32;
   o.dropout = 0.5;
   o.input_dropout = 0.5;
+  o.row_normalize = true;
   o.lr = 0.01;
   o.weight_decay = 5e-4;
   o.epochs = 40;
