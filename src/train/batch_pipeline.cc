@@ -105,21 +105,23 @@ void BatchPipeline::FetchLoop() {
         fetch_ns_ += NowNs() - start;
       }
       if (window.empty()) break;
-      // Submit gathers in order while the device has room for more reads and the budget for
-      // more feature matrices; the oldest batch is always submitted.
+      // Submit gathers in order. The oldest batch always goes; the one after it goes as soon
+      // as the budget holds its matrix, so its reads queue behind the oldest's and the device
+      // never idles between batches; later ones go while fewer reads are outstanding than the
+      // device's queue plus the accumulator's target.
       uint64_t start = NowNs();
       uint64_t in_flight = 0;
-      for (WindowEntry& entry : window) {
+      for (size_t i = 0; i < window.size(); ++i) {
+        WindowEntry& entry = window[i];
         if (entry.submitted) {
           ++in_flight;
           continue;
         }
         const uint64_t rows = entry.ready.batch.input_nodes().size();
-        const bool oldest = &entry == &window.front();
-        if (!oldest && (store_.reads_in_flight() >= target ||
-                        budget_.available() < rows * dim * sizeof(float))) {
-          break;
-        }
+        const bool fits = budget_.available() >= rows * dim * sizeof(float);
+        const bool device_has_room =
+            store_.reads_in_flight() < options_.max_reads_in_flight + target;
+        if (i > 0 && !(fits && (i == 1 || device_has_room))) break;
         entry.ready.rows = rows;
         entry.ready.features = ChargedArray<float>(budget_, rows * dim, "batch input features");
         entry.ticket = store_.Submit(entry.ready.batch.input_nodes(),
