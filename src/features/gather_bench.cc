@@ -49,9 +49,9 @@ nlohmann::ordered_json RunGatherBench(const GatherBenchOptions& o) {
   const bool want_hot =
       o.store == FeatureStoreKind::kDirect && o.cache_fraction > 0 && o.hot_share > 0;
   if (o.khop_ids || want_hot) graph = std::make_unique<CscGraph>(o.dataset, meta, budget);
+  const std::vector<uint64_t> train = ReadSplit(o.dataset, meta, "train");
   if (o.khop_ids || (want_hot && o.hot_policy == HotnessPolicy::kPresample)) {
-    sampler = std::make_unique<KHopSampler>(*graph, ReadSplit(o.dataset, meta, "train"), o.fanouts,
-                                            o.batch_size, o.seed, budget);
+    sampler = std::make_unique<KHopSampler>(*graph, train, o.fanouts, o.batch_size, o.seed, budget);
   }
   auto make_batch = [&](uint64_t index) {
     if (o.khop_ids) return sampler->Batch(index);
@@ -73,7 +73,6 @@ nlohmann::ordered_json RunGatherBench(const GatherBenchOptions& o) {
   direct.dynamic_rows = cache_rows - hot_rows;
   if (hot_rows > 0) {
     ChargedArray<float> scores;
-    const auto train = ReadSplit(o.dataset, meta, "train");
     switch (o.hot_policy) {
       case HotnessPolicy::kPresample:
         scores = PresampleScores(*sampler, meta.num_nodes, kPresampleFirstBatch,

@@ -42,8 +42,9 @@ std::vector<int> AllNeighbours(size_t layers) { return std::vector<int>(layers, 
 // destroyed in reverse: the pipeline before the store, the store before its buffers).
 class Session {
  public:
-  Session(const TrainOptions& o, const ModelConfig& model_config)
-      : o_(o), budget_(o.memory_budget_bytes), meta_(OpenDataset(o.dataset)) {
+  // `meta` is the opened dataset's (the caller needed it for the model's shape).
+  Session(const TrainOptions& o, const DatasetMeta& meta, const ModelConfig& model_config)
+      : o_(o), budget_(o.memory_budget_bytes), meta_(meta) {
     if (meta_.num_classes == 0) throw Error::Input("dataset has no labels", o.dataset);
     if (meta_.feature_dim == 0) throw Error::Input("dataset has no features", o.dataset);
     graph_ = std::make_unique<CscGraph>(o.dataset, meta_, budget_);
@@ -274,7 +275,7 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
   const auto start = std::chrono::steady_clock::now();
   const DatasetMeta meta = OpenDataset(o.dataset);
   const ModelConfig config = ModelConfigOf(o, meta);
-  Session session(o, config);
+  Session session(o, meta, config);
   auto optimizer = MakeOptimizer(o, session.model());
   MetricsLog metrics(o.metrics_out);
   std::string checkpoint_path;
@@ -407,7 +408,7 @@ StepBenchResult RunStepBench(const TrainOptions& o, uint64_t batches) {
   CheckOptions(o);
   const DatasetMeta meta = OpenDataset(o.dataset);
   const ModelConfig config = ModelConfigOf(o, meta);
-  Session session(o, config);
+  Session session(o, meta, config);
   auto optimizer = MakeOptimizer(o, session.model());
   const NeighborSampler& sampler = session.sampler();
   batches = std::min(batches, sampler.batches_per_epoch());
@@ -474,7 +475,7 @@ EvalResult EvaluateCheckpoint(const TrainOptions& options) {
       meta_json.at("num_classes").get<size_t>() != config.num_classes) {
     throw Error::Input("the checkpoint was trained on a dataset of another shape", path);
   }
-  Session session(o, config);
+  Session session(o, meta, config);
   auto params = session.model().Parameters();
   ReadCheckpointFile(path, params, nullptr);
   EvalResult result;
