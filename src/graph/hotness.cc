@@ -65,7 +65,7 @@ ChargedArray<float> DegreeScores(const CscGraph& graph, MemoryBudget& budget) {
 }
 
 std::vector<uint64_t> TopScored(const ChargedArray<float>& scores, uint64_t count,
-                                 MemoryBudget& budget) {
+                                MemoryBudget& budget) {
   const uint64_t n = scores.size();
   count = std::min(count, n);
   if (count == 0) return {};
@@ -73,8 +73,7 @@ std::vector<uint64_t> TopScored(const ChargedArray<float>& scores, uint64_t coun
   // at it by id; avoids sorting all n ids.
   ChargedArray<float> copy(budget, n, "hotness ranking scratch");
   std::copy(scores.data(), scores.data() + n, copy.data());
-  std::nth_element(copy.data(), copy.data() + (count - 1), copy.data() + n,
-                   std::greater<float>());
+  std::nth_element(copy.data(), copy.data() + (count - 1), copy.data() + n, std::greater<float>());
   const float threshold = copy[count - 1];
   std::vector<uint64_t> ids;
   ids.reserve(count);

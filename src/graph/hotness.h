@@ -33,6 +33,6 @@ ChargedArray<float> DegreeScores(const CscGraph& graph, MemoryBudget& budget);
 
 // The ids of the `count` highest scores, highest first (ties by smaller id).
 std::vector<uint64_t> TopScored(const ChargedArray<float>& scores, uint64_t count,
-                                 MemoryBudget& budget);
+                                MemoryBudget& budget);
 
 }  // namespace strata
