@@ -35,6 +35,8 @@ namespace strata {
 
 // O_DIRECT wants offsets, lengths and buffers aligned to the device's logical block size;
 // 4096 is a multiple of every block size in use (512 or 4096), so one constant serves all.
+// Buffers are always aligned to it; offsets and lengths may use the finer
+// IoEngine::read_alignment of a file, which lets a small row cost a small read.
 inline constexpr uint32_t kDirectIoAlignment = 4096;
 
 struct ReadRequest {
@@ -113,6 +115,10 @@ class IoEngine {
   // What OpenFile found: whether reads of `file` bypass the page cache, its size when opened.
   virtual bool direct(int file) const = 0;
   virtual uint64_t file_size(int file) const = 0;
+  // Offsets and lengths of reads of `file` must be multiples of this: the file system's
+  // O_DIRECT offset alignment (statx STATX_DIOALIGN; 512 on most SSDs), 4096 when it does not
+  // say, 512 for buffered files. Always a power of two dividing kDirectIoAlignment.
+  virtual uint32_t read_alignment(int file) const = 0;
   // Whether reads into the registered arena use fixed buffers.
   virtual bool buffer_registered() const = 0;
 };

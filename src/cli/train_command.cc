@@ -43,6 +43,9 @@ void AddStoreOptions(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--cache-policy", a.cache_policy, "dynamic tier: clock, sieve or s3fifo")
       ->check(CLI::IsMember({"clock", "sieve", "s3fifo"}));
   cmd->add_option("--io-depth", o.io_depth, "reads in flight")->capture_default_str();
+  cmd->add_option("--max-read-bytes", o.max_read_bytes,
+                  "direct: bound on a coalesced read (a multiple of 4096)")
+      ->capture_default_str();
   cmd->add_option("--threads", o.threads, "compute and sampling threads")->capture_default_str();
   cmd->add_option("--eval-fanouts", a.eval_fanouts,
                   "fanouts for evaluation (default: full neighbourhoods)");

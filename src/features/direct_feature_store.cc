@@ -8,22 +8,32 @@
 #include "strata/error.h"
 
 namespace strata {
+namespace {
+
+// The fetch thread does CPU work (lookups, planning, pinning, decoding) between its waits;
+// it polls the engine this often so the device's queue never drains behind that work.
+constexpr size_t kIdsBetweenPolls = 4096;
+constexpr size_t kCompletionsBetweenRefills = 32;
+
+}  // namespace
 
 DirectFeatureStore::DirectFeatureStore(const std::string& path, const RowLayout& layout,
                                        const DirectStoreOptions& options, MemoryBudget& budget)
-    : layout_(layout), max_read_bytes_(options.max_read_bytes), coalesce_(options.coalesce) {
-  if (max_read_bytes_ < kBlockBytes || max_read_bytes_ % kBlockBytes != 0) {
+    : layout_(layout) {
+  if (options.max_read_bytes < kBlockBytes || options.max_read_bytes % kBlockBytes != 0) {
     throw Error::Input("the maximum read size must be a positive multiple of 4096 bytes");
   }
   // A slot holds the largest coalesced read, or one row's blocks when a row is larger.
   const uint64_t row_span = (layout.row_bytes() + 2 * kBlockBytes - 1) / kBlockBytes * kBlockBytes;
-  slot_bytes_ = std::max<uint64_t>(max_read_bytes_, row_span);
-  max_read_bytes_ = static_cast<uint32_t>(slot_bytes_);
+  slot_bytes_ = std::max<uint64_t>(options.max_read_bytes, row_span);
+  shape_.max_read_bytes = static_cast<uint32_t>(slot_bytes_);
+  shape_.coalesce = options.coalesce;
   engine_ = MakeIoEngine(options.io);
   const uint32_t depth = engine_->depth();
   staging_ = AlignedBuffer(budget, depth * slot_bytes_, "the direct store's read buffers");
   engine_->RegisterBuffer(staging_.span());
   file_ = engine_->OpenFile(path);
+  shape_.alignment = engine_->read_alignment(file_);
   slot_owner_.resize(depth);
   for (uint64_t s = depth; s > 0; --s) free_slots_.push_back(s - 1);
   completions_.resize(depth);
@@ -50,7 +60,7 @@ void DirectFeatureStore::FillHotTier(const std::vector<uint64_t>& ids, MemoryBud
     miss_ids_.push_back(id);
     miss_keys_.push_back(slot);
   }
-  PlanReads(miss_ids_, miss_keys_, layout_, max_read_bytes_, job.plan, coalesce_);
+  PlanReads(miss_ids_, miss_keys_, layout_, shape_, job.plan);
   StartReads(job);
   RunUntilDone(job);
 }
@@ -68,11 +78,14 @@ FeatureStore::Ticket DirectFeatureStore::Submit(std::span<const uint64_t> ids,
     }
     job->by_id[i] = {ids[i], static_cast<uint32_t>(i)};
   }
+  Advance(0);
   std::sort(job->by_id.begin(), job->by_id.end());
+  Advance(0);
 
   miss_ids_.clear();
   miss_keys_.clear();
   for (size_t i = 0; i < job->by_id.size();) {
+    if (job->unique_begin.size() % kIdsBetweenPolls == 0) Advance(0);
     const uint64_t id = job->by_id[i].first;
     const uint32_t unique = static_cast<uint32_t>(job->unique_begin.size());
     const uint32_t begin = static_cast<uint32_t>(i);
@@ -97,7 +110,7 @@ FeatureStore::Ticket DirectFeatureStore::Submit(std::span<const uint64_t> ids,
   stats_.rows_unique += job->unique_begin.size() - 1;
   stats_.rows_read += miss_ids_.size();
   stats_.useful_bytes += miss_ids_.size() * layout_.row_bytes();
-  PlanReads(miss_ids_, miss_keys_, layout_, max_read_bytes_, job->plan, coalesce_);
+  PlanReads(miss_ids_, miss_keys_, layout_, shape_, job->plan);
 
   Ticket ticket = next_ticket_++;
   Job& started = *job;
@@ -114,11 +127,19 @@ void DirectFeatureStore::Wait(Ticket ticket) {
 }
 
 void DirectFeatureStore::Pin(std::span<const uint64_t> ids) {
-  if (dynamic_) dynamic_->Pin(ids);
+  if (!dynamic_) return;
+  for (size_t first = 0; first < ids.size(); first += kIdsBetweenPolls) {
+    dynamic_->Pin(ids.subspan(first, std::min<size_t>(kIdsBetweenPolls, ids.size() - first)));
+    Advance(0);
+  }
 }
 
 void DirectFeatureStore::Unpin(std::span<const uint64_t> ids) {
-  if (dynamic_) dynamic_->Unpin(ids);
+  if (!dynamic_) return;
+  for (size_t first = 0; first < ids.size(); first += kIdsBetweenPolls) {
+    dynamic_->Unpin(ids.subspan(first, std::min<size_t>(kIdsBetweenPolls, ids.size() - first)));
+    Advance(0);
+  }
 }
 
 void DirectFeatureStore::StartReads(Job& job) {
@@ -148,12 +169,20 @@ void DirectFeatureStore::SubmitPending() {
 
 void DirectFeatureStore::RunUntilDone(Job& job) {
   if (failed_) throw Error::Internal("the direct feature store failed earlier; reopen it");
+  while (job.reads_left > 0) Advance(1);
+}
+
+void DirectFeatureStore::Advance(size_t min_complete) {
+  if (failed_) throw Error::Internal("the direct feature store failed earlier; reopen it");
+  if (engine_->outstanding() == 0 && pending_.empty()) return;
   try {
-    while (job.reads_left > 0) {
-      size_t n = engine_->Reap(completions_, 1);
-      for (size_t i = 0; i < n; ++i) CompleteRead(completions_[i].tag);
-      SubmitPending();
+    const size_t n = engine_->Reap(completions_, min_complete);
+    for (size_t i = 0; i < n; ++i) {
+      CompleteRead(completions_[i].tag);
+      // Refill the slots freed so far before decoding the rest: the device keeps its queue.
+      if ((i + 1) % kCompletionsBetweenRefills == 0) SubmitPending();
     }
+    SubmitPending();
   } catch (...) {
     // Nothing may land in a caller's buffer once the error has reached it: every job is
     // abandoned and every read still in flight is drained before rethrowing.

@@ -1,6 +1,6 @@
 // DirectFeatureStore serves feature rows from SSD with direct I/O, behind a two-tier cache.
 // A gather deduplicates its ids, serves what it can from the static hot tier and the
-// windowed dynamic tier, plans block-aligned coalesced reads for the rest (PlanReads), and
+// windowed dynamic tier, plans aligned, coalesced reads for the rest (PlanReads), and
 // hands them to the IoEngine; completions are decoded straight into the output matrix and
 // admitted into the dynamic tier. Submit returns once the reads are queued, so sampling or
 // compute can proceed while the disk works (Helios's decoupled submission and completion).
@@ -81,6 +81,10 @@ class DirectFeatureStore final : public FeatureStore {
   void StartReads(Job& job);
   void SubmitPending();
   void RunUntilDone(Job& job);
+  // Delivers completed reads (waiting for at least min_complete) and refills the device's
+  // queue from pending_. Called from every entry point, so planning and pinning a batch
+  // never leave the device idle.
+  void Advance(size_t min_complete);
   void CompleteRead(uint64_t slot);
   // A row read from disk: to the hot tier while filling it, else to the job's output
   // positions and into the dynamic tier.
@@ -90,8 +94,7 @@ class DirectFeatureStore final : public FeatureStore {
   void FillHotTier(const std::vector<uint64_t>& ids, MemoryBudget& budget);
 
   RowLayout layout_;
-  uint32_t max_read_bytes_;
-  bool coalesce_;
+  ReadShape shape_;
   uint64_t slot_bytes_;
   // Declared before the engine: the engine's destructor drains reads still landing in it.
   AlignedBuffer staging_;

@@ -5,18 +5,17 @@
 namespace strata {
 
 void PlanReads(std::span<const uint64_t> ids, std::span<const uint32_t> keys,
-               const RowLayout& layout, uint32_t max_read_bytes, ReadPlan& plan, bool coalesce) {
-  constexpr uint64_t kBlock = kBlockBytes;
+               const RowLayout& layout, const ReadShape& shape, ReadPlan& plan) {
+  const uint64_t align = shape.alignment;
   const uint64_t row_bytes = layout.row_bytes();
   PlannedRead* open = nullptr;  // the read the next row may join
   for (size_t i = 0; i < ids.size(); ++i) {
     const uint64_t start = layout.offset(ids[i]);
-    const uint64_t begin = start / kBlock * kBlock;
-    const uint64_t end = (start + row_bytes + kBlock - 1) / kBlock * kBlock;
+    const uint64_t begin = start / align * align;
+    const uint64_t end = (start + row_bytes + align - 1) / align * align;
     const uint64_t open_end = open ? open->offset + open->length : 0;
-    // Join when this row's blocks start inside or right after the open read and the grown
-    // read stays within the bound.
-    if (coalesce && open != nullptr && begin <= open_end && end - open->offset <= max_read_bytes) {
+    if (shape.coalesce && open != nullptr && begin < open_end + kBlockBytes &&
+        end - open->offset <= shape.max_read_bytes) {
       if (end > open_end) open->length = static_cast<uint32_t>(end - open->offset);
       ++open->row_count;
     } else {

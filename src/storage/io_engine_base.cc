@@ -21,6 +21,21 @@ constexpr uint32_t kMaxRetriesWithoutProgress = 1000;
 
 std::atomic<bool> no_direct_io_said{false};
 
+// Buffered reads take any offset; a sector keeps their plans like those of direct reads.
+constexpr uint32_t kBufferedReadAlignment = 512;
+
+// The file system's O_DIRECT offset alignment, or kDirectIoAlignment when it does not say
+// (statx without STATX_DIOALIGN, before Linux 6.1) or says something we cannot use.
+uint32_t DirectReadAlignment(int fd) {
+  struct statx stx {};
+  if (::statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) != 0) return kDirectIoAlignment;
+  const uint32_t align = stx.stx_dio_offset_align;
+  const bool usable = (stx.stx_mask & STATX_DIOALIGN) != 0 && align != 0 &&
+                      (align & (align - 1)) == 0 && kDirectIoAlignment % align == 0 &&
+                      kDirectIoAlignment % std::max<uint32_t>(stx.stx_dio_mem_align, 1) == 0;
+  return usable ? align : kDirectIoAlignment;
+}
+
 }  // namespace
 
 void NoteOnce(std::atomic<bool>& said, const std::string& text) {
@@ -73,6 +88,7 @@ int IoEngineBase::OpenFile(const std::string& path) {
     NoteOnce(no_direct_io_said, path + " does not support O_DIRECT; using buffered reads");
   }
   f.size = static_cast<uint64_t>(st.st_size);
+  f.read_alignment = f.direct ? DirectReadAlignment(f.fd) : kBufferedReadAlignment;
   f.buffered_fd = f.fd;
   if (f.direct) {
     f.buffered_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -101,12 +117,13 @@ void IoEngineBase::CheckRequest(const ReadRequest& read) const {
                                       read.length, read.offset,
                                       static_cast<const void*>(read.buffer), f.path));
   }
-  if (f.direct && (read.offset % kDirectIoAlignment != 0 || read.length % kDirectIoAlignment != 0 ||
+  if (f.direct && (read.offset % f.read_alignment != 0 || read.length % f.read_alignment != 0 ||
                    reinterpret_cast<uintptr_t>(read.buffer) % kDirectIoAlignment != 0)) {
     throw Error::Internal(fmt::format(
-        "O_DIRECT read of {} bytes at offset {} into {} is not aligned to {} bytes ({})",
-        read.length, read.offset, static_cast<const void*>(read.buffer), kDirectIoAlignment,
-        f.path));
+        "O_DIRECT read of {} bytes at offset {} into {} is not aligned to {}-byte offsets and "
+        "{}-byte buffers ({})",
+        read.length, read.offset, static_cast<const void*>(read.buffer), f.read_alignment,
+        kDirectIoAlignment, f.path));
   }
 }
 

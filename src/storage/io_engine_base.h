@@ -36,6 +36,7 @@ class IoEngineBase : public IoEngine {
   IoEngineStats stats() const override { return stats_; }
   bool direct(int file) const override { return CheckedFile(file).direct; }
   uint64_t file_size(int file) const override { return CheckedFile(file).size; }
+  uint32_t read_alignment(int file) const override { return CheckedFile(file).read_alignment; }
 
  protected:
   explicit IoEngineBase(const IoEngineOptions& options);
@@ -48,6 +49,7 @@ class IoEngineBase : public IoEngine {
     int buffered_fd = -1;  // == fd when !direct
     uint64_t size = 0;     // when opened; reads past it complete with zeros
     bool direct = false;
+    uint32_t read_alignment = kDirectIoAlignment;
   };
 
   // One attempt at (the rest of) the read in `slot`.

@@ -149,6 +149,7 @@ class Session {
   void OpenStore() {
     DirectStoreOptions direct;
     direct.io.depth = o_.io_depth;
+    direct.max_read_bytes = o_.max_read_bytes;
     direct.policy = o_.cache_policy;
     if (o_.store == FeatureStoreKind::kDirect) {
       uint64_t widest = 0;
@@ -160,7 +161,7 @@ class Session {
       // plus the store's read buffers.
       const uint64_t reserve = (o_.max_run_ahead + 2) * widest * meta_.feature_dim * 4 +
                                4 * widest * std::max<uint64_t>(meta_.feature_dim, o_.hidden) * 4 +
-                               uint64_t{o_.io_depth} * (64 << 10);
+                               uint64_t{o_.io_depth} * o_.max_read_bytes;
       const uint64_t feature_bytes = meta_.num_nodes * row_bytes;
       uint64_t cache_bytes =
           o_.cache_fraction >= 0

@@ -49,6 +49,7 @@ struct TrainOptions {
   HotnessPolicy hot_policy = HotnessPolicy::kPresample;
   CachePolicyKind cache_policy = CachePolicyKind::kSieve;
   uint32_t io_depth = 256;
+  uint32_t max_read_bytes = 64 << 10;
   uint32_t max_run_ahead = 8;
   unsigned threads = 2;
   uint64_t eval_every = 1;  // epochs between validation runs (0: only at the end)

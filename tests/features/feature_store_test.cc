@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -117,7 +118,7 @@ TEST_P(FeatureStoreTest, OutstandingGathersCompleteInAnyOrder) {
 // Every read comes back at most half done (whole blocks, so O_DIRECT can continue it).
 int HalveEveryRead(const ReadRequest& request, int result) {
   if (result <= 4096) return result;
-  return result / 2 / 4096 * 4096;
+  return std::max(4096, result / 2 / 4096 * 4096);
 }
 
 // Every third attempt fails with EAGAIN or EINTR, as an overloaded device or a signal would.

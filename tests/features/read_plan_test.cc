@@ -14,11 +14,12 @@ RowLayout Layout(uint64_t dim, FeatureDtype dtype) {
   return layout;
 }
 
-ReadPlan Plan(std::vector<uint64_t> ids, const RowLayout& layout, uint32_t max_read) {
+ReadPlan Plan(std::vector<uint64_t> ids, const RowLayout& layout, uint32_t max_read,
+              uint32_t alignment = 4096) {
   std::vector<uint32_t> keys(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) keys[i] = static_cast<uint32_t>(i);
   ReadPlan plan;
-  PlanReads(ids, keys, layout, max_read, plan);
+  PlanReads(ids, keys, layout, {alignment, max_read, true}, plan);
   return plan;
 }
 
@@ -57,21 +58,41 @@ TEST(ReadPlan, MultiBlockRowsGetBlockAlignedReads) {
   EXPECT_EQ(plan.reads[1].length, 8192u);
 }
 
+TEST(ReadPlan, SectorAlignedReadsCoverOnlyTheRowsAndShortGaps) {
+  // 256 float32 = 1 KiB rows, 4 per block. Rows 1 and 2 share block 0; row 9 starts 6 KiB
+  // after row 2 ends (a separate read); row 12 starts 2 KiB after row 9 ends (joins it).
+  ReadPlan plan = Plan({1, 2, 9, 12}, Layout(256, FeatureDtype::kFloat32), 1 << 16, 512);
+  ASSERT_EQ(plan.reads.size(), 2u);
+  EXPECT_EQ(plan.reads[0].offset, 1024u);
+  EXPECT_EQ(plan.reads[0].length, 2048u);
+  EXPECT_EQ(plan.reads[1].offset, 9u * 1024);
+  EXPECT_EQ(plan.reads[1].length, 4u * 1024);
+  EXPECT_EQ(plan.rows[3].offset_in_read, 3u * 1024);
+}
+
 TEST(ReadPlan, EveryRowLiesInsideItsRead) {
-  auto layout = Layout(100, FeatureDtype::kFloat16);  // 200-byte rows, stride 256
-  std::vector<uint64_t> ids;
-  for (uint64_t i = 0; i < 5000; i += 1 + i % 7) ids.push_back(i);
-  ReadPlan plan = Plan(ids, layout, 8192);
-  size_t row = 0;
-  for (const auto& read : plan.reads) {
-    ASSERT_EQ(read.first_row, row);
-    for (uint32_t r = 0; r < read.row_count; ++r, ++row) {
-      uint64_t id = ids[plan.rows[row].key];
-      EXPECT_EQ(read.offset + plan.rows[row].offset_in_read, layout.offset(id));
-      EXPECT_LE(plan.rows[row].offset_in_read + layout.row_bytes(), read.length);
+  for (uint32_t alignment : {512u, 4096u}) {
+    auto layout = Layout(100, FeatureDtype::kFloat16);  // 200-byte rows, stride 256
+    std::vector<uint64_t> ids;
+    for (uint64_t i = 0; i < 5000; i += 1 + i % 7) ids.push_back(i);
+    ReadPlan plan = Plan(ids, layout, 8192, alignment);
+    size_t row = 0;
+    uint64_t previous_end = 0;
+    for (const auto& read : plan.reads) {
+      ASSERT_EQ(read.first_row, row);
+      EXPECT_EQ(read.offset % alignment, 0u);
+      EXPECT_EQ(read.length % alignment, 0u);
+      EXPECT_LE(read.length, 8192u);
+      EXPECT_GE(read.offset, previous_end);
+      previous_end = read.offset + read.length;
+      for (uint32_t r = 0; r < read.row_count; ++r, ++row) {
+        uint64_t id = ids[plan.rows[row].key];
+        EXPECT_EQ(read.offset + plan.rows[row].offset_in_read, layout.offset(id));
+        EXPECT_LE(plan.rows[row].offset_in_read + layout.row_bytes(), read.length);
+      }
     }
+    EXPECT_EQ(row, ids.size());
   }
-  EXPECT_EQ(row, ids.size());
 }
 
 }  // namespace

@@ -471,10 +471,12 @@ TEST_P(IoEngineTest, RejectsBadRequestsBeforeQueuingAny) {
       {file, 0, 0, arena.data(), 1},           // empty
       {file, 0, kBlock, nullptr, 1},           // no buffer
   };
+  const uint32_t alignment = engine->read_alignment(file);
+  EXPECT_EQ(kDirectIoAlignment % alignment, 0u);
   if (engine->direct(file)) {
-    bad_ones.push_back({file, 512, kBlock, arena.data(), 1});      // offset
-    bad_ones.push_back({file, 0, 1000, arena.data(), 1});          // length
-    bad_ones.push_back({file, 0, kBlock, arena.data() + 512, 1});  // buffer
+    bad_ones.push_back({file, alignment / 2, kBlock, arena.data(), 1});  // offset
+    bad_ones.push_back({file, 0, 1000, arena.data(), 1});                // length
+    bad_ones.push_back({file, 0, kBlock, arena.data() + 512, 1});        // buffer
   }
   for (const ReadRequest& bad : bad_ones) {
     std::vector<ReadRequest> batch = {good, bad};
