@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace strata {
 
@@ -34,6 +35,30 @@ class MemoryBudget {
   const uint64_t limit_;
   std::atomic<uint64_t> used_{0};
   std::atomic<uint64_t> peak_{0};
+};
+
+// TrackedCharge charges memory that another component allocates and grows by itself (a
+// model's activations, which follow the largest batch seen): Update(bytes) charges the growth
+// since the last update or releases the shrink. An Update that would exceed the budget throws
+// the budget's error and leaves the charge as it was. Everything is released on destruction.
+class TrackedCharge {
+ public:
+  TrackedCharge(MemoryBudget& budget, std::string what) : budget_(budget), what_(std::move(what)) {}
+  ~TrackedCharge() { budget_.Release(bytes_); }
+  TrackedCharge(const TrackedCharge&) = delete;
+  TrackedCharge& operator=(const TrackedCharge&) = delete;
+
+  void Update(uint64_t bytes) {
+    if (bytes > bytes_) budget_.Charge(bytes - bytes_, what_);
+    if (bytes < bytes_) budget_.Release(bytes_ - bytes);
+    bytes_ = bytes;
+  }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  MemoryBudget& budget_;
+  std::string what_;
+  uint64_t bytes_ = 0;
 };
 
 // ChargedArray<T> is a heap array of trivially constructible T whose bytes are charged to a

@@ -47,6 +47,14 @@ class BasicGatConv final : public BasicLayer<T> {
   size_t out_dim() const override {
     return options_.concat_heads ? options_.heads * per_head_ : per_head_;
   }
+  size_t AllocatedBytes() const override {
+    return CapacityBytes<T>({&weight_,     &weight_grad_, &attn_l_,    &attn_l_grad_,
+                             &attn_r_,     &attn_r_grad_, &bias_,      &bias_grad_,
+                             &wh_,         &logits_,      &alpha_,     &alpha_drop_,
+                             &el_,         &er_,          &aggregate_, &grad_aggregate_,
+                             &grad_edges_, &grad_wh_,     &grad_el_,   &grad_er_}) +
+           loops_.allocated_bytes() + csc_.allocated_bytes();
+  }
 
  private:
   size_t in_dim_;

@@ -29,6 +29,11 @@ class BasicGcnConv final : public BasicLayer<T> {
   std::vector<BasicParameter<T>> Parameters(const std::string& prefix) override;
   size_t in_dim() const override { return in_dim_; }
   size_t out_dim() const override { return out_dim_; }
+  size_t AllocatedBytes() const override {
+    return CapacityBytes<T>(
+               {&weight_, &weight_grad_, &bias_, &bias_grad_, &aggregate_, &grad_aggregate_}) +
+           csc_.allocated_bytes();
+  }
 
  private:
   size_t in_dim_;

@@ -43,6 +43,9 @@ class BasicLayer {
   virtual std::vector<BasicParameter<T>> Parameters(const std::string& prefix) = 0;
   virtual size_t in_dim() const = 0;
   virtual size_t out_dim() const = 0;
+  // Bytes the layer has allocated: parameters, their gradients, and the activations it keeps
+  // for Backward (which grow with the largest block seen).
+  virtual size_t AllocatedBytes() const = 0;
 
   void set_threads(unsigned threads) { threads_ = threads == 0 ? 1 : threads; }
   unsigned threads() const { return threads_; }

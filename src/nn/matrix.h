@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <new>
 #include <span>
@@ -62,6 +63,18 @@ class MatrixSpan {
   size_t cols_ = 0;
   size_t stride_ = 0;
 };
+
+template <typename T>
+class BasicMatrix;
+
+// Bytes allocated by `matrices` (their capacities): what a layer or model reports as its
+// workspace for the memory budget.
+template <typename T>
+size_t CapacityBytes(std::initializer_list<const BasicMatrix<T>*> matrices) {
+  size_t bytes = 0;
+  for (const BasicMatrix<T>* m : matrices) bytes += m->capacity() * sizeof(T);
+  return bytes;
+}
 
 template <typename T>
 class BasicMatrix {

@@ -173,6 +173,15 @@ std::vector<BasicParameter<T>> BasicModel<T>::Parameters() {
   return all;
 }
 
+template <typename T>
+size_t BasicModel<T>::AllocatedBytes() const {
+  size_t bytes = CapacityBytes<T>({&dropped_input_});
+  for (const auto& layer : layers_) bytes += layer->AllocatedBytes();
+  for (const auto& m : outputs_) bytes += CapacityBytes<T>({&m});
+  for (const auto& m : grads_) bytes += CapacityBytes<T>({&m});
+  return bytes;
+}
+
 template class BasicModel<float>;
 template class BasicModel<double>;
 

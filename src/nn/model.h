@@ -79,6 +79,9 @@ class BasicModel {
   // All parameters, named "layers.<l>.<name>", in a fixed order.
   std::vector<BasicParameter<T>> Parameters();
   const ModelConfig& config() const { return config_; }
+  // Bytes the model has allocated: every layer's (parameters, gradients, saved activations)
+  // and the per-layer outputs and gradients; it grows with the largest batch seen.
+  size_t AllocatedBytes() const;
   BasicLayer<T>& layer(size_t l) { return *layers_[l]; }
 
  private:

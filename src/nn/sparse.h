@@ -52,6 +52,9 @@ struct BlockCsc {
 
   // Rebuilds from `csr` (a stable counting sort), reusing the vectors' capacity.
   void Build(const BlockCsr& csr);
+  size_t allocated_bytes() const {
+    return (indptr.capacity() + dst.capacity() + edge.capacity()) * sizeof(uint32_t);
+  }
 };
 
 // A CSR whose every destination d also has itself (local id d) as its last source: the
@@ -61,6 +64,9 @@ class SelfLoopCsr {
  public:
   void Build(const BlockCsr& csr);
   BlockCsr graph() const { return {num_dst_, num_src_, indptr_, indices_}; }
+  size_t allocated_bytes() const {
+    return (indptr_.capacity() + indices_.capacity()) * sizeof(uint32_t);
+  }
 
  private:
   uint32_t num_dst_ = 0;

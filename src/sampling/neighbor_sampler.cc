@@ -247,8 +247,9 @@ void NeighborSampler::PickNeighbors(std::span<const uint64_t> dst, int fanout, u
         for (uint64_t k = 0; k < degree; ++k) out[k] = first_edge + k;
         continue;
       }
-      // The destination's own stream: the same picks whichever thread draws them.
-      Rng rng(MixSeed(layer_seed, i));
+      // The destination node's own stream: the same picks whichever thread draws them and
+      // wherever the node sits in the batch (so evaluation may split a batch freely).
+      Rng rng(MixSeed(layer_seed, dst[i]));
       ChooseDistinct(rng, degree, kept, out, bitmap);
       for (uint64_t k = 0; k < kept; ++k) out[k] += first_edge;
     }

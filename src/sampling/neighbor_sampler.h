@@ -12,7 +12,7 @@
 // Determinism: batch b of epoch e depends only on (seed, e, b). The training ids are shuffled
 // per epoch by a permutation drawn from (seed, e) alone, batch b takes positions
 // [b * batch_size, (b + 1) * batch_size) of it, and every destination draws from its own
-// random stream, derived from (seed, e, b, layer, destination position). Nothing depends on
+// random stream, derived from (seed, e, b, layer, destination node id). Nothing depends on
 // the thread count, on which batches were sampled before, or on timing, so a pipeline may
 // sample batches ahead and out of order on several threads.
 //

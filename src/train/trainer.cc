@@ -89,30 +89,18 @@ class Session {
     LossResult loss = SoftmaxCrossEntropy<float>(logits, seed_labels_, grad_.span());
     model_->Backward(grad_.span());
     opt.Step();
+    ChargeModelMemory();
     return {loss.loss * loss.labelled, loss.labelled};
   }
 
   // Accuracy on `ids` with the evaluation fanouts (full neighbourhoods by default).
   AccuracyCount Evaluate(const std::vector<uint64_t>& ids) {
+    EvalBatch scratch{{}, TrackedCharge(budget_, "evaluation batch features")};
     AccuracyCount total;
-    std::vector<float> features;
     for (uint64_t first = 0; first < ids.size(); first += kEvalBatchSeeds) {
       std::span<const uint64_t> seeds(ids.data() + first,
                                       std::min<uint64_t>(kEvalBatchSeeds, ids.size() - first));
-      SampledBatch batch = o_.eval_fanouts.empty()
-                               ? eval_sampler_->SampleFullNeighborhood(seeds)
-                               : eval_sampler_->SampleSeeds(seeds, first / kEvalBatchSeeds);
-      const auto& inputs = batch.input_nodes();
-      features.resize(inputs.size() * meta_.feature_dim);
-      store_->Gather(inputs, features);
-      if (o_.row_normalize) NormalizeRows(features);
-      MatrixSpan<const float> x(features.data(), inputs.size(), meta_.feature_dim);
-      auto logits = model_->Forward(batch.blocks, x, NormOf(inputs), false, 0);
-      SeedLabels(batch);
-      AccuracyCount count = CountCorrect(logits, seed_labels_);
-      total.correct += count.correct;
-      total.labelled += count.labelled;
-      ThrowIfInterrupted();
+      EvaluateSeeds(seeds, first / kEvalBatchSeeds, scratch, total);
     }
     return total;
   }
@@ -120,6 +108,59 @@ class Session {
   const NeighborSampler& sampler() const { return *sampler_; }
 
  private:
+  struct EvalBatch {
+    std::vector<float> features;
+    TrackedCharge charge;
+  };
+
+  // Evaluates `seeds` as one batch when its input features and activations fit what the
+  // budget leaves, else as two halves, recursively: full neighbourhoods grow fast with the
+  // seed count. Splitting changes no prediction, since a node's sampled neighbours depend
+  // on its id and the stream, not on the batch it is in.
+  void EvaluateSeeds(std::span<const uint64_t> seeds, uint64_t stream, EvalBatch& scratch,
+                     AccuracyCount& total) {
+    SampledBatch batch = o_.eval_fanouts.empty() ? eval_sampler_->SampleFullNeighborhood(seeds)
+                                                 : eval_sampler_->SampleSeeds(seeds, stream);
+    const auto& inputs = batch.input_nodes();
+    const uint64_t width = std::max<uint64_t>(
+        meta_.feature_dim, o_.hidden * (o_.model == ModelKind::kGat ? o_.heads : 1));
+    const uint64_t feature_bytes = inputs.size() * meta_.feature_dim * sizeof(float);
+    const uint64_t activation_bytes = 2 * inputs.size() * width * sizeof(float);
+    const uint64_t need = feature_bytes + activation_bytes;
+    const uint64_t have = budget_.available() + scratch.charge.bytes() + model_memory_.bytes();
+    if (need > have && seeds.size() > 1) {
+      const size_t half = seeds.size() / 2;
+      EvaluateSeeds(seeds.first(half), stream, scratch, total);
+      EvaluateSeeds(seeds.subspan(half), stream, scratch, total);
+      return;
+    }
+    if (o_.eval_fanouts.empty() && seeds.size() == 1 && feature_bytes > have) {
+      throw Error::Input(fmt::format(
+          "evaluating node {} with its full {}-hop neighbourhood needs {} of input features, "
+          "more than the memory budget leaves ({}); raise --memory-budget or sample "
+          "evaluation neighbourhoods with --eval-fanouts",
+          seeds[0], o_.fanouts.size(), FormatBytes(feature_bytes), FormatBytes(have)));
+    }
+    scratch.charge.Update(feature_bytes);
+    scratch.features.resize(inputs.size() * meta_.feature_dim);
+    store_->Gather(inputs, scratch.features);
+    if (o_.row_normalize) NormalizeRows(scratch.features);
+    MatrixSpan<const float> x(scratch.features.data(), inputs.size(), meta_.feature_dim);
+    auto logits = model_->Forward(batch.blocks, x, NormOf(inputs), false, 0);
+    SeedLabels(batch);
+    ChargeModelMemory();
+    AccuracyCount count = CountCorrect(logits, seed_labels_);
+    total.correct += count.correct;
+    total.labelled += count.labelled;
+    ThrowIfInterrupted();
+  }
+
+  // The model's buffers grow with the largest batch it has seen; the budget follows them
+  // (OpenStore left room for them when it sized the cache).
+  void ChargeModelMemory() {
+    model_memory_.Update(model_->AllocatedBytes() + grad_.capacity() * sizeof(float));
+  }
+
   // Divides each row by its L1 norm; all-zero rows stay zero.
   void NormalizeRows(std::span<float> rows) {
     const uint64_t dim = meta_.feature_dim;
@@ -157,7 +198,8 @@ class Session {
         widest = std::max<uint64_t>(widest, sampler_->Sample(0, b).input_nodes().size());
       }
       const uint64_t row_bytes = meta_.feature_dim * FeatureDtypeBytes(meta_.feature_dtype);
-      // Batches in flight (features, and about four times that in activations and gradients)
+      // Batches in flight (features, and about four times that in activations and gradients,
+      // which the model charges as it allocates them: ChargeModelMemory)
       // plus the store's read buffers.
       const uint64_t reserve = (o_.max_run_ahead + 2) * widest * meta_.feature_dim * 4 +
                                4 * widest * std::max<uint64_t>(meta_.feature_dim, o_.hidden) * 4 +
@@ -216,6 +258,7 @@ class Session {
   std::vector<float> norm_;
   std::vector<int32_t> seed_labels_;
   Matrix grad_;
+  TrackedCharge model_memory_{budget_, "model activations and gradients"};
 };
 
 ModelConfig ModelConfigOf(const TrainOptions& o, const DatasetMeta& meta) {

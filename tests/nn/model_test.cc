@@ -207,5 +207,35 @@ TEST(Model, ParametersAreNamedByLayer) {
   EXPECT_EQ(params[7].value.cols(), 3u);  // averaged heads: one bias per class
 }
 
+// What the trainer charges to the memory budget: at least the parameters and their gradients,
+// growing with the largest batch and never shrinking for a smaller one (capacity is kept).
+TEST(Model, AllocatedBytesCoverParametersAndGrowWithTheBatch) {
+  for (ModelKind kind : {ModelKind::kSage, ModelKind::kGcn, ModelKind::kGat}) {
+    SCOPED_TRACE(std::string(ModelKindName(kind)));
+    Model model(SmallConfig(kind));
+    size_t parameter_bytes = 0;
+    for (const auto& p : model.Parameters()) {
+      parameter_bytes += 2 * p.value.rows() * p.value.cols() * sizeof(float);
+    }
+    const size_t fresh = model.AllocatedBytes();
+    EXPECT_GE(fresh, parameter_bytes);
+    auto run = [&](uint32_t inputs, uint32_t mid, uint32_t seeds) {
+      std::vector<Block> blocks = RandomBlocks({inputs, mid, seeds}, 4, inputs);
+      Matrix features = RandomMatrix<float>(inputs, 4, 3);
+      std::vector<float> norm = RandomNorms<float>(inputs);
+      MatrixSpan<const float> logits = model.Forward(blocks, features.span(), norm, true, 1);
+      Matrix grad(logits.rows(), logits.cols());
+      grad.Fill(0.1f);
+      model.Backward(grad.span());
+      return model.AllocatedBytes();
+    };
+    const size_t small = run(40, 20, 10);
+    const size_t large = run(400, 200, 100);
+    // Saved activations alone: at least one float per input feature of the larger batch.
+    EXPECT_GE(large, small + (400 - 40) * 4 * sizeof(float));
+    EXPECT_EQ(run(40, 20, 10), large);
+  }
+}
+
 }  // namespace
 }  // namespace strata

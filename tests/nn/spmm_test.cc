@@ -189,7 +189,9 @@ TEST(SpMM, CscGroupsEdgesBySourceInEdgeOrder) {
       EXPECT_EQ(b.indices[csc.edge[j]], s);
       EXPECT_GE(csc.edge[j], b.indptr[csc.dst[j]]);
       EXPECT_LT(csc.edge[j], b.indptr[csc.dst[j] + 1]);
-      if (j > csc.indptr[s]) EXPECT_LT(csc.edge[j - 1], csc.edge[j]);
+      if (j > csc.indptr[s]) {
+        EXPECT_LT(csc.edge[j - 1], csc.edge[j]);
+      }
     }
   }
 }

@@ -132,6 +132,30 @@ TEST(TrainAccuracy, GatOnCora) {
 
 // The direct store under a budget of a quarter of the feature bytes must train exactly like
 // the memory store: same batches, same features, same losses.
+// Evaluation memory is charged: a hub whose full neighbourhood's features exceed what the
+// budget leaves is refused with a one-line remedy instead of overrunning the budget.
+TEST(Trainer, FullNeighbourhoodEvaluationBeyondTheBudgetSaysWhatToDo) {
+  testing::ScratchDir dir;
+  DatasetMeta meta = GenerateDataset(testing::SmallGraph(dir / "sbm", 40000, 512, 4, 6, 2));
+  TrainOptions o;
+  o.dataset = dir / "sbm";
+  o.layers = 2;
+  o.hidden = 32;
+  o.fanouts = {3, 3};
+  o.batch_size = 64;
+  o.epochs = 1;
+  o.store = FeatureStoreKind::kDirect;
+  o.memory_budget_bytes = meta.num_nodes * meta.feature_dim;  // a quarter of the features
+  o.io_depth = 32;
+  try {
+    Train(o);
+    FAIL() << "full-neighbourhood evaluation ran past the budget";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::kInput);
+    EXPECT_NE(std::string(e.what()).find("--eval-fanouts"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Trainer, DirectStoreOutOfCoreGivesTheSameLossesAsMemory) {
   testing::ScratchDir dir;
   // 80 MB of features, far more than the graph.
@@ -149,6 +173,8 @@ TEST(Trainer, DirectStoreOutOfCoreGivesTheSameLossesAsMemory) {
   o.lr = 0.01;
   o.seed = 11;
   o.eval_every = 0;
+  // Sampled: a hub's full 2-hop neighbourhood alone outgrows the small budget below.
+  o.eval_fanouts = {5, 5};
   o.threads = 2;
   o.store = FeatureStoreKind::kMemory;
   o.memory_budget_bytes = uint64_t{256} << 20;

@@ -1,0 +1,41 @@
+#include "strata/memory_budget.h"
+
+#include <gtest/gtest.h>
+
+#include "strata/error.h"
+
+namespace strata {
+namespace {
+
+TEST(TrackedCharge, FollowsGrowthAndShrinkAndReleasesOnDestruction) {
+  MemoryBudget budget(1000);
+  {
+    TrackedCharge charge(budget, "activations");
+    charge.Update(300);
+    EXPECT_EQ(budget.used(), 300u);
+    charge.Update(700);
+    EXPECT_EQ(budget.used(), 700u);
+    charge.Update(100);
+    EXPECT_EQ(budget.used(), 100u);
+    EXPECT_EQ(budget.peak(), 700u);
+  }
+  EXPECT_EQ(budget.used(), 0u);
+}
+
+TEST(TrackedCharge, GrowthPastTheBudgetThrowsAndKeepsTheOldCharge) {
+  MemoryBudget budget(1000);
+  ChargedArray<char> other(budget, 600, "cache");
+  TrackedCharge charge(budget, "model activations");
+  charge.Update(300);
+  try {
+    charge.Update(500);
+    FAIL() << "a charge past the budget was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("model activations"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(charge.bytes(), 300u);
+  EXPECT_EQ(budget.used(), 900u);
+}
+
+}  // namespace
+}  // namespace strata
