@@ -22,6 +22,8 @@ struct TrainArgs {
   std::string cache_policy = "sieve";
   std::string hot_policy = "presample";
   std::string budget;
+  std::string topology = "auto";
+  std::string adjacency_cache;
 };
 
 // Options shared by train and eval: the dataset, how features are read, evaluation.
@@ -43,6 +45,11 @@ void AddStoreOptions(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--cache-policy", a.cache_policy, "dynamic tier: clock, sieve or s3fifo")
       ->check(CLI::IsMember({"clock", "sieve", "s3fifo"}));
   cmd->add_option("--io-depth", o.io_depth, "reads in flight")->capture_default_str();
+  cmd->add_option("--topology", a.topology,
+                  "auto (memory when it takes at most half the budget), memory or disk")
+      ->check(CLI::IsMember({"auto", "memory", "disk"}));
+  cmd->add_option("--adjacency-cache", a.adjacency_cache,
+                  "topology on disk: adjacency cache size, e.g. 64M (default: budget/8)");
   cmd->add_option("--max-read-bytes", o.max_read_bytes,
                   "direct: bound on a coalesced read (a multiple of 4096)")
       ->capture_default_str();
@@ -63,6 +70,13 @@ void Resolve(TrainArgs& a) {
   o.cache_policy = ParseCachePolicy(a.cache_policy);
   o.hot_policy = ParseHotnessPolicy(a.hot_policy);
   o.memory_budget_bytes = MemoryBudgetFromOption(a.budget);
+  o.topology = a.topology == "memory" ? TrainOptions::Topology::kMemory
+               : a.topology == "disk" ? TrainOptions::Topology::kDisk
+                                      : TrainOptions::Topology::kAuto;
+  if (!a.adjacency_cache.empty()) {
+    o.adjacency_cache_bytes =
+        static_cast<int64_t>(ParseByteSize(a.adjacency_cache, "--adjacency-cache"));
+  }
   o.progress = ::isatty(2) == 1;
 }
 

@@ -60,7 +60,7 @@ void DirectFeatureStore::FillHotTier(const std::vector<uint64_t>& ids, MemoryBud
     miss_ids_.push_back(id);
     miss_keys_.push_back(slot);
   }
-  PlanReads(miss_ids_, miss_keys_, layout_, shape_, job.plan);
+  PlanReads(miss_ids_, miss_keys_, {layout_.stride, layout_.row_bytes()}, shape_, job.plan);
   StartReads(job);
   RunUntilDone(job);
 }
@@ -110,7 +110,7 @@ FeatureStore::Ticket DirectFeatureStore::Submit(std::span<const uint64_t> ids,
   stats_.rows_unique += job->unique_begin.size() - 1;
   stats_.rows_read += miss_ids_.size();
   stats_.useful_bytes += miss_ids_.size() * layout_.row_bytes();
-  PlanReads(miss_ids_, miss_keys_, layout_, shape_, job->plan);
+  PlanReads(miss_ids_, miss_keys_, {layout_.stride, layout_.row_bytes()}, shape_, job->plan);
 
   Ticket ticket = next_ticket_++;
   Job& started = *job;

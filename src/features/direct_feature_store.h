@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "features/cache_policy.h"
-#include "features/read_plan.h"
+#include "storage/read_plan.h"
 #include "features/row_codec.h"
 #include "features/static_row_cache.h"
 #include "features/windowed_cache.h"

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "storage/file.h"
@@ -24,20 +26,80 @@ void ReadArray(const std::string& path, T* out, uint64_t count) {
 
 }  // namespace
 
-CscGraph::CscGraph(const std::string& dir, const DatasetMeta& meta, MemoryBudget& budget)
-    : num_nodes_(meta.num_nodes), num_edges_(meta.num_edges), wide_(meta.node_id_bytes == 8) {
+CscGraph::CscGraph(const std::string& dir, const DatasetMeta& meta, MemoryBudget& budget,
+                   const TopologyOptions& options)
+    : indices_path_(dir + "/graph/indices.bin"),
+      num_nodes_(meta.num_nodes),
+      num_edges_(meta.num_edges),
+      wide_(meta.node_id_bytes == 8),
+      budget_(budget) {
   indptr_ = ChargedArray<uint64_t>(budget, num_nodes_ + 1, "the graph's indptr");
   ReadArray(dir + "/graph/indptr.bin", indptr_.data(), num_nodes_ + 1);
   if (indptr_[0] != 0 || indptr_[num_nodes_] != num_edges_) {
     throw Error::Input(fmt::format("indptr does not run from 0 to num_edges {}", num_edges_),
                        dir + "/graph/indptr.bin");
   }
-  if (wide_) {
+  if (options.on_disk) {
+    adjacency_ = std::make_unique<DiskAdjacency>(indices_path_, meta.node_id_bytes, num_edges_,
+                                                 options.io, budget);
+    if (options.adjacency_cache_bytes > 0) {
+      // DUCATI's value density: how often a node's list is sampled (it is sampled when the
+      // node is picked as a neighbour, so about its out-degree) per byte the list occupies.
+      ChargedArray<float> density(budget, num_nodes_, "adjacency cache scores");
+      std::fill(density.data(), density.data() + num_nodes_, 0.0f);
+      ForEachSourceChunk([&](uint64_t, std::span<const uint64_t> sources) {
+        for (uint64_t s : sources) density[s] += 1;
+      });
+      for (uint64_t v = 0; v < num_nodes_; ++v) {
+        density[v] /= static_cast<float>(std::max<uint64_t>(1, InDegree(v)));
+      }
+      adjacency_->FillCache({indptr_.data(), num_nodes_ + 1}, {density.data(), num_nodes_},
+                            options.adjacency_cache_bytes, budget);
+    }
+  } else if (wide_) {
     indices64_ = ChargedArray<uint64_t>(budget, num_edges_, "the graph's indices");
-    ReadArray(dir + "/graph/indices.bin", indices64_.data(), num_edges_);
+    ReadArray(indices_path_, indices64_.data(), num_edges_);
   } else {
     indices32_ = ChargedArray<uint32_t>(budget, num_edges_, "the graph's indices");
-    ReadArray(dir + "/graph/indices.bin", indices32_.data(), num_edges_);
+    ReadArray(indices_path_, indices32_.data(), num_edges_);
+  }
+}
+
+CscGraph::~CscGraph() = default;
+
+void CscGraph::ResolveSources(std::span<uint64_t> edges) const {
+  if (adjacency_) {
+    adjacency_->Resolve(edges);
+    return;
+  }
+  for (uint64_t& e : edges) e = Source(e);
+}
+
+void CscGraph::ForEachSourceChunk(
+    const std::function<void(uint64_t, std::span<const uint64_t>)>& fn) const {
+  constexpr uint64_t kChunkEdges = uint64_t{1} << 20;
+  const uint32_t width = wide_ ? 8 : 4;
+  ChargedArray<uint64_t> sources(budget_, std::min(kChunkEdges, num_edges_), "edge scan buffer");
+  ChargedArray<std::byte> raw;
+  std::unique_ptr<FileReader> file;
+  if (adjacency_) {
+    raw = ChargedArray<std::byte>(budget_, std::min(kChunkEdges, num_edges_) * width,
+                                  "edge scan buffer");
+    file = std::make_unique<FileReader>(indices_path_);
+  }
+  for (uint64_t first = 0; first < num_edges_; first += kChunkEdges) {
+    const uint64_t count = std::min(kChunkEdges, num_edges_ - first);
+    if (file) {
+      file->ReadExact(first * width, raw.data(), count * width);
+      for (uint64_t i = 0; i < count; ++i) {
+        uint64_t id = 0;
+        std::memcpy(&id, raw.data() + i * width, width);
+        sources[i] = id;
+      }
+    } else {
+      for (uint64_t i = 0; i < count; ++i) sources[i] = Source(first + i);
+    }
+    fn(first, {sources.data(), count});
   }
 }
 

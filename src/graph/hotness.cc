@@ -40,15 +40,16 @@ ChargedArray<float> ReversePageRankScores(const CscGraph& graph, std::span<const
     // A destination hands its rank to its in-neighbours, as sampling walks from a node to
     // the neighbours whose features it reads.
     for (uint64_t v = 0; v < n; ++v) {
-      const uint64_t degree = graph.InDegree(v);
-      if (degree == 0) {
-        dangling += rank[v];
-        continue;
-      }
-      const float share = static_cast<float>(rank[v] / degree);
-      const uint64_t begin = graph.EdgeBegin(v);
-      for (uint64_t e = begin; e < begin + degree; ++e) next[graph.Source(e)] += share;
+      if (graph.InDegree(v) == 0) dangling += rank[v];
     }
+    uint64_t v = 0;  // the destination of the next edge
+    graph.ForEachSourceChunk([&](uint64_t first_edge, std::span<const uint64_t> sources) {
+      for (uint64_t i = 0; i < sources.size(); ++i) {
+        const uint64_t e = first_edge + i;
+        while (e >= graph.EdgeBegin(v) + graph.InDegree(v)) ++v;
+        next[sources[i]] += static_cast<float>(rank[v] / graph.InDegree(v));
+      }
+    });
     for (uint64_t v = 0; v < n; ++v) {
       next[v] = static_cast<float>(alpha * next[v] + (1 - alpha + alpha * dangling) * restart[v]);
     }
@@ -60,7 +61,9 @@ ChargedArray<float> ReversePageRankScores(const CscGraph& graph, std::span<const
 ChargedArray<float> DegreeScores(const CscGraph& graph, MemoryBudget& budget) {
   ChargedArray<float> counts(budget, graph.num_nodes(), "hotness scores");
   std::fill(counts.data(), counts.data() + graph.num_nodes(), 0.0f);
-  for (uint64_t e = 0; e < graph.num_edges(); ++e) counts[graph.Source(e)] += 1;
+  graph.ForEachSourceChunk([&](uint64_t, std::span<const uint64_t> sources) {
+    for (uint64_t s : sources) counts[s] += 1;
+  });
   return counts;
 }
 

@@ -236,6 +236,7 @@ void NeighborSampler::PickNeighbors(std::span<const uint64_t> dst, int fanout, u
     indptr[i] = static_cast<uint32_t>(total);
   }
   picked.resize(total);
+  const bool resident = graph_.indices_resident();
 
   ParallelFor(workers, num_dst, [&](uint64_t begin, uint64_t end) {
     std::vector<uint64_t> bitmap;
@@ -255,8 +256,12 @@ void NeighborSampler::PickNeighbors(std::span<const uint64_t> dst, int fanout, u
     }
     // Edge ids to source ids in a separate tight loop: its loads are independent cache misses
     // that the CPU overlaps, where interleaved with the random draws they would not be.
+    if (!resident) return;
     for (uint64_t k = indptr[begin]; k < indptr[end]; ++k) picked[k] = graph_.Source(picked[k]);
   });
+  // On disk, the whole layer's entries go to the reader at once: sorted and coalesced, the
+  // picks of one node usually share a read.
+  if (!resident) graph_.ResolveSources(picked);
 }
 
 }  // namespace strata

@@ -38,6 +38,8 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 
 std::vector<int> AllNeighbours(size_t layers) { return std::vector<int>(layers, -1); }
 
+TopologyOptions TopologyOf(const TrainOptions& o, const DatasetMeta& meta);
+
 // Everything one training or evaluation run holds, in the order it must be built (and
 // destroyed in reverse: the pipeline before the store, the store before its buffers).
 class Session {
@@ -47,7 +49,7 @@ class Session {
       : o_(o), budget_(o.memory_budget_bytes), meta_(meta) {
     if (meta_.num_classes == 0) throw Error::Input("dataset has no labels", o.dataset);
     if (meta_.feature_dim == 0) throw Error::Input("dataset has no features", o.dataset);
-    graph_ = std::make_unique<CscGraph>(o.dataset, meta_, budget_);
+    graph_ = std::make_unique<CscGraph>(o.dataset, meta_, budget_, TopologyOf(o, meta_));
     labels_ = ChargedArray<int32_t>(budget_, meta_.num_nodes, "labels");
     FileReader(o.dataset + "/labels.bin").ReadExact(0, labels_.data(), meta_.num_nodes * 4);
     if (model_config.kind == ModelKind::kGcn) {
@@ -106,6 +108,7 @@ class Session {
   }
 
   const NeighborSampler& sampler() const { return *sampler_; }
+  const CscGraph& graph() const { return *graph_; }
 
  private:
   struct EvalBatch {
@@ -261,6 +264,19 @@ class Session {
   TrackedCharge model_memory_{budget_, "model activations and gradients"};
 };
 
+TopologyOptions TopologyOf(const TrainOptions& o, const DatasetMeta& meta) {
+  TopologyOptions topology;
+  const uint64_t bytes = (meta.num_nodes + 1) * 8 + meta.num_edges * meta.node_id_bytes;
+  topology.on_disk =
+      o.topology == TrainOptions::Topology::kDisk ||
+      (o.topology == TrainOptions::Topology::kAuto && bytes > o.memory_budget_bytes / 2);
+  topology.adjacency_cache_bytes = o.adjacency_cache_bytes >= 0
+                                       ? static_cast<uint64_t>(o.adjacency_cache_bytes)
+                                       : o.memory_budget_bytes / 8;
+  topology.io.depth = o.io_depth;
+  return topology;
+}
+
 ModelConfig ModelConfigOf(const TrainOptions& o, const DatasetMeta& meta) {
   ModelConfig config;
   config.kind = o.model;
@@ -296,6 +312,10 @@ std::unique_ptr<Optimizer> MakeOptimizer(const TrainOptions& o, Model& model) {
   adam.lr = o.lr;
   adam.weight_decay = o.weight_decay;
   return std::make_unique<Adam>(model.Parameters(), adam);
+}
+
+AdjacencyStats AdjacencyStatsOf(const CscGraph& graph) {
+  return graph.adjacency() ? graph.adjacency()->stats() : AdjacencyStats{};
 }
 
 void CheckOptions(const TrainOptions& o) {
@@ -344,6 +364,7 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
   for (uint64_t epoch = first_epoch; epoch < o.epochs; ++epoch) {
     const auto epoch_start = std::chrono::steady_clock::now();
     const FeatureStoreStats before = session.store().stats();
+    const AdjacencyStats adjacency_before = AdjacencyStatsOf(session.graph());
     EpochReport report;
     report.epoch = epoch;
     double loss_sum = 0;
@@ -398,6 +419,13 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
     const uint64_t hits =
         after.hot_hits + after.dynamic_hits - before.hot_hits - before.dynamic_hits;
     report.hit_rate = unique ? static_cast<double>(hits) / unique : 0;
+    const AdjacencyStats adjacency_after = AdjacencyStatsOf(session.graph());
+    report.adjacency_reads = adjacency_after.reads - adjacency_before.reads;
+    const uint64_t entries = adjacency_after.entries - adjacency_before.entries;
+    report.adjacency_hit_rate =
+        entries ? static_cast<double>(adjacency_after.cache_hits - adjacency_before.cache_hits) /
+                      entries
+                : 0;
     report.time_s = Seconds(epoch_start);
     const bool last = epoch + 1 == o.epochs;
     if (last || (o.eval_every && (epoch + 1) % o.eval_every == 0)) {
@@ -413,23 +441,27 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
       WriteCheckpointFile(checkpoint_path, params, optimizer.get(),
                           CheckpointMetadata(o, config, epoch + 1).dump());
     }
-    nlohmann::ordered_json record = {{"event", "epoch"},
-                                     {"epoch", epoch},
-                                     {"time_s", report.time_s},
-                                     {"train_loss", report.train_loss},
-                                     {"val_acc", nullptr},
-                                     {"batches", report.batches},
-                                     {"disk_bytes", report.disk_bytes},
-                                     {"disk_reads", report.disk_reads},
-                                     {"hit_rate", report.hit_rate},
-                                     {"stage_busy",
-                                      {{"sample_s", report.sample_busy_s},
-                                       {"fetch_s", report.fetch_busy_s},
-                                       {"fetch_wait_s", report.fetch_wait_s},
-                                       {"train_s", report.train_busy_s}}},
-                                     {"max_batches_in_flight", report.max_batches_in_flight},
-                                     {"reads_in_flight_target", report.reads_in_flight_target},
-                                     {"peak_rss_bytes", report.peak_rss_bytes}};
+    nlohmann::ordered_json record = {
+        {"event", "epoch"},
+        {"epoch", epoch},
+        {"time_s", report.time_s},
+        {"train_loss", report.train_loss},
+        {"val_acc", nullptr},
+        {"batches", report.batches},
+        {"disk_bytes", report.disk_bytes},
+        {"disk_reads", report.disk_reads},
+        {"hit_rate", report.hit_rate},
+        {"topology", session.graph().indices_resident() ? "memory" : "disk"},
+        {"adjacency_reads", report.adjacency_reads},
+        {"adjacency_hit_rate", report.adjacency_hit_rate},
+        {"stage_busy",
+         {{"sample_s", report.sample_busy_s},
+          {"fetch_s", report.fetch_busy_s},
+          {"fetch_wait_s", report.fetch_wait_s},
+          {"train_s", report.train_busy_s}}},
+        {"max_batches_in_flight", report.max_batches_in_flight},
+        {"reads_in_flight_target", report.reads_in_flight_target},
+        {"peak_rss_bytes", report.peak_rss_bytes}};
     if (!std::isnan(report.val_acc)) record["val_acc"] = report.val_acc;
     metrics.Append(record);
     result.epochs.push_back(report);

@@ -48,6 +48,10 @@ struct TrainOptions {
   double hot_share = 0.5;
   HotnessPolicy hot_policy = HotnessPolicy::kPresample;
   CachePolicyKind cache_policy = CachePolicyKind::kSieve;
+  enum class Topology { kAuto, kMemory, kDisk };
+  // kAuto: in memory when indptr and indices take at most half the budget, else on disk.
+  Topology topology = Topology::kAuto;
+  int64_t adjacency_cache_bytes = -1;  // on disk; < 0: an eighth of the budget
   uint32_t io_depth = 256;
   uint32_t max_read_bytes = 64 << 10;
   uint32_t max_run_ahead = 8;
@@ -69,6 +73,8 @@ struct EpochReport {
   uint64_t disk_bytes = 0;
   uint64_t disk_reads = 0;
   double hit_rate = 0;
+  uint64_t adjacency_reads = 0;   // topology on disk: reads of indices.bin
+  double adjacency_hit_rate = 0;  // share of sampled entries the adjacency cache held
   double sample_busy_s = 0, fetch_busy_s = 0, fetch_wait_s = 0, train_busy_s = 0;
   uint64_t max_batches_in_flight = 0;
   uint64_t reads_in_flight_target = 0;

@@ -280,6 +280,19 @@ TEST_F(NeighborSamplerTest, BatchDependsOnlyOnSeedEpochAndIndex) {
   }
 }
 
+// The topology on disk (with a partial adjacency cache) gives the very same batches.
+TEST_F(NeighborSamplerTest, TopologyOnDiskGivesTheSameBatches) {
+  TopologyOptions options;
+  options.on_disk = true;
+  options.adjacency_cache_bytes = meta_->num_edges * 8 / 4;
+  CscGraph disk(*dir_ / "g", *meta_, *budget_, options);
+  NeighborSampler in_memory(*graph_, *train_, {10, 5, -1}, 64, 3, *budget_, 2);
+  NeighborSampler on_disk(disk, *train_, {10, 5, -1}, 64, 3, *budget_, 2);
+  for (uint64_t b = 0; b < 5; ++b) ExpectSameBatch(in_memory.Sample(1, b), on_disk.Sample(1, b));
+  std::vector<uint64_t> seeds(train_->begin(), train_->begin() + 50);
+  ExpectSameBatch(in_memory.SampleFullNeighborhood(seeds), on_disk.SampleFullNeighborhood(seeds));
+}
+
 TEST_F(NeighborSamplerTest, RejectsBadArguments) {
   EXPECT_THROW(NeighborSampler(*graph_, *train_, {}, 10, 1, *budget_, 1), Error);
   EXPECT_THROW(NeighborSampler(*graph_, *train_, {5, 0}, 10, 1, *budget_, 1), Error);

@@ -191,6 +191,17 @@ TEST(Trainer, DirectStoreOutOfCoreGivesTheSameLossesAsMemory) {
     EXPECT_GT(direct.epochs[e].disk_reads, 0u);
   }
   EXPECT_EQ(memory.test_acc, direct.test_acc);
+  // The topology on disk behind a small adjacency cache changes nothing either.
+  o.topology = TrainOptions::Topology::kDisk;
+  o.adjacency_cache_bytes = int64_t{1} << 20;
+  TrainResult disk_topology = Train(o);
+  for (size_t e = 0; e < memory.epochs.size(); ++e) {
+    EXPECT_EQ(memory.epochs[e].train_loss, disk_topology.epochs[e].train_loss) << "epoch " << e;
+    EXPECT_GT(disk_topology.epochs[e].adjacency_reads, 0u);
+    EXPECT_GT(disk_topology.epochs[e].adjacency_hit_rate, 0.0);
+    EXPECT_EQ(direct.epochs[e].adjacency_reads, 0u);
+  }
+  EXPECT_EQ(memory.test_acc, disk_topology.test_acc);
   // And it learns: well above chance (4 classes).
   EXPECT_GT(direct.test_acc, 0.5);
   EXPECT_LT(direct.epochs.back().train_loss, direct.epochs.front().train_loss);

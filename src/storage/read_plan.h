@@ -1,5 +1,6 @@
-// Read planning for direct I/O. A gather's distinct ids, sorted, become few aligned reads:
-// each row needs the aligned span it overlaps (its sectors where the file system allows
+// Read planning for direct I/O of fixed-size records (feature rows, adjacency entries). A
+// gather's distinct ids, sorted, become few aligned reads: each row needs the aligned span it
+// overlaps (its sectors where the file system allows
 // 512-byte direct reads, else its 4 KiB blocks), and a row whose span starts less than a
 // block after the previous read's end joins that read, up to max_read_bytes. On an SSD a
 // request costs about as much as reading 4 KiB more, so a gap shorter than a block is cheaper
@@ -14,8 +15,6 @@
 #include <cstdint>
 #include <span>
 #include <vector>
-
-#include "features/row_codec.h"
 
 namespace strata {
 
@@ -41,6 +40,12 @@ struct ReadPlan {
   }
 };
 
+// Where records lie in their file: record i at offset i * stride, `bytes` long.
+struct RecordLayout {
+  uint64_t stride = 0;
+  uint64_t bytes = 0;
+};
+
 struct ReadShape {
   uint32_t alignment = 4096;           // a power of two dividing 4096 (the file's)
   uint32_t max_read_bytes = 64 << 10;  // bound on a coalesced read, a multiple of 4096
@@ -50,6 +55,6 @@ struct ReadShape {
 // Appends to `plan` the reads for rows `ids` (sorted ascending, distinct); row ids[i] gets
 // key keys[i]. A row longer than max_read_bytes gets a read of its own.
 void PlanReads(std::span<const uint64_t> ids, std::span<const uint32_t> keys,
-               const RowLayout& layout, const ReadShape& shape, ReadPlan& plan);
+               const RecordLayout& layout, const ReadShape& shape, ReadPlan& plan);
 
 }  // namespace strata

@@ -1,6 +1,8 @@
-#include "features/read_plan.h"
+#include "storage/read_plan.h"
 
 #include <gtest/gtest.h>
+
+#include "features/row_codec.h"
 
 namespace strata {
 namespace {
@@ -19,7 +21,7 @@ ReadPlan Plan(std::vector<uint64_t> ids, const RowLayout& layout, uint32_t max_r
   std::vector<uint32_t> keys(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) keys[i] = static_cast<uint32_t>(i);
   ReadPlan plan;
-  PlanReads(ids, keys, layout, {alignment, max_read, true}, plan);
+  PlanReads(ids, keys, {layout.stride, layout.row_bytes()}, {alignment, max_read, true}, plan);
   return plan;
 }
 

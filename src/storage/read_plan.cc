@@ -1,16 +1,16 @@
-#include "features/read_plan.h"
+#include "storage/read_plan.h"
 
-#include "strata/error.h"
+#include "strata/dataset.h"
 
 namespace strata {
 
 void PlanReads(std::span<const uint64_t> ids, std::span<const uint32_t> keys,
-               const RowLayout& layout, const ReadShape& shape, ReadPlan& plan) {
+               const RecordLayout& layout, const ReadShape& shape, ReadPlan& plan) {
   const uint64_t align = shape.alignment;
-  const uint64_t row_bytes = layout.row_bytes();
+  const uint64_t row_bytes = layout.bytes;
   PlannedRead* open = nullptr;  // the read the next row may join
   for (size_t i = 0; i < ids.size(); ++i) {
-    const uint64_t start = layout.offset(ids[i]);
+    const uint64_t start = ids[i] * layout.stride;
     const uint64_t begin = start / align * align;
     const uint64_t end = (start + row_bytes + align - 1) / align * align;
     const uint64_t open_end = open ? open->offset + open->length : 0;
