@@ -31,6 +31,8 @@ struct FeatureStoreStats {
   uint64_t reads = 0;           // read requests issued to the OS
   uint64_t bytes_read = 0;      // bytes those reads transferred
   uint64_t useful_bytes = 0;    // feature bytes of the rows read (feature_dim * dtype size each)
+  uint64_t reads_completed = 0;
+  uint64_t read_latency_ns = 0;  // summed over completed reads (IoEngineStats::latency_ns)
 
   double hit_rate() const {
     return rows_unique == 0 ? 0 : static_cast<double>(hot_hits + dynamic_hits) / rows_unique;

@@ -73,6 +73,10 @@ struct IoEngineStats {
   uint64_t reads_issued = 0;   // attempts handed to the OS, resubmissions included
   uint64_t resubmissions = 0;  // continued short reads and EINTR/EAGAIN retries
   uint64_t bytes_read = 0;     // bytes that landed in buffers (zero fill past EOF excluded)
+  uint64_t completed = 0;      // reads completed
+  // Summed over completed reads: from handing the read to the OS to its completion being
+  // seen (time queued inside the engine excluded), for the storage access accumulator.
+  uint64_t latency_ns = 0;
 };
 
 class IoEngine {

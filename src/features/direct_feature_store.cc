@@ -126,6 +126,19 @@ void DirectFeatureStore::Wait(Ticket ticket) {
   jobs_.erase(it);
 }
 
+FeatureStoreStats DirectFeatureStore::stats() const {
+  FeatureStoreStats stats = stats_;
+  const IoEngineStats io = engine_->stats();
+  stats.reads_completed = io.completed - io_baseline_.completed;
+  stats.read_latency_ns = io.latency_ns - io_baseline_.latency_ns;
+  return stats;
+}
+
+void DirectFeatureStore::ResetStats() {
+  stats_ = {};
+  io_baseline_ = engine_->stats();
+}
+
 void DirectFeatureStore::Pin(std::span<const uint64_t> ids) {
   if (!dynamic_) return;
   for (size_t first = 0; first < ids.size(); first += kIdsBetweenPolls) {

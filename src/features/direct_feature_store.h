@@ -22,11 +22,11 @@
 #include <vector>
 
 #include "features/cache_policy.h"
-#include "storage/read_plan.h"
 #include "features/row_codec.h"
 #include "features/static_row_cache.h"
 #include "features/windowed_cache.h"
 #include "storage/aligned_buffer.h"
+#include "storage/read_plan.h"
 #include "strata/feature_store.h"
 #include "strata/io_engine.h"
 #include "strata/memory_budget.h"
@@ -58,8 +58,8 @@ class DirectFeatureStore final : public FeatureStore {
   uint64_t num_rows() const override { return layout_.num_rows; }
   uint64_t dim() const override { return layout_.dim; }
   const char* name() const override { return "direct"; }
-  FeatureStoreStats stats() const override { return stats_; }
-  void ResetStats() override { stats_ = {}; }
+  FeatureStoreStats stats() const override;
+  void ResetStats() override;
 
   const IoEngine& engine() const { return *engine_; }
   const WindowedCache* dynamic_tier() const { return dynamic_.get(); }
@@ -110,6 +110,7 @@ class DirectFeatureStore final : public FeatureStore {
   Ticket next_ticket_ = 1;
   bool failed_ = false;  // an I/O error was reported; every job was abandoned
   FeatureStoreStats stats_;
+  IoEngineStats io_baseline_;  // the engine's counters at the last ResetStats
   std::vector<ReadRequest> submit_batch_;
   std::vector<ReadCompletion> completions_;
   std::vector<uint64_t> miss_ids_;

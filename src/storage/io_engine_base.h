@@ -89,6 +89,7 @@ class IoEngineBase : public IoEngine {
     ReadRequest request;
     uint32_t done = 0;  // bytes of request.length that have landed
     uint32_t retries_without_progress = 0;
+    uint64_t started_ns = 0;  // when its first attempt went to the OS
   };
 
   const OpenedFile& CheckedFile(int handle) const;

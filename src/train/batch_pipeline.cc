@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <deque>
-#include <limits>
 
 #include "common/interrupt.h"
 
@@ -56,7 +55,15 @@ std::optional<ReadyBatch> BatchPipeline::Next() {
 }
 
 StageBusy BatchPipeline::busy() const {
-  return {sample_ns_ * 1e-9, fetch_ns_ * 1e-9, fetch_wait_ns_ * 1e-9, max_in_flight_, target_};
+  StageBusy busy;
+  busy.sample_s = sample_ns_ * 1e-9;
+  busy.fetch_s = fetch_ns_ * 1e-9;
+  busy.fetch_wait_s = fetch_wait_ns_ * 1e-9;
+  busy.max_batches_in_flight = max_in_flight_;
+  busy.reads_in_flight_target = target_;
+  busy.peak_iops = peak_iops_;
+  busy.read_latency_us = latency_us_;
+  return busy;
 }
 
 void BatchPipeline::SampleLoop() {
@@ -77,13 +84,7 @@ void BatchPipeline::SampleLoop() {
 void BatchPipeline::FetchLoop() {
   std::deque<WindowEntry> window;
   const uint64_t dim = store_.dim();
-  // The storage access accumulator's hill climb: measure the read rate over windows of
-  // kProbeBatches batches; double the target while the rate still grows by 5 %.
-  constexpr uint64_t kProbeBatches = 4;
-  uint64_t target = std::min<uint64_t>(32, options_.max_reads_in_flight);
-  double best_rate = 0;
-  uint64_t probe_batches = 0;
-  uint64_t probe_start_ns = NowNs(), probe_start_reads = store_.stats().reads;
+  StorageAccessAccumulator accumulator(options_.max_reads_in_flight);
   try {
     bool input_done = false;
     while (!stopping_) {
@@ -107,8 +108,8 @@ void BatchPipeline::FetchLoop() {
       if (window.empty()) break;
       // Submit gathers in order. The oldest batch always goes; the one after it goes as soon
       // as the budget holds its matrix, so its reads queue behind the oldest's and the device
-      // never idles between batches; later ones go while fewer reads are outstanding than the
-      // device's queue plus the accumulator's target.
+      // never idles between batches; later ones go while fewer reads are queued than the
+      // accumulator's target.
       uint64_t start = NowNs();
       uint64_t in_flight = 0;
       for (size_t i = 0; i < window.size(); ++i) {
@@ -119,8 +120,7 @@ void BatchPipeline::FetchLoop() {
         }
         const uint64_t rows = entry.ready.batch.input_nodes().size();
         const bool fits = budget_.available() >= rows * dim * sizeof(float);
-        const bool device_has_room =
-            store_.reads_in_flight() < options_.max_reads_in_flight + target;
+        const bool device_has_room = store_.reads_in_flight() < accumulator.target();
         if (i > 0 && !(fits && (i == 1 || device_has_room))) break;
         entry.ready.rows = rows;
         entry.ready.features = ChargedArray<float>(budget_, rows * dim, "batch input features");
@@ -138,20 +138,11 @@ void BatchPipeline::FetchLoop() {
       store_.Wait(oldest.ticket);
       store_.Unpin(oldest.ready.batch.input_nodes());
       fetch_wait_ns_ += NowNs() - start;
-      if (++probe_batches == kProbeBatches && target < options_.max_reads_in_flight) {
-        const uint64_t now = NowNs(), reads = store_.stats().reads;
-        const double rate = (reads - probe_start_reads) / ((now - probe_start_ns) * 1e-9);
-        if (rate > 1.05 * best_rate) {
-          best_rate = rate;
-          target = std::min<uint64_t>(2 * target, options_.max_reads_in_flight);
-        } else {
-          best_rate = std::numeric_limits<double>::infinity();  // settled
-        }
-        probe_batches = 0;
-        probe_start_ns = now;
-        probe_start_reads = reads;
-      }
-      target_ = target;
+      const FeatureStoreStats stats = store_.stats();
+      accumulator.Observe(NowNs(), stats.reads_completed, stats.read_latency_ns);
+      target_ = accumulator.target();
+      peak_iops_ = accumulator.peak_iops();
+      latency_us_ = accumulator.latency_us();
       if (!ready_.Push(std::move(oldest.ready))) break;
     }
     // Stopped early: finish submitted gathers so no read lands in a freed matrix.

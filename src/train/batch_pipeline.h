@@ -9,10 +9,8 @@
 // cache's look-ahead window — and submits its gather; it keeps submitting further batches
 // while fewer reads are in flight than the target (GIDS's storage access accumulator: enough
 // outstanding reads to keep the device busy), bounded by the budget for batch features;
-// it then waits for the oldest gather, unpins its rows and hands it on. The target is found
-// on the fly: it starts low and doubles while doing so still raises the measured read rate
-// (by Little's law the useful depth is the device's rate times its latency; past it, more
-// reads in flight only add latency), up to the engine's queue depth.
+// it then waits for the oldest gather, unpins its rows and hands it on. The target comes
+// from the StorageAccessAccumulator, which measures the device's rate and latency on the fly.
 //
 // Invariants: batches come out in index order; at most max_run_ahead batches are between
 // the sampler and Next(); their feature matrices are charged to the budget; an error in any
@@ -31,6 +29,7 @@
 #include "strata/feature_store.h"
 #include "strata/memory_budget.h"
 #include "train/bounded_queue.h"
+#include "train/storage_access_accumulator.h"
 
 namespace strata {
 
@@ -38,7 +37,7 @@ struct PipelineOptions {
   uint64_t epoch = 0;
   uint64_t first_batch = 0;            // to resume mid-epoch
   uint32_t max_run_ahead = 8;          // batches sampled but not yet consumed
-  uint64_t max_reads_in_flight = 256;  // the engine's queue depth
+  uint64_t max_reads_in_flight = 256;  // the engine's queue depth: the least reads queued
 };
 
 // Seconds each stage spent working (not waiting), for the epoch report.
@@ -47,7 +46,9 @@ struct StageBusy {
   double fetch_s = 0;  // planning, submitting and decoding; waits for the disk excluded
   double fetch_wait_s = 0;
   uint64_t max_batches_in_flight = 0;
-  uint64_t reads_in_flight_target = 0;  // where the accumulator settled
+  uint64_t reads_in_flight_target = 0;  // the accumulator's last target
+  double peak_iops = 0;                 // what the accumulator measured
+  double read_latency_us = 0;
 };
 
 struct ReadyBatch {
@@ -82,6 +83,7 @@ class BatchPipeline {
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> sample_ns_{0}, fetch_ns_{0}, fetch_wait_ns_{0}, max_in_flight_{0};
   std::atomic<uint64_t> target_{0};
+  std::atomic<double> peak_iops_{0}, latency_us_{0};
   std::thread sampler_thread_;
   std::thread fetch_thread_;
 };

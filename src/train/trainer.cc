@@ -408,6 +408,8 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
       report.fetch_wait_s = busy.fetch_wait_s;
       report.max_batches_in_flight = busy.max_batches_in_flight;
       report.reads_in_flight_target = busy.reads_in_flight_target;
+      report.device_iops = busy.peak_iops;
+      report.read_latency_us = busy.read_latency_us;
     }
     if (progress) progress->Finish();
     report.train_busy_s = train_s;
@@ -461,6 +463,8 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
           {"train_s", report.train_busy_s}}},
         {"max_batches_in_flight", report.max_batches_in_flight},
         {"reads_in_flight_target", report.reads_in_flight_target},
+        {"device_iops", report.device_iops},
+        {"read_latency_us", report.read_latency_us},
         {"peak_rss_bytes", report.peak_rss_bytes}};
     if (!std::isnan(report.val_acc)) record["val_acc"] = report.val_acc;
     metrics.Append(record);

@@ -78,6 +78,8 @@ struct EpochReport {
   double sample_busy_s = 0, fetch_busy_s = 0, fetch_wait_s = 0, train_busy_s = 0;
   uint64_t max_batches_in_flight = 0;
   uint64_t reads_in_flight_target = 0;
+  double device_iops = 0;  // measured by the storage access accumulator
+  double read_latency_us = 0;
   uint64_t peak_rss_bytes = 0;
 };
 

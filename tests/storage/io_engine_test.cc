@@ -226,6 +226,8 @@ TEST_P(IoEngineTest, RandomReadsReturnExactBytesAtEveryDepth) {
     uint64_t bytes = 0;
     for (const Planned& p : plan) bytes += p.request.length;
     EXPECT_EQ(stats.bytes_read, bytes);
+    EXPECT_EQ(stats.completed, plan.size());
+    EXPECT_GT(stats.latency_ns, 0u);
   }
 }
 
