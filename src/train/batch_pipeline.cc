@@ -30,7 +30,8 @@ BatchPipeline::BatchPipeline(const NeighborSampler& sampler, FeatureStore& store
       options_(options),
       budget_(budget),
       sampled_(options.max_run_ahead),
-      ready_(1) {
+      ready_(1),
+      store_stats_(store.stats()) {
   sampler_thread_ = std::thread([this] { SampleLoop(); });
   fetch_thread_ = std::thread([this] { FetchLoop(); });
 }
@@ -52,6 +53,11 @@ std::optional<ReadyBatch> BatchPipeline::Next() {
     if (!timed_out) return ready;
     ThrowIfInterrupted();
   }
+}
+
+FeatureStoreStats BatchPipeline::store_stats() const {
+  std::lock_guard<std::mutex> lock(stats_mutex_);
+  return store_stats_;
 }
 
 StageBusy BatchPipeline::busy() const {
@@ -139,6 +145,10 @@ void BatchPipeline::FetchLoop() {
       store_.Unpin(oldest.ready.batch.input_nodes());
       fetch_wait_ns_ += NowNs() - start;
       const FeatureStoreStats stats = store_.stats();
+      {
+        std::lock_guard<std::mutex> lock(stats_mutex_);
+        store_stats_ = stats;
+      }
       accumulator.Observe(NowNs(), stats.reads_completed, stats.read_latency_ns);
       target_ = accumulator.target();
       peak_iops_ = accumulator.peak_iops();

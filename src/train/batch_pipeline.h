@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -69,6 +70,9 @@ class BatchPipeline {
   std::optional<ReadyBatch> Next();
 
   StageBusy busy() const;
+  // The store's counters as of the last batch handed on; safe to call from any thread while
+  // the fetch thread works (the store itself may only be touched by that thread).
+  FeatureStoreStats store_stats() const;
 
  private:
   void SampleLoop();
@@ -84,6 +88,8 @@ class BatchPipeline {
   std::atomic<uint64_t> sample_ns_{0}, fetch_ns_{0}, fetch_wait_ns_{0}, max_in_flight_{0};
   std::atomic<uint64_t> target_{0};
   std::atomic<double> peak_iops_{0}, latency_us_{0};
+  mutable std::mutex stats_mutex_;
+  FeatureStoreStats store_stats_;
   std::thread sampler_thread_;
   std::thread fetch_thread_;
 };

@@ -386,7 +386,7 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
         ++report.batches;
         ThrowIfInterrupted();
         if (progress || (o.log_every && report.batches % o.log_every == 0)) {
-          const FeatureStoreStats now = session.store().stats();
+          const FeatureStoreStats now = pipeline.store_stats();
           const double elapsed = Seconds(epoch_start);
           std::string status =
               fmt::format("loss {:.4f}, {:.1f} batches/s, disk {:.0f} MB/s, hit rate {:.3f}",

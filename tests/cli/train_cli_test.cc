@@ -1,0 +1,100 @@
+// `strata train` and `strata eval` end to end: the metrics file's events and fields, the
+// topology placements giving the same losses, a checkpoint evaluated, and bad options refused.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli_test_helpers.h"
+#include "strata/generate.h"
+#include "test_util.h"
+
+namespace strata {
+namespace {
+
+using testing::CommandResult;
+using testing::ExpectInputError;
+using testing::RunStrata;
+using testing::ScratchDir;
+
+std::vector<nlohmann::json> ReadJsonLines(const std::string& path) {
+  std::vector<nlohmann::json> lines;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+class TrainCli : public ::testing::Test {
+ protected:
+  void SetUp() override { GenerateDataset(testing::SmallGraph(dir_ / "g", 3000, 32, 4, 6, 3)); }
+  std::vector<std::string> Args(const std::string& metrics) const {
+    return {"train",      dir_ / "g", "--fanouts",     "5,5",  "--hidden",        "16",
+            "--epochs",   "2",        "--batch-size",  "64",   "--memory-budget", "64M",
+            "--io-depth", "32",       "--metrics-out", metrics};
+  }
+  ScratchDir dir_;
+};
+
+TEST_F(TrainCli, MetricsHaveEveryFieldAndTopologyOnDiskChangesNoLoss) {
+  CommandResult memory = RunStrata(Args(dir_ / "m.jsonl"));
+  ASSERT_EQ(memory.exit_status, 0) << memory.err;
+  std::vector<std::string> args = Args(dir_ / "d.jsonl");
+  args.insert(args.end(), {"--topology", "disk", "--adjacency-cache", "64K"});
+  CommandResult disk = RunStrata(args);
+  ASSERT_EQ(disk.exit_status, 0) << disk.err;
+  auto m = ReadJsonLines(dir_ / "m.jsonl");
+  auto d = ReadJsonLines(dir_ / "d.jsonl");
+  ASSERT_EQ(m.size(), 3u);
+  ASSERT_EQ(d.size(), 3u);
+  for (int e = 0; e < 2; ++e) {
+    EXPECT_EQ(m[e]["event"], "epoch");
+    for (const char* key : {"epoch", "time_s", "train_loss", "val_acc", "batches", "disk_bytes",
+                            "disk_reads", "hit_rate", "stage_busy", "peak_rss_bytes"}) {
+      EXPECT_TRUE(m[e].contains(key)) << key;
+    }
+    EXPECT_EQ(m[e]["topology"], "memory");
+    EXPECT_EQ(d[e]["topology"], "disk");
+    EXPECT_GT(d[e]["adjacency_reads"].get<uint64_t>(), 0u);
+    EXPECT_EQ(m[e]["train_loss"], d[e]["train_loss"]) << "epoch " << e;
+  }
+  EXPECT_EQ(m[2]["event"], "final");
+  for (const char* key : {"test_acc", "val_acc", "best_epoch", "total_time_s"}) {
+    EXPECT_TRUE(m[2].contains(key)) << key;
+  }
+  EXPECT_EQ(m[2]["test_acc"], d[2]["test_acc"]);
+}
+
+TEST_F(TrainCli, CheckpointIsEvaluatedWithEitherTopology) {
+  std::vector<std::string> args = Args(dir_ / "m.jsonl");
+  args.insert(args.end(), {"--checkpoint", dir_ / "ckpt"});
+  CommandResult train = RunStrata(args);
+  ASSERT_EQ(train.exit_status, 0) << train.err;
+  std::string outputs[2];
+  int i = 0;
+  for (const char* topology : {"memory", "disk"}) {
+    CommandResult eval = RunStrata({"eval", dir_ / "g", "--checkpoint", dir_ / "ckpt",
+                                    "--memory-budget", "64M", "--topology", topology});
+    ASSERT_EQ(eval.exit_status, 0) << eval.err;
+    outputs[i++] = eval.out;
+  }
+  EXPECT_FALSE(outputs[0].empty());
+  EXPECT_EQ(outputs[0], outputs[1]);
+}
+
+TEST_F(TrainCli, BadOptionsAreOneLineErrors) {
+  std::vector<std::string> args = Args(dir_ / "m.jsonl");
+  args.insert(args.end(), {"--topology", "cloud"});
+  ExpectInputError(RunStrata(args), {"--topology"});
+  args = Args(dir_ / "m.jsonl");
+  args.insert(args.end(), {"--adjacency-cache", "lots"});
+  ExpectInputError(RunStrata(args), {"--adjacency-cache"});
+  args = Args(dir_ / "m.jsonl");
+  args.insert(args.end(), {"--max-read-bytes", "1000"});
+  ExpectInputError(RunStrata(args), {"4096"});
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "m.jsonl"));
+}
+
+}  // namespace
+}  // namespace strata
