@@ -6,7 +6,9 @@
 // below num_nodes; feature row i starts at byte i * row_stride_bytes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 
@@ -20,6 +22,13 @@ inline constexpr uint32_t kBlockBytes = 4096;
 // Node ids are below 2^48 (281 trillion nodes): far beyond any graph, and it keeps a node
 // count plus one, or an id taken from untrusted text, from overflowing anything.
 inline constexpr uint64_t kMaxNodeIds = uint64_t{1} << 48;
+
+// A node id stored in `width` (4 or 8) little-endian bytes, as in indices.bin and the splits.
+inline uint64_t LoadNodeId(const std::byte* p, uint32_t width) {
+  uint64_t id = 0;
+  std::memcpy(&id, p, width);
+  return id;
+}
 
 enum class FeatureDtype { kFloat32, kFloat16 };
 

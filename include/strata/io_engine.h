@@ -133,4 +133,8 @@ class IoEngine {
 // stderr and the pread pool is returned. Kind::kUring throws strata::Error instead.
 std::unique_ptr<IoEngine> MakeIoEngine(const IoEngineOptions& options);
 
+// Waits for every read `engine` has outstanding, dropping their completions and errors:
+// what a reader does after a failed read, before the buffers of the others are reused.
+void DrainDiscardingErrors(IoEngine& engine);
+
 }  // namespace strata

@@ -1,7 +1,6 @@
 #include "dataset/edge_list_export.h"
 
 #include <charconv>
-#include <cstring>
 #include <vector>
 
 #include "common/interrupt.h"
@@ -27,9 +26,7 @@ uint64_t ExportEdgeList(const std::string& dataset_dir, const std::string& out_p
       id_buffer_count = std::min(kChunk, meta.num_edges - e);
       indices.ReadExact(e * meta.node_id_bytes, ids.data(), id_buffer_count * meta.node_id_bytes);
     }
-    uint64_t id = 0;
-    std::memcpy(&id, ids.data() + (e - id_buffer_first) * meta.node_id_bytes, meta.node_id_bytes);
-    return id;
+    return LoadNodeId(ids.data() + (e - id_buffer_first) * meta.node_id_bytes, meta.node_id_bytes);
   };
   char line[48];
   for (uint64_t first = 0; first < meta.num_nodes; first += kChunk) {

@@ -201,12 +201,7 @@ void DirectFeatureStore::Advance(size_t min_complete) {
     // abandoned and every read still in flight is drained before rethrowing.
     failed_ = true;
     pending_.clear();
-    while (engine_->outstanding() > 0) {
-      try {
-        engine_->Reap(completions_, engine_->outstanding());
-      } catch (const Error&) {
-      }
-    }
+    DrainDiscardingErrors(*engine_);
     throw;
   }
 }

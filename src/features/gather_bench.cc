@@ -72,19 +72,10 @@ nlohmann::ordered_json RunGatherBench(const GatherBenchOptions& o) {
   direct.policy = o.policy;
   direct.dynamic_rows = cache_rows - hot_rows;
   if (hot_rows > 0) {
-    ChargedArray<float> scores;
-    switch (o.hot_policy) {
-      case HotnessPolicy::kPresample:
-        scores = PresampleScores(*sampler, meta.num_nodes, kPresampleFirstBatch,
-                                 o.presample_batches, budget);
-        break;
-      case HotnessPolicy::kReversePageRank:
-        scores = ReversePageRankScores(*graph, train, 20, 0.85, budget);
-        break;
-      case HotnessPolicy::kDegree:
-        scores = DegreeScores(*graph, budget);
-        break;
-    }
+    ChargedArray<float> scores = HotnessScores(
+        o.hot_policy, *graph, train,
+        [&](uint64_t b) { return sampler->Batch(kPresampleFirstBatch + b); }, o.presample_batches,
+        budget);
     direct.hot_ids = TopScored(scores, hot_rows, budget);
   }
   std::deque<std::vector<uint64_t>> upcoming;

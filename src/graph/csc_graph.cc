@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <vector>
 
+#include "graph/hotness.h"
 #include "storage/file.h"
 #include "strata/error.h"
 
@@ -45,11 +45,7 @@ CscGraph::CscGraph(const std::string& dir, const DatasetMeta& meta, MemoryBudget
     if (options.adjacency_cache_bytes > 0) {
       // DUCATI's value density: how often a node's list is sampled (it is sampled when the
       // node is picked as a neighbour, so about its out-degree) per byte the list occupies.
-      ChargedArray<float> density(budget, num_nodes_, "adjacency cache scores");
-      std::fill(density.data(), density.data() + num_nodes_, 0.0f);
-      ForEachSourceChunk([&](uint64_t, std::span<const uint64_t> sources) {
-        for (uint64_t s : sources) density[s] += 1;
-      });
+      ChargedArray<float> density = DegreeScores(*this, budget);
       for (uint64_t v = 0; v < num_nodes_; ++v) {
         density[v] /= static_cast<float>(std::max<uint64_t>(1, InDegree(v)));
       }
@@ -91,11 +87,7 @@ void CscGraph::ForEachSourceChunk(
     const uint64_t count = std::min(kChunkEdges, num_edges_ - first);
     if (file) {
       file->ReadExact(first * width, raw.data(), count * width);
-      for (uint64_t i = 0; i < count; ++i) {
-        uint64_t id = 0;
-        std::memcpy(&id, raw.data() + i * width, width);
-        sources[i] = id;
-      }
+      for (uint64_t i = 0; i < count; ++i) sources[i] = LoadNodeId(raw.data() + i * width, width);
     } else {
       for (uint64_t i = 0; i < count; ++i) sources[i] = Source(first + i);
     }
@@ -110,8 +102,8 @@ std::vector<uint64_t> ReadSplit(const std::string& dir, const DatasetMeta& meta,
   const uint32_t width = meta.node_id_bytes;
   std::vector<uint64_t> ids(bytes.size() / width);
   for (size_t i = 0; i < ids.size(); ++i) {
-    uint64_t id = 0;
-    std::memcpy(&id, bytes.data() + i * width, width);
+    const uint64_t id =
+        LoadNodeId(reinterpret_cast<const std::byte*>(bytes.data()) + i * width, width);
     if (id >= meta.num_nodes) {
       throw Error::Input(fmt::format("node id {} is >= num_nodes {}", id, meta.num_nodes), path,
                          fmt::format("element [{}]", i));

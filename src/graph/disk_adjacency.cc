@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 #include <numeric>
 
+#include "strata/dataset.h"
 #include "strata/error.h"
 
 namespace strata {
@@ -26,6 +26,7 @@ DiskAdjacency::DiskAdjacency(const std::string& indices_path, uint32_t id_bytes,
   file_ = engine_->OpenFile(indices_path);
   shape_ = {engine_->read_alignment(file_), kMaxReadBytes, true};
   completions_.resize(engine_->depth());
+  slot_read_.resize(engine_->depth());
 }
 
 DiskAdjacency::~DiskAdjacency() = default;
@@ -121,30 +122,23 @@ AdjacencyStats DiskAdjacency::stats() const {
   return stats_;
 }
 
-uint64_t DiskAdjacency::Decode(const std::byte* entry) const {
-  uint64_t id = 0;
-  std::memcpy(&id, entry, id_bytes_);
-  return id;
-}
-
 void DiskAdjacency::ReadEntries(std::span<const uint64_t> unique_edges) {
   keys_.resize(unique_edges.size());
   std::iota(keys_.begin(), keys_.end(), uint32_t{0});
   values_.resize(unique_edges.size());
   plan_.Clear();
   PlanReads(unique_edges, keys_, {id_bytes_, id_bytes_}, shape_, plan_);
-  std::vector<uint32_t> slot_read(engine_->depth());
-  std::vector<uint32_t> free_slots(engine_->depth());
-  std::iota(free_slots.begin(), free_slots.end(), uint32_t{0});
+  free_slots_.resize(engine_->depth());
+  std::iota(free_slots_.begin(), free_slots_.end(), uint32_t{0});
   size_t next = 0, in_flight = 0;
   try {
     while (next < plan_.reads.size() || in_flight > 0) {
       requests_.clear();
-      while (next < plan_.reads.size() && !free_slots.empty()) {
-        const uint32_t slot = free_slots.back();
-        free_slots.pop_back();
+      while (next < plan_.reads.size() && !free_slots_.empty()) {
+        const uint32_t slot = free_slots_.back();
+        free_slots_.pop_back();
         const PlannedRead& read = plan_.reads[next];
-        slot_read[slot] = static_cast<uint32_t>(next++);
+        slot_read_[slot] = static_cast<uint32_t>(next++);
         requests_.push_back(
             {file_, read.offset, read.length, staging_.data() + slot * slot_bytes_, slot});
       }
@@ -153,24 +147,19 @@ void DiskAdjacency::ReadEntries(std::span<const uint64_t> unique_edges) {
       const size_t n = engine_->Reap(completions_, 1);
       for (size_t i = 0; i < n; ++i) {
         const auto slot = static_cast<uint32_t>(completions_[i].tag);
-        const PlannedRead& read = plan_.reads[slot_read[slot]];
+        const PlannedRead& read = plan_.reads[slot_read_[slot]];
         const std::byte* buffer = staging_.data() + slot * slot_bytes_;
         for (uint32_t r = read.first_row; r < read.first_row + read.row_count; ++r) {
-          values_[plan_.rows[r].key] = Decode(buffer + plan_.rows[r].offset_in_read);
+          values_[plan_.rows[r].key] = LoadNodeId(buffer + plan_.rows[r].offset_in_read, id_bytes_);
         }
-        free_slots.push_back(slot);
+        free_slots_.push_back(slot);
       }
       in_flight -= n;
     }
   } catch (...) {
     // The reads still in flight land in our buffers: let them finish before anyone reuses
     // the reader.
-    while (engine_->outstanding() > 0) {
-      try {
-        engine_->Reap(completions_, engine_->outstanding());
-      } catch (const Error&) {
-      }
-    }
+    DrainDiscardingErrors(*engine_);
     throw;
   }
 }

@@ -64,7 +64,6 @@ class DiskAdjacency {
   const CachedList* Find(uint64_t e) const;
   // Reads the entries `unique_edges` (sorted, distinct) into values_.
   void ReadEntries(std::span<const uint64_t> unique_edges);
-  uint64_t Decode(const std::byte* entry) const;
 
   uint32_t id_bytes_;
   uint64_t num_edges_;
@@ -86,6 +85,8 @@ class DiskAdjacency {
   ReadPlan plan_;
   std::vector<ReadRequest> requests_;
   std::vector<ReadCompletion> completions_;
+  std::vector<uint32_t> slot_read_;   // slot -> index of the read it holds
+  std::vector<uint32_t> free_slots_;  // staging slots not holding a read
 };
 
 }  // namespace strata

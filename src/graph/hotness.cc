@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <numeric>
 
-#include "sampling/khop_sampler.h"
 #include "strata/error.h"
 
 namespace strata {
@@ -15,12 +14,12 @@ HotnessPolicy ParseHotnessPolicy(const std::string& name) {
   throw Error::Input("hot-tier policy '" + name + "' is not presample, rpr or degree");
 }
 
-ChargedArray<float> PresampleScores(KHopSampler& sampler, uint64_t num_nodes, uint64_t first_batch,
-                                    uint64_t batches, MemoryBudget& budget) {
+ChargedArray<float> PresampleScores(const PresampleBatch& batch, uint64_t batches,
+                                    uint64_t num_nodes, MemoryBudget& budget) {
   ChargedArray<float> counts(budget, num_nodes, "hotness scores");
   std::fill(counts.data(), counts.data() + num_nodes, 0.0f);
   for (uint64_t b = 0; b < batches; ++b) {
-    for (uint64_t v : sampler.Batch(first_batch + b)) counts[v] += 1;
+    for (uint64_t v : batch(b)) counts[v] += 1;
   }
   return counts;
 }
@@ -65,6 +64,20 @@ ChargedArray<float> DegreeScores(const CscGraph& graph, MemoryBudget& budget) {
     for (uint64_t s : sources) counts[s] += 1;
   });
   return counts;
+}
+
+ChargedArray<float> HotnessScores(HotnessPolicy policy, const CscGraph& graph,
+                                  std::span<const uint64_t> seeds, const PresampleBatch& batch,
+                                  uint64_t presample_batches, MemoryBudget& budget) {
+  switch (policy) {
+    case HotnessPolicy::kPresample:
+      return PresampleScores(batch, presample_batches, graph.num_nodes(), budget);
+    case HotnessPolicy::kReversePageRank:
+      return ReversePageRankScores(graph, seeds, 20, 0.85, budget);
+    case HotnessPolicy::kDegree:
+      return DegreeScores(graph, budget);
+  }
+  throw Error::Internal("unknown hotness policy");
 }
 
 std::vector<uint64_t> TopScored(const ChargedArray<float>& scores, uint64_t count,

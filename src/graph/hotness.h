@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,19 +18,26 @@
 
 namespace strata {
 
-class KHopSampler;
-
 enum class HotnessPolicy { kPresample, kReversePageRank, kDegree };
 HotnessPolicy ParseHotnessPolicy(const std::string& name);  // presample | rpr | degree
 
-// Access counts over batches [first_batch, first_batch + batches) of `sampler`.
-ChargedArray<float> PresampleScores(KHopSampler& sampler, uint64_t num_nodes, uint64_t first_batch,
-                                    uint64_t batches, MemoryBudget& budget);
+// The nodes whose features presampled batch b reads (b counts from 0).
+using PresampleBatch = std::function<std::vector<uint64_t>(uint64_t b)>;
+
+// Access counts over presampled batches 0 .. batches - 1.
+ChargedArray<float> PresampleScores(const PresampleBatch& batch, uint64_t batches,
+                                    uint64_t num_nodes, MemoryBudget& budget);
 // `iterations` rounds of reverse PageRank with damping `alpha`, restarting at `seeds`
 // (every node when empty).
 ChargedArray<float> ReversePageRankScores(const CscGraph& graph, std::span<const uint64_t> seeds,
                                           int iterations, double alpha, MemoryBudget& budget);
 ChargedArray<float> DegreeScores(const CscGraph& graph, MemoryBudget& budget);
+
+// The scores `policy` gives: presample over `presample_batches` batches, reverse PageRank
+// (20 rounds, damping 0.85) restarting at `seeds`, or degree.
+ChargedArray<float> HotnessScores(HotnessPolicy policy, const CscGraph& graph,
+                                  std::span<const uint64_t> seeds, const PresampleBatch& batch,
+                                  uint64_t presample_batches, MemoryBudget& budget);
 
 // The ids of the `count` highest scores, highest first (ties by smaller id).
 std::vector<uint64_t> TopScored(const ChargedArray<float>& scores, uint64_t count,

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <vector>
 
 #include "storage/io_engine_base.h"
 
@@ -51,6 +52,16 @@ std::unique_ptr<IoEngine> MakeIoEngine(const IoEngineOptions& options) {
   NoteOnce(no_uring_said, fmt::format("io_uring unavailable ({}); using the pread thread pool",
                                       std::strerror(error)));
   return MakePreadIoEngine(options);
+}
+
+void DrainDiscardingErrors(IoEngine& engine) {
+  std::vector<ReadCompletion> completions(engine.depth());
+  while (engine.outstanding() > 0) {
+    try {
+      engine.Reap(completions, engine.outstanding());
+    } catch (const Error&) {
+    }
+  }
 }
 
 }  // namespace strata

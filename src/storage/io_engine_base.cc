@@ -7,10 +7,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <utility>
+
+#include "common/clock.h"
 
 namespace strata {
 
@@ -21,12 +22,6 @@ namespace {
 constexpr uint32_t kMaxRetriesWithoutProgress = 1000;
 
 std::atomic<bool> no_direct_io_said{false};
-
-uint64_t SteadyNowNs() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
-}
 
 // Buffered reads take any offset; a sector keeps their plans like those of direct reads.
 constexpr uint32_t kBufferedReadAlignment = 512;
@@ -193,7 +188,7 @@ void IoEngineBase::Pump() {
   while (to_issue_.empty() && !pending_.empty() && !free_slots_.empty()) {
     uint32_t slot = free_slots_.back();
     free_slots_.pop_back();
-    slots_[slot] = Slot{pending_.front(), 0, 0, SteadyNowNs()};
+    slots_[slot] = Slot{pending_.front(), 0, 0, MonotonicNs()};
     pending_.pop_front();
     if (!StartAttempt(NextAttempt(slot))) {
       to_issue_.push_back(slot);
@@ -263,7 +258,7 @@ void IoEngineBase::HandleResult(uint32_t slot, int result) {
 
 void IoEngineBase::Complete(uint32_t slot) {
   ++stats_.completed;
-  stats_.latency_ns += SteadyNowNs() - slots_[slot].started_ns;
+  stats_.latency_ns += MonotonicNs() - slots_[slot].started_ns;
   ready_.push_back(slots_[slot].request.tag);
   free_slots_.push_back(slot);
 }

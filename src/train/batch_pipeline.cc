@@ -3,16 +3,11 @@
 #include <chrono>
 #include <deque>
 
+#include "common/clock.h"
 #include "common/interrupt.h"
 
 namespace strata {
 namespace {
-
-uint64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // A batch in the fetch thread's window: sampled and pinned, perhaps already submitted.
 struct WindowEntry {
@@ -76,9 +71,9 @@ void BatchPipeline::SampleLoop() {
   try {
     const uint64_t batches = sampler_.batches_per_epoch();
     for (uint64_t b = options_.first_batch; b < batches && !stopping_; ++b) {
-      uint64_t start = NowNs();
+      uint64_t start = MonotonicNs();
       SampledBatch batch = sampler_.Sample(options_.epoch, b);
-      sample_ns_ += NowNs() - start;
+      sample_ns_ += MonotonicNs() - start;
       if (!sampled_.Push(std::move(batch))) return;
     }
     sampled_.Close();
@@ -104,19 +99,19 @@ void BatchPipeline::FetchLoop() {
           input_done = window.empty() || was_closed;
           break;
         }
-        uint64_t start = NowNs();
+        uint64_t start = MonotonicNs();
         store_.Pin(batch->input_nodes());
         WindowEntry entry;
         entry.ready.batch = std::move(*batch);
         window.push_back(std::move(entry));
-        fetch_ns_ += NowNs() - start;
+        fetch_ns_ += MonotonicNs() - start;
       }
       if (window.empty()) break;
       // Submit gathers in order. The oldest batch always goes; the one after it goes as soon
       // as the budget holds its matrix, so its reads queue behind the oldest's and the device
       // never idles between batches; later ones go while fewer reads are queued than the
       // accumulator's target.
-      uint64_t start = NowNs();
+      uint64_t start = MonotonicNs();
       uint64_t in_flight = 0;
       for (size_t i = 0; i < window.size(); ++i) {
         WindowEntry& entry = window[i];
@@ -136,20 +131,20 @@ void BatchPipeline::FetchLoop() {
         ++in_flight;
       }
       max_in_flight_ = std::max<uint64_t>(max_in_flight_, in_flight);
-      fetch_ns_ += NowNs() - start;
+      fetch_ns_ += MonotonicNs() - start;
       // Finish the oldest gather and hand it on.
       WindowEntry oldest = std::move(window.front());
       window.pop_front();
-      start = NowNs();
+      start = MonotonicNs();
       store_.Wait(oldest.ticket);
       store_.Unpin(oldest.ready.batch.input_nodes());
-      fetch_wait_ns_ += NowNs() - start;
+      fetch_wait_ns_ += MonotonicNs() - start;
       const FeatureStoreStats stats = store_.stats();
       {
         std::lock_guard<std::mutex> lock(stats_mutex_);
         store_stats_ = stats;
       }
-      accumulator.Observe(NowNs(), stats.reads_completed, stats.read_latency_ns);
+      accumulator.Observe(MonotonicNs(), stats.reads_completed, stats.read_latency_ns);
       target_ = accumulator.target();
       peak_iops_ = accumulator.peak_iops();
       latency_us_ = accumulator.latency_us();

@@ -38,7 +38,20 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 
 std::vector<int> AllNeighbours(size_t layers) { return std::vector<int>(layers, -1); }
 
-TopologyOptions TopologyOf(const TrainOptions& o, const DatasetMeta& meta);
+// Where the topology lives: in memory when indptr and indices take at most half the budget
+// (or as --topology says), else on disk behind an adjacency cache.
+TopologyOptions TopologyOf(const TrainOptions& o, const DatasetMeta& meta) {
+  TopologyOptions topology;
+  const uint64_t bytes = (meta.num_nodes + 1) * 8 + meta.num_edges * meta.node_id_bytes;
+  topology.on_disk =
+      o.topology == TrainOptions::Topology::kDisk ||
+      (o.topology == TrainOptions::Topology::kAuto && bytes > o.memory_budget_bytes / 2);
+  topology.adjacency_cache_bytes = o.adjacency_cache_bytes >= 0
+                                       ? static_cast<uint64_t>(o.adjacency_cache_bytes)
+                                       : o.memory_budget_bytes / 8;
+  topology.io.depth = o.io_depth;
+  return topology;
+}
 
 // Everything one training or evaluation run holds, in the order it must be built (and
 // destroyed in reverse: the pipeline before the store, the store before its buffers).
@@ -225,25 +238,11 @@ class Session {
   }
 
   std::vector<uint64_t> HotIds(uint64_t count) {
-    ChargedArray<float> scores;
-    switch (o_.hot_policy) {
-      case HotnessPolicy::kPresample: {
-        scores = ChargedArray<float>(budget_, meta_.num_nodes, "hotness scores");
-        std::fill(scores.data(), scores.data() + meta_.num_nodes, 0.0f);
-        const uint64_t batches = std::min(kPresampleBatches, sampler_->batches_per_epoch());
-        for (uint64_t b = 0; b < batches; ++b) {
-          const SampledBatch batch = sampler_->Sample(kPresampleEpoch, b);
-          for (uint64_t v : batch.input_nodes()) scores[v] += 1;
-        }
-        break;
-      }
-      case HotnessPolicy::kReversePageRank:
-        scores = ReversePageRankScores(*graph_, train_ids_, 20, 0.85, budget_);
-        break;
-      case HotnessPolicy::kDegree:
-        scores = DegreeScores(*graph_, budget_);
-        break;
-    }
+    const uint64_t presample_batches = std::min(kPresampleBatches, sampler_->batches_per_epoch());
+    ChargedArray<float> scores = HotnessScores(
+        o_.hot_policy, *graph_, train_ids_,
+        [&](uint64_t b) { return sampler_->Sample(kPresampleEpoch, b).input_nodes(); },
+        presample_batches, budget_);
     return TopScored(scores, count, budget_);
   }
 
@@ -263,19 +262,6 @@ class Session {
   Matrix grad_;
   TrackedCharge model_memory_{budget_, "model activations and gradients"};
 };
-
-TopologyOptions TopologyOf(const TrainOptions& o, const DatasetMeta& meta) {
-  TopologyOptions topology;
-  const uint64_t bytes = (meta.num_nodes + 1) * 8 + meta.num_edges * meta.node_id_bytes;
-  topology.on_disk =
-      o.topology == TrainOptions::Topology::kDisk ||
-      (o.topology == TrainOptions::Topology::kAuto && bytes > o.memory_budget_bytes / 2);
-  topology.adjacency_cache_bytes = o.adjacency_cache_bytes >= 0
-                                       ? static_cast<uint64_t>(o.adjacency_cache_bytes)
-                                       : o.memory_budget_bytes / 8;
-  topology.io.depth = o.io_depth;
-  return topology;
-}
 
 ModelConfig ModelConfigOf(const TrainOptions& o, const DatasetMeta& meta) {
   ModelConfig config;

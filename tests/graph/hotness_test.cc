@@ -48,7 +48,8 @@ TEST_F(HotnessTest, ReversePageRankIsADistributionFavouringHubs) {
 
 TEST_F(HotnessTest, PresampleCountsBatchMembership) {
   KHopSampler sampler(*graph_, {}, {5, 5}, 64, 1, budget_);
-  auto scores = PresampleScores(sampler, graph_->num_nodes(), 0, 10, budget_);
+  auto scores = PresampleScores([&](uint64_t b) { return sampler.Batch(b); }, 10,
+                                graph_->num_nodes(), budget_);
   double total = 0;
   for (uint64_t v = 0; v < graph_->num_nodes(); ++v) {
     ASSERT_LE(scores[v], 10.0f);

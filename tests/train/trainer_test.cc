@@ -130,23 +130,30 @@ TEST(TrainAccuracy, GatOnCora) {
   EXPECT_GE(accuracy, 0.80);
 }
 
-// The direct store under a budget of a quarter of the feature bytes must train exactly like
-// the memory store: same batches, same features, same losses.
-// Evaluation memory is charged: a hub whose full neighbourhood's features exceed what the
-// budget leaves is refused with a one-line remedy instead of overrunning the budget.
-TEST(Trainer, FullNeighbourhoodEvaluationBeyondTheBudgetSaysWhatToDo) {
-  testing::ScratchDir dir;
-  DatasetMeta meta = GenerateDataset(testing::SmallGraph(dir / "sbm", 40000, 512, 4, 6, 2));
+// A generated SBM at dir/sbm whose 80 MB of features dwarf its graph, and 2-layer SAGE
+// options for it; `meta` receives the dataset's description.
+TrainOptions OutOfCoreSage(const testing::ScratchDir& dir, DatasetMeta& meta) {
+  meta = GenerateDataset(testing::SmallGraph(dir / "sbm", 40000, 512, 4, 6, 2));
   TrainOptions o;
   o.dataset = dir / "sbm";
+  o.model = ModelKind::kSage;
   o.layers = 2;
   o.hidden = 32;
   o.fanouts = {3, 3};
   o.batch_size = 64;
+  o.io_depth = 32;
+  return o;
+}
+
+// Evaluation memory is charged: a hub whose full neighbourhood's features exceed what the
+// budget leaves is refused with a one-line remedy instead of overrunning the budget.
+TEST(Trainer, FullNeighbourhoodEvaluationBeyondTheBudgetSaysWhatToDo) {
+  testing::ScratchDir dir;
+  DatasetMeta meta;
+  TrainOptions o = OutOfCoreSage(dir, meta);
   o.epochs = 1;
   o.store = FeatureStoreKind::kDirect;
   o.memory_budget_bytes = meta.num_nodes * meta.feature_dim;  // a quarter of the features
-  o.io_depth = 32;
   try {
     Train(o);
     FAIL() << "full-neighbourhood evaluation ran past the budget";
@@ -156,19 +163,13 @@ TEST(Trainer, FullNeighbourhoodEvaluationBeyondTheBudgetSaysWhatToDo) {
   }
 }
 
+// The direct store under a budget of a quarter of the feature bytes must train exactly like
+// the memory store: same batches, same features, same losses.
 TEST(Trainer, DirectStoreOutOfCoreGivesTheSameLossesAsMemory) {
   testing::ScratchDir dir;
-  // 80 MB of features, far more than the graph.
-  DatasetMeta meta = GenerateDataset(testing::SmallGraph(dir / "sbm", 40000, 512, 4, 6, 2));
+  DatasetMeta meta;
+  TrainOptions o = OutOfCoreSage(dir, meta);
   const uint64_t feature_bytes = meta.num_nodes * meta.feature_dim * 4;
-
-  TrainOptions o;
-  o.dataset = dir / "sbm";
-  o.model = ModelKind::kSage;
-  o.layers = 2;
-  o.hidden = 32;
-  o.fanouts = {3, 3};
-  o.batch_size = 64;
   o.epochs = 2;
   o.lr = 0.01;
   o.seed = 11;
@@ -182,7 +183,6 @@ TEST(Trainer, DirectStoreOutOfCoreGivesTheSameLossesAsMemory) {
 
   o.store = FeatureStoreKind::kDirect;
   o.memory_budget_bytes = feature_bytes / 4;
-  o.io_depth = 32;
   o.max_run_ahead = 2;
   TrainResult direct = Train(o);
   ASSERT_EQ(memory.epochs.size(), direct.epochs.size());
