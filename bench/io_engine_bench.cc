@@ -72,7 +72,7 @@ void BM_CachedRandomReads(benchmark::State& state) {
     reads += n;
   }
   state.SetItemsProcessed(static_cast<int64_t>(reads));
-  state.SetLabel(engine->name());
+  state.SetLabel(std::string(engine->name()));
 }
 // Real time: the pread pool's work happens on its threads, which CPU time would not count.
 BENCHMARK(BM_CachedRandomReads)

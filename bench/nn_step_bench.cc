@@ -22,7 +22,7 @@
 #include "nn/loss.h"
 #include "nn/model.h"
 #include "nn/spmm.h"
-#include "sampling/block.h"
+#include "strata/block.h"
 
 namespace strata {
 namespace {

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "graph/csc_graph.h"
-#include "sampling/neighbor_sampler.h"
 #include "strata/generate.h"
+#include "strata/graph.h"
+#include "strata/neighbor_sampler.h"
 
 namespace strata {
 namespace {
@@ -31,9 +31,10 @@ struct BenchGraph {
     o.classes = 8;
     o.seed = 1;
     o.memory_budget_bytes = uint64_t{512} << 20;
-    DatasetMeta meta = GenerateDataset(o);
-    graph = std::make_unique<CscGraph>(o.out, meta, budget);
-    train = ReadSplit(o.out, meta, "train");
+    GenerateDataset(o);
+    const Dataset dataset = Dataset::Open(o.out);
+    graph = std::make_unique<CscGraph>(dataset, budget);
+    train = dataset.ReadSplit(Split::kTrain);
   }
   ~BenchGraph() {
     graph.reset();

@@ -1,5 +1,5 @@
-// The on-disk dataset, format version 1 (docs/format.md): what meta.json records, how a
-// feature row is laid out, and opening and verifying a dataset directory.
+// The on-disk dataset, format version 1 (docs/format.md): what meta.json records, the names
+// of the files, how a feature row is laid out, and Dataset, an opened dataset directory.
 //
 // Invariants of a published dataset: every file listed in `files` exists with exactly the
 // recorded size and xxh64; indptr has num_nodes + 1 entries ending at num_edges; every id is
@@ -11,8 +11,11 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
-#include "storage/file.h"
+#include "strata/file_digest.h"
+#include "strata/memory_budget.h"
 
 namespace strata {
 
@@ -23,6 +26,19 @@ inline constexpr uint32_t kBlockBytes = 4096;
 // count plus one, or an id taken from untrusted text, from overflowing anything.
 inline constexpr uint64_t kMaxNodeIds = uint64_t{1} << 48;
 
+// The files of a dataset, relative to its directory. Readers reach them through
+// Dataset::PathOf and writers through DatasetWriter::PathOf, so each name is spelt once.
+inline constexpr std::string_view kMetaFile = "meta.json";
+inline constexpr std::string_view kIndptrFile = "graph/indptr.bin";
+inline constexpr std::string_view kIndicesFile = "graph/indices.bin";
+inline constexpr std::string_view kFeaturesFile = "features.bin";
+inline constexpr std::string_view kLabelsFile = "labels.bin";
+
+enum class Split { kTrain, kVal, kTest };
+inline constexpr Split kAllSplits[] = {Split::kTrain, Split::kVal, Split::kTest};
+std::string_view SplitName(Split split);  // "train" | "val" | "test"
+std::string_view SplitFile(Split split);  // "split/train.bin", ...
+
 // A node id stored in `width` (4 or 8) little-endian bytes, as in indices.bin and the splits.
 inline uint64_t LoadNodeId(const std::byte* p, uint32_t width) {
   uint64_t id = 0;
@@ -32,10 +48,10 @@ inline uint64_t LoadNodeId(const std::byte* p, uint32_t width) {
 
 enum class FeatureDtype { kFloat32, kFloat16 };
 
-const char* FeatureDtypeName(FeatureDtype dtype);
+std::string_view FeatureDtypeName(FeatureDtype dtype);  // "float32" | "float16"
 uint32_t FeatureDtypeBytes(FeatureDtype dtype);
 // "float32" or "float16"; anything else is an input error naming `source`.
-FeatureDtype ParseFeatureDtype(const std::string& name, const std::string& source);
+FeatureDtype ParseFeatureDtype(std::string_view name, const std::string& source);
 
 // Bytes between consecutive feature rows: the smallest power of two holding the row when it
 // fits in a block (so rows never straddle a block), otherwise the row rounded up to whole
@@ -63,6 +79,8 @@ struct DatasetMeta {
   uint64_t train_size = 0, val_size = 0, test_size = 0;
   std::map<std::string, FileDigest> files;  // relative path -> size and checksum
 
+  uint64_t split_size(Split split) const;
+
   std::string ToJson() const;
   // Parses meta.json text; errors name `source`.
   static DatasetMeta FromJson(const std::string& text, const std::string& source);
@@ -71,11 +89,38 @@ struct DatasetMeta {
 // Node ids are 4 bytes while they fit, 8 bytes from 2^32 nodes on.
 uint32_t NodeIdBytesFor(uint64_t num_nodes);
 
-// Reads and checks meta.json and that every listed file exists with its recorded size.
-DatasetMeta OpenDataset(const std::string& dir);
+// Dataset is an opened dataset directory: its meta.json, read and checked once, and the
+// paths of its files. Everything that reads a dataset (the graph, the feature stores, the
+// trainer, the benchmarks) takes one, so no reader rebuilds a path from the directory name.
+//
+// Invariant: meta() passed FromJson's checks, lists every file of the format, and every
+// listed file existed with its recorded size when the dataset was opened. Cheap to copy.
+class Dataset {
+ public:
+  // Reads and checks DIR/meta.json and that every file it lists exists with its recorded
+  // size; throws an input error naming the directory or file otherwise.
+  static Dataset Open(const std::string& dir);
 
-// Recomputes the size and xxh64 of every listed file; throws an input error naming the first
-// file that does not match.
-void VerifyDataset(const std::string& dir, const DatasetMeta& meta);
+  const std::string& dir() const { return dir_; }
+  const DatasetMeta& meta() const { return meta_; }
+
+  // DIR/relative, for one of the k*File names above or SplitFile(split).
+  std::string PathOf(std::string_view relative) const;
+
+  // The node ids of a split; an id >= num_nodes is an input error naming the file.
+  std::vector<uint64_t> ReadSplit(Split split) const;
+  // labels.bin (num_nodes labels, -1 for unlabelled), charged to `budget`.
+  ChargedArray<int32_t> ReadLabels(MemoryBudget& budget) const;
+
+  // Recomputes the size and xxh64 of every listed file; throws an input error naming the
+  // first file that does not match.
+  void Verify() const;
+
+ private:
+  Dataset(std::string dir, DatasetMeta meta) : dir_(std::move(dir)), meta_(std::move(meta)) {}
+
+  std::string dir_;
+  DatasetMeta meta_;
+};
 
 }  // namespace strata

@@ -15,9 +15,12 @@
 #include <cstdint>
 #include <memory>
 #include <span>
-#include <string>
+#include <string_view>
+#include <vector>
 
 #include "strata/dataset.h"
+#include "strata/io_engine.h"
+#include "strata/memory_budget.h"
 
 namespace strata {
 
@@ -67,9 +70,41 @@ class FeatureStore {
 
   virtual uint64_t num_rows() const = 0;
   virtual uint64_t dim() const = 0;
-  virtual const char* name() const = 0;
+  virtual std::string_view name() const = 0;
   virtual FeatureStoreStats stats() const = 0;
   virtual void ResetStats() = 0;
 };
+
+enum class FeatureStoreKind { kMemory, kMmap, kDirect };
+FeatureStoreKind ParseFeatureStoreKind(std::string_view name);  // memory | mmap | direct
+std::string_view FeatureStoreKindName(FeatureStoreKind kind);
+
+// The eviction policy of the direct store's dynamic tier (features/cache_policy.h).
+enum class CachePolicyKind { kClock, kSieve, kS3Fifo };
+CachePolicyKind ParseCachePolicyKind(std::string_view name);  // clock | sieve | s3fifo
+std::string_view CachePolicyKindName(CachePolicyKind kind);
+
+// How the rows of the direct store's static hot tier are chosen (graph/hotness.h).
+enum class HotnessPolicy { kPresample, kReversePageRank, kDegree };
+HotnessPolicy ParseHotnessPolicy(std::string_view name);  // presample | rpr | degree
+std::string_view HotnessPolicyName(HotnessPolicy policy);
+
+// The direct store's I/O and cache (docs/storage.md). A training run derives them from its
+// budget (train/cache_sizing.h); the other stores ignore them.
+struct DirectStoreOptions {
+  IoEngineOptions io;
+  uint32_t max_read_bytes = 64 << 10;  // bound on a coalesced read
+  bool coalesce = true;                // false: one read per row (for measurements)
+  std::vector<uint64_t> hot_ids;       // rows of the static hot tier
+  uint64_t dynamic_rows = 0;           // capacity of the dynamic tier (0: none)
+  CachePolicyKind policy = CachePolicyKind::kSieve;
+  uint64_t max_pinned_ids = 0;  // size of the window's pin table
+};
+
+// Opens the features of `dataset` as a store of `kind`; its buffers (and, for kMemory, the
+// whole feature matrix) are charged to `budget`.
+std::unique_ptr<FeatureStore> OpenFeatureStore(const Dataset& dataset, FeatureStoreKind kind,
+                                               const DirectStoreOptions& direct,
+                                               MemoryBudget& budget);
 
 }  // namespace strata

@@ -30,6 +30,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace strata {
 
@@ -113,7 +114,7 @@ class IoEngine {
 
   virtual size_t outstanding() const = 0;
   virtual uint32_t depth() const = 0;
-  virtual const char* name() const = 0;  // "io_uring" or "pread"
+  virtual std::string_view name() const = 0;  // "io_uring" or "pread"
   virtual IoEngineStats stats() const = 0;
 
   // What OpenFile found: whether reads of `file` bypass the page cache, its size when opened.

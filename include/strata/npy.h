@@ -16,6 +16,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace strata {
@@ -40,7 +41,7 @@ enum class NpyDtype {
 // Bytes per element: 1, 2, 4 or 8.
 size_t NpyItemBytes(NpyDtype dtype);
 // NumPy's name for the dtype: "bool", "int64", "float32", ...
-const char* NpyDtypeName(NpyDtype dtype);
+std::string_view NpyDtypeName(NpyDtype dtype);
 // True for bool and the signed and unsigned integers: the dtypes ReadInt64 accepts.
 bool NpyIsInteger(NpyDtype dtype);
 // True for float16, float32 and float64: the dtypes ReadFloat32 accepts.

@@ -1,16 +1,18 @@
 // strata bench disk DATASET [--seconds S] [--json] [--file features.bin] [--engine E]
 //                           [--depths 1,32,128]
 #include <fmt/format.h>
-#include <sys/stat.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/option_parsers.h"
 #include "storage/disk_bench.h"
+#include "strata/dataset.h"
 #include "strata/memory_budget.h"
 
 namespace strata::cli {
@@ -18,12 +20,12 @@ namespace strata::cli {
 namespace {
 
 // DATASET/features.bin by default; --file names another file of the dataset (or any file,
-// when absolute); DATASET may itself be a file.
+// when absolute); DATASET may itself be a file, or any directory.
 std::string BenchmarkedPath(const std::string& dataset, const std::string& file) {
-  if (!file.empty()) return file.front() == '/' ? file : dataset + "/" + file;
-  struct stat st;
-  if (::stat(dataset.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return dataset;
-  return dataset + "/features.bin";
+  const std::filesystem::path dir(dataset);
+  if (!file.empty()) return (dir / file).string();
+  if (std::filesystem::is_regular_file(dir)) return dataset;
+  return (dir / kFeaturesFile).string();
 }
 
 // "4 KiB", "1 MiB": the read sizes are whole units, FormatBytes would say "4.00 KiB".

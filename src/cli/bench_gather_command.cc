@@ -2,8 +2,8 @@
 #include <cstdio>
 
 #include "cli/command.h"
+#include "cli/option_parsers.h"
 #include "features/gather_bench.h"
-#include "sampling/khop_sampler.h"
 
 namespace strata::cli {
 
@@ -58,7 +58,7 @@ Runner AddBenchGatherCommand(CLI::App& bench) {
   return [args] {
     GatherBenchOptions o = args->options;
     o.store = ParseFeatureStoreKind(args->store);
-    o.policy = ParseCachePolicy(args->policy);
+    o.policy = ParseCachePolicyKind(args->policy);
     o.hot_policy = ParseHotnessPolicy(args->hot_policy);
     o.khop_ids = args->ids == "khop";
     o.fanouts = ParseFanouts(args->fanouts, "--fanouts");

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/option_parsers.h"
 #include "common/parallel.h"
-#include "sampling/khop_sampler.h"
 #include "sampling/sample_bench.h"
 
 namespace strata::cli {

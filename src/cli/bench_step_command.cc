@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "sampling/khop_sampler.h"
-#include "train/trainer.h"
+#include "cli/option_parsers.h"
+#include "train/step_bench.h"
 
 namespace strata::cli {
 
@@ -21,19 +21,19 @@ Runner AddBenchStepCommand(CLI::App& bench) {
   };
   auto args = std::make_shared<Args>();
   TrainOptions& o = args->options;
-  o.layers = 3;
-  o.hidden = 256;
-  o.batch_size = 1000;
-  o.dropout = 0.5;
+  o.model.layers = 3;
+  o.model.hidden = 256;
+  o.model.dropout = 0.5;
+  o.sampling.batch_size = 1000;
   o.eval_every = 0;
   cmd->add_option("DATASET", o.dataset, "dataset directory")->required();
   cmd->add_option("--model", args->model, "sage, gcn or gat")
       ->check(CLI::IsMember({"sage", "gcn", "gat"}));
-  cmd->add_option("--layers", o.layers, "layers")->capture_default_str();
-  cmd->add_option("--hidden", o.hidden, "hidden size")->capture_default_str();
-  cmd->add_option("--heads", o.heads, "GAT heads")->capture_default_str();
+  cmd->add_option("--layers", o.model.layers, "layers")->capture_default_str();
+  cmd->add_option("--hidden", o.model.hidden, "hidden size")->capture_default_str();
+  cmd->add_option("--heads", o.model.heads, "GAT heads")->capture_default_str();
   cmd->add_option("--fanouts", args->fanouts, "fanouts, input layer first")->capture_default_str();
-  cmd->add_option("--batch-size", o.batch_size, "seeds per batch")->capture_default_str();
+  cmd->add_option("--batch-size", o.sampling.batch_size, "seeds per batch")->capture_default_str();
   cmd->add_option("--batches", args->batches, "batches to time")->capture_default_str();
   cmd->add_option("--threads", o.threads, "threads")->capture_default_str();
   cmd->add_option("--feature-store", args->store, "where gathers read: memory, mmap, direct")
@@ -43,17 +43,17 @@ Runner AddBenchStepCommand(CLI::App& bench) {
   cmd->add_flag("--json", args->json, "print one JSON object");
   return [args] {
     TrainOptions o = args->options;
-    o.model = ParseModelKind(args->model);
-    o.fanouts = ParseFanouts(args->fanouts, "--fanouts");
-    o.store = ParseFeatureStoreKind(args->store);
+    o.model.kind = ParseModelKind(args->model);
+    o.sampling.fanouts = ParseFanouts(args->fanouts, "--fanouts");
+    o.features.store = ParseFeatureStoreKind(args->store);
     o.memory_budget_bytes = MemoryBudgetFromOption(args->budget);
-    o.cache_fraction = 0;
+    o.features.cache_fraction = 0;
     StepBenchResult r = RunStepBench(o, args->batches);
     nlohmann::ordered_json j = {{"model", args->model},
-                                {"layers", o.layers},
-                                {"hidden", o.hidden},
+                                {"layers", o.model.layers},
+                                {"hidden", o.model.hidden},
                                 {"fanouts", args->fanouts},
-                                {"batch_size", o.batch_size},
+                                {"batch_size", o.sampling.batch_size},
                                 {"threads", o.threads},
                                 {"batches", r.batches},
                                 {"step_ms_median", r.step_ms_median},
@@ -69,8 +69,8 @@ Runner AddBenchStepCommand(CLI::App& bench) {
           "%s, %zu layers, hidden %zu, fanouts %s, batch %llu, %u threads: step %.1f ms "
           "(median; GEMM %.0f%% at %.0f GFLOP/s), sample %.1f ms, gather %.1f ms, "
           "%.0f input rows per batch\n",
-          args->model.c_str(), o.layers, o.hidden, args->fanouts.c_str(),
-          static_cast<unsigned long long>(o.batch_size), o.threads, r.step_ms_median,
+          args->model.c_str(), o.model.layers, o.model.hidden, args->fanouts.c_str(),
+          static_cast<unsigned long long>(o.sampling.batch_size), o.threads, r.step_ms_median,
           r.gemm_share * 100, r.gemm_gflops, r.sample_ms_mean, r.gather_ms_mean, r.input_rows_mean);
     }
   };

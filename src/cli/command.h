@@ -22,7 +22,4 @@ Runner AddBenchGatherCommand(CLI::App& bench);
 Runner AddBenchSampleCommand(CLI::App& bench);
 Runner AddBenchStepCommand(CLI::App& bench);
 
-// Parses --memory-budget's text; empty means a quarter of physical memory.
-uint64_t MemoryBudgetFromOption(const std::string& text);
-
 }  // namespace strata::cli

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include "cli/command.h"
+#include "cli/option_parsers.h"
 #include "cli/report.h"
 #include "strata/dataset.h"
 #include "strata/error.h"

@@ -19,14 +19,14 @@ Runner AddInfoCommand(CLI::App& app) {
   cmd->add_flag("--verify", args->verify, "recompute every file's size and xxh64");
   cmd->add_flag("--json", args->json, "print one JSON object");
   return [args] {
-    DatasetMeta meta = OpenDataset(args->dataset);
-    if (args->verify) VerifyDataset(args->dataset, meta);
+    const Dataset dataset = Dataset::Open(args->dataset);
+    if (args->verify) dataset.Verify();
     if (args->json) {
-      auto j = DatasetInfoJson(args->dataset, meta);
+      auto j = DatasetInfoJson(dataset);
       if (args->verify) j["verified"] = true;
       std::printf("%s\n", j.dump(2).c_str());
     } else {
-      std::fputs(DatasetInfoText(args->dataset, meta).c_str(), stdout);
+      std::fputs(DatasetInfoText(dataset).c_str(), stdout);
       if (args->verify) std::printf("verified     every size and xxh64 matches meta.json\n");
     }
   };

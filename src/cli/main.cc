@@ -9,15 +9,6 @@
 #include "strata/error.h"
 #include "strata/memory_budget.h"
 
-namespace strata::cli {
-
-uint64_t MemoryBudgetFromOption(const std::string& text) {
-  if (text.empty()) return PhysicalMemoryBytes() / 4;
-  return ParseByteSize(text, "--memory-budget");
-}
-
-}  // namespace strata::cli
-
 int main(int argc, char** argv) {
   CLI::App app("Strata: graph neural network training on graphs larger than memory", "strata");
   app.require_subcommand(1);

@@ -35,14 +35,15 @@ void PrintWritten(const std::string& out, const DatasetMeta& meta,
       "wrote %s: %s nodes, %s edges, %s x %s features, %u classes, %s on disk in %.1f s "
       "(%.2f M edges/s, peak RSS %s)\n",
       out.c_str(), Grouped(meta.num_nodes).c_str(), Grouped(meta.num_edges).c_str(),
-      Grouped(meta.feature_dim).c_str(), FeatureDtypeName(meta.feature_dtype), meta.num_classes,
-      FormatBytes(TotalBytes(meta)).c_str(), seconds, meta.num_edges / seconds / 1e6,
-      FormatBytes(PeakRssBytes()).c_str());
+      Grouped(meta.feature_dim).c_str(), std::string(FeatureDtypeName(meta.feature_dtype)).c_str(),
+      meta.num_classes, FormatBytes(TotalBytes(meta)).c_str(), seconds,
+      meta.num_edges / seconds / 1e6, FormatBytes(PeakRssBytes()).c_str());
 }
 
-nlohmann::ordered_json DatasetInfoJson(const std::string& dir, const DatasetMeta& meta) {
+nlohmann::ordered_json DatasetInfoJson(const Dataset& dataset) {
+  const DatasetMeta& meta = dataset.meta();
   nlohmann::ordered_json j;
-  j["path"] = dir;
+  j["path"] = dataset.dir();
   j["format"] = kDatasetFormatName;
   j["version"] = kDatasetFormatVersion;
   j["num_nodes"] = meta.num_nodes;
@@ -66,12 +67,14 @@ nlohmann::ordered_json DatasetInfoJson(const std::string& dir, const DatasetMeta
   return j;
 }
 
-std::string DatasetInfoText(const std::string& dir, const DatasetMeta& meta) {
+std::string DatasetInfoText(const Dataset& dataset) {
+  const DatasetMeta& meta = dataset.meta();
   std::string text;
   auto line = [&](const char* key, const std::string& value) {
     text += fmt::format("{:<12} {}\n", key, value);
   };
-  line("dataset", fmt::format("{} ({} v{})", dir, kDatasetFormatName, kDatasetFormatVersion));
+  line("dataset",
+       fmt::format("{} ({} v{})", dataset.dir(), kDatasetFormatName, kDatasetFormatVersion));
   line("nodes", fmt::format("{} ({}-byte ids)", Grouped(meta.num_nodes), meta.node_id_bytes));
   line("edges", Grouped(meta.num_edges));
   line("features", meta.feature_dim == 0

@@ -14,7 +14,7 @@ namespace strata::cli {
 void PrintWritten(const std::string& out, const DatasetMeta& meta,
                   std::chrono::steady_clock::time_point start);
 
-nlohmann::ordered_json DatasetInfoJson(const std::string& dir, const DatasetMeta& meta);
-std::string DatasetInfoText(const std::string& dir, const DatasetMeta& meta);
+nlohmann::ordered_json DatasetInfoJson(const Dataset& dataset);
+std::string DatasetInfoText(const Dataset& dataset);
 
 }  // namespace strata::cli

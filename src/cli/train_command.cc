@@ -7,15 +7,17 @@
 #include <cstdio>
 
 #include "cli/command.h"
-#include "sampling/khop_sampler.h"
-#include "train/trainer.h"
+#include "cli/option_parsers.h"
+#include "strata/train.h"
 
 namespace strata::cli {
 namespace {
 
+// Flags whose text is parsed into TrainOptions once the command line is read.
 struct TrainArgs {
   TrainOptions options;
   std::string model = "sage";
+  std::string optimizer = "adam";
   std::string fanouts = "10,10";
   std::string eval_fanouts;
   std::string store = "direct";
@@ -29,15 +31,16 @@ struct TrainArgs {
 // Options shared by train and eval: the dataset, how features are read, evaluation.
 void AddStoreOptions(CLI::App* cmd, TrainArgs& a) {
   TrainOptions& o = a.options;
+  FeatureOptions& f = o.features;
   cmd->add_option("DATASET", o.dataset, "dataset directory")->required();
   cmd->add_option("--memory-budget", a.budget, "memory budget, e.g. 4G (default: RAM/4)");
   cmd->add_option("--feature-store", a.store, "direct, mmap or memory")
       ->check(CLI::IsMember({"direct", "mmap", "memory"}));
-  cmd->add_option("--cache-fraction", o.cache_fraction,
+  cmd->add_option("--cache-fraction", f.cache_fraction,
                   "direct: cache as a share of the feature bytes (default: half of what the "
                   "budget leaves)")
       ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--hot-share", o.hot_share, "share of the cache for the static hot tier")
+  cmd->add_option("--hot-share", f.hot_share, "share of the cache for the static hot tier")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--hot-policy", a.hot_policy, "hot tier rows: presample, rpr or degree")
@@ -50,31 +53,32 @@ void AddStoreOptions(CLI::App* cmd, TrainArgs& a) {
       ->check(CLI::IsMember({"auto", "memory", "disk"}));
   cmd->add_option("--adjacency-cache", a.adjacency_cache,
                   "topology on disk: adjacency cache size, e.g. 64M (default: budget/8)");
-  cmd->add_option("--max-read-bytes", o.max_read_bytes,
+  cmd->add_option("--max-read-bytes", f.max_read_bytes,
                   "direct: bound on a coalesced read (a multiple of 4096)")
       ->capture_default_str();
   cmd->add_option("--threads", o.threads, "compute and sampling threads")->capture_default_str();
   cmd->add_option("--eval-fanouts", a.eval_fanouts,
                   "fanouts for evaluation (default: full neighbourhoods)");
   cmd->add_option("--seed", o.seed, "random seed")->capture_default_str();
-  cmd->add_flag("--row-normalize", o.row_normalize,
+  cmd->add_flag("--row-normalize", f.row_normalize,
                 "scale each input feature row to unit L1 norm (as the GCN/GAT papers do)");
 }
 
 void Resolve(TrainArgs& a) {
   TrainOptions& o = a.options;
-  o.model = ParseModelKind(a.model);
-  o.fanouts = ParseFanouts(a.fanouts, "--fanouts");
-  if (!a.eval_fanouts.empty()) o.eval_fanouts = ParseFanouts(a.eval_fanouts, "--eval-fanouts");
-  o.store = ParseFeatureStoreKind(a.store);
-  o.cache_policy = ParseCachePolicy(a.cache_policy);
-  o.hot_policy = ParseHotnessPolicy(a.hot_policy);
+  o.model.kind = ParseModelKind(a.model);
+  o.optimizer.kind = ParseOptimizerKind(a.optimizer);
+  o.sampling.fanouts = ParseFanouts(a.fanouts, "--fanouts");
+  if (!a.eval_fanouts.empty()) {
+    o.sampling.eval_fanouts = ParseFanouts(a.eval_fanouts, "--eval-fanouts");
+  }
+  o.features.store = ParseFeatureStoreKind(a.store);
+  o.features.cache_policy = ParseCachePolicyKind(a.cache_policy);
+  o.features.hot_policy = ParseHotnessPolicy(a.hot_policy);
   o.memory_budget_bytes = MemoryBudgetFromOption(a.budget);
-  o.topology = a.topology == "memory" ? TrainOptions::Topology::kMemory
-               : a.topology == "disk" ? TrainOptions::Topology::kDisk
-                                      : TrainOptions::Topology::kAuto;
+  o.topology.placement = ParseTopologyPlacement(a.topology);
   if (!a.adjacency_cache.empty()) {
-    o.adjacency_cache_bytes =
+    o.topology.adjacency_cache_bytes =
         static_cast<int64_t>(ParseByteSize(a.adjacency_cache, "--adjacency-cache"));
   }
   o.progress = ::isatty(2) == 1;
@@ -86,27 +90,30 @@ Runner AddTrainCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "Train a GNN (mini-batch, out of core)");
   auto args = std::make_shared<TrainArgs>();
   TrainOptions& o = args->options;
+  ModelOptions& m = o.model;
   AddStoreOptions(cmd, *args);
   cmd->add_option("--model", args->model, "sage, gcn or gat")
       ->check(CLI::IsMember({"sage", "gcn", "gat"}));
-  cmd->add_option("--layers", o.layers, "number of layers")->capture_default_str();
-  cmd->add_option("--hidden", o.hidden, "hidden size (per head for GAT)")->capture_default_str();
-  cmd->add_option("--heads", o.heads, "GAT: attention heads in hidden layers")
+  cmd->add_option("--layers", m.layers, "number of layers")->capture_default_str();
+  cmd->add_option("--hidden", m.hidden, "hidden size (per head for GAT)")->capture_default_str();
+  cmd->add_option("--heads", m.heads, "GAT: attention heads in hidden layers")
       ->capture_default_str();
   cmd->add_option("--fanouts", args->fanouts, "neighbours per layer, input layer first; -1 = all")
       ->capture_default_str();
-  cmd->add_option("--batch-size", o.batch_size, "seeds per batch")->capture_default_str();
+  cmd->add_option("--batch-size", o.sampling.batch_size, "seeds per batch")->capture_default_str();
   cmd->add_option("--epochs", o.epochs, "epochs")->capture_default_str();
-  cmd->add_option("--lr", o.lr, "learning rate")->capture_default_str();
-  cmd->add_option("--dropout", o.dropout, "dropout")->capture_default_str();
-  cmd->add_option("--input-dropout", o.input_dropout, "dropout on the input features")
+  cmd->add_option("--lr", o.optimizer.lr, "learning rate")->capture_default_str();
+  cmd->add_option("--dropout", m.dropout, "dropout")->capture_default_str();
+  cmd->add_option("--input-dropout", m.input_dropout, "dropout on the input features")
       ->capture_default_str();
-  cmd->add_option("--attention-dropout", o.attention_dropout, "GAT: dropout on attention")
+  cmd->add_option("--attention-dropout", m.attention_dropout, "GAT: dropout on attention")
       ->capture_default_str();
-  cmd->add_option("--out-heads", o.out_heads, "GAT: heads averaged in the last layer")
+  cmd->add_option("--out-heads", m.out_heads, "GAT: heads averaged in the last layer")
       ->capture_default_str();
-  cmd->add_option("--weight-decay", o.weight_decay, "L2 weight decay")->capture_default_str();
-  cmd->add_option("--optimizer", o.optimizer, "adam or sgd")->check(CLI::IsMember({"adam", "sgd"}));
+  cmd->add_option("--weight-decay", o.optimizer.weight_decay, "L2 weight decay")
+      ->capture_default_str();
+  cmd->add_option("--optimizer", args->optimizer, "adam or sgd")
+      ->check(CLI::IsMember({"adam", "sgd"}));
   cmd->add_option("--run-ahead", o.max_run_ahead, "most batches sampled ahead of training")
       ->capture_default_str();
   cmd->add_option("--eval-every", o.eval_every, "epochs between validation runs")

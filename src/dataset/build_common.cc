@@ -13,10 +13,10 @@ uint64_t CscBufferBytes(const MemoryBudget& budget, uint64_t reserve_bytes) {
 void WriteGraph(CscBuilder& builder, uint64_t num_nodes, uint32_t node_id_bytes,
                 bool add_self_loops, DatasetWriter& writer, ProgressBar* progress) {
   CscBuildResult graph =
-      builder.Finish(num_nodes, node_id_bytes, add_self_loops, writer.PathOf("graph/indptr.bin"),
-                     writer.PathOf("graph/indices.bin"), progress);
-  writer.Record("graph/indptr.bin", graph.indptr);
-  writer.Record("graph/indices.bin", graph.indices);
+      builder.Finish(num_nodes, node_id_bytes, add_self_loops, writer.PathOf(kIndptrFile),
+                     writer.PathOf(kIndicesFile), progress);
+  writer.Record(kIndptrFile, graph.indptr);
+  writer.Record(kIndicesFile, graph.indices);
   DatasetMeta& meta = writer.meta();
   meta.num_nodes = num_nodes;
   meta.num_edges = graph.num_edges;

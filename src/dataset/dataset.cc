@@ -5,17 +5,32 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "common/enum_names.h"
+#include "storage/file.h"
 #include "strata/error.h"
 
 namespace strata {
 
-const char* FeatureDtypeName(FeatureDtype dtype) {
+namespace {
+
+constexpr EnumNames<Split, 3> kSplitNames(
+    "split", {{{Split::kTrain, "train"}, {Split::kVal, "val"}, {Split::kTest, "test"}}});
+constexpr EnumNames<Split, 3> kSplitFiles("split file", {{{Split::kTrain, "split/train.bin"},
+                                                          {Split::kVal, "split/val.bin"},
+                                                          {Split::kTest, "split/test.bin"}}});
+
+}  // namespace
+
+std::string_view SplitName(Split split) { return kSplitNames.Name(split); }
+std::string_view SplitFile(Split split) { return kSplitFiles.Name(split); }
+
+std::string_view FeatureDtypeName(FeatureDtype dtype) {
   return dtype == FeatureDtype::kFloat16 ? "float16" : "float32";
 }
 
 uint32_t FeatureDtypeBytes(FeatureDtype dtype) { return dtype == FeatureDtype::kFloat16 ? 2 : 4; }
 
-FeatureDtype ParseFeatureDtype(const std::string& name, const std::string& source) {
+FeatureDtype ParseFeatureDtype(std::string_view name, const std::string& source) {
   if (name == "float32") return FeatureDtype::kFloat32;
   if (name == "float16") return FeatureDtype::kFloat16;
   throw Error::Input(fmt::format("feature dtype '{}' is not float32 or float16", name), source);
@@ -31,6 +46,18 @@ uint64_t RowStrideBytes(uint64_t feature_dim, FeatureDtype dtype) {
 }
 
 uint32_t NodeIdBytesFor(uint64_t num_nodes) { return num_nodes <= (uint64_t{1} << 32) ? 4 : 8; }
+
+uint64_t DatasetMeta::split_size(Split split) const {
+  switch (split) {
+    case Split::kTrain:
+      return train_size;
+    case Split::kVal:
+      return val_size;
+    case Split::kTest:
+      break;
+  }
+  return test_size;
+}
 
 std::string DatasetMeta::ToJson() const {
   nlohmann::ordered_json j;
@@ -118,30 +145,34 @@ DatasetMeta DatasetMeta::FromJson(const std::string& text, const std::string& so
   return meta;
 }
 
-DatasetMeta OpenDataset(const std::string& dir) {
-  std::string meta_path = dir + "/meta.json";
+Dataset Dataset::Open(const std::string& dir) {
   if (!std::filesystem::is_directory(dir)) {
     throw Error::Input("dataset directory does not exist", dir);
   }
-  DatasetMeta meta = DatasetMeta::FromJson(ReadWholeFile(meta_path), meta_path);
-  auto expect = [&](const std::string& name, uint64_t bytes) {
-    auto it = meta.files.find(name);
-    if (it == meta.files.end()) throw Error::Input("meta.json does not list " + name, meta_path);
+  Dataset dataset(dir, DatasetMeta{});
+  const std::string meta_path = dataset.PathOf(kMetaFile);
+  DatasetMeta& meta = dataset.meta_;
+  meta = DatasetMeta::FromJson(ReadWholeFile(meta_path), meta_path);
+  auto expect = [&](std::string_view name, uint64_t bytes) {
+    auto it = meta.files.find(std::string(name));
+    if (it == meta.files.end()) {
+      throw Error::Input(fmt::format("meta.json does not list {}", name), meta_path);
+    }
     if (it->second.bytes < bytes) {
       throw Error::Input(fmt::format("meta.json records {} bytes for {}, the format needs {}",
                                      it->second.bytes, name, bytes),
                          meta_path);
     }
   };
-  expect("graph/indptr.bin", (meta.num_nodes + 1) * 8);
-  expect("graph/indices.bin", meta.num_edges * meta.node_id_bytes);
-  expect("features.bin", meta.num_nodes * meta.row_stride_bytes);
-  expect("labels.bin", meta.num_nodes * 4);
-  expect("split/train.bin", meta.train_size * meta.node_id_bytes);
-  expect("split/val.bin", meta.val_size * meta.node_id_bytes);
-  expect("split/test.bin", meta.test_size * meta.node_id_bytes);
+  expect(kIndptrFile, (meta.num_nodes + 1) * 8);
+  expect(kIndicesFile, meta.num_edges * meta.node_id_bytes);
+  expect(kFeaturesFile, meta.num_nodes * meta.row_stride_bytes);
+  expect(kLabelsFile, meta.num_nodes * 4);
+  for (Split split : kAllSplits) {
+    expect(SplitFile(split), meta.split_size(split) * meta.node_id_bytes);
+  }
   for (const auto& [name, digest] : meta.files) {
-    std::string path = dir + "/" + name;
+    const std::string path = dataset.PathOf(name);
     std::error_code ec;
     uint64_t size = std::filesystem::file_size(path, ec);
     if (ec) throw Error::Input("file listed in meta.json is missing", path);
@@ -150,12 +181,39 @@ DatasetMeta OpenDataset(const std::string& dir) {
                          path);
     }
   }
-  return meta;
+  return dataset;
 }
 
-void VerifyDataset(const std::string& dir, const DatasetMeta& meta) {
-  for (const auto& [name, expected] : meta.files) {
-    std::string path = dir + "/" + name;
+std::string Dataset::PathOf(std::string_view relative) const {
+  return fmt::format("{}/{}", dir_, relative);
+}
+
+std::vector<uint64_t> Dataset::ReadSplit(Split split) const {
+  const std::string path = PathOf(SplitFile(split));
+  const std::string bytes = ReadWholeFile(path);
+  const uint32_t width = meta_.node_id_bytes;
+  std::vector<uint64_t> ids(bytes.size() / width);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const uint64_t id =
+        LoadNodeId(reinterpret_cast<const std::byte*>(bytes.data()) + i * width, width);
+    if (id >= meta_.num_nodes) {
+      throw Error::Input(fmt::format("node id {} is >= num_nodes {}", id, meta_.num_nodes), path,
+                         fmt::format("element [{}]", i));
+    }
+    ids[i] = id;
+  }
+  return ids;
+}
+
+ChargedArray<int32_t> Dataset::ReadLabels(MemoryBudget& budget) const {
+  ChargedArray<int32_t> labels(budget, meta_.num_nodes, "labels");
+  FileReader(PathOf(kLabelsFile)).ReadExact(0, labels.data(), meta_.num_nodes * sizeof(int32_t));
+  return labels;
+}
+
+void Dataset::Verify() const {
+  for (const auto& [name, expected] : meta_.files) {
+    const std::string path = PathOf(name);
     FileDigest actual = DigestFile(path);
     if (actual.bytes != expected.bytes) {
       throw Error::Input(

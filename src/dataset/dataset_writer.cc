@@ -1,9 +1,13 @@
 #include "dataset/dataset_writer.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <span>
+#include <vector>
 
 #include "common/interrupt.h"
+#include "storage/file.h"
 #include "strata/error.h"
 
 namespace strata {
@@ -16,16 +20,17 @@ DatasetWriter::DatasetWriter(const std::string& out, bool replace_existing)
 }
 
 void DatasetWriter::Publish() {
-  for (const char* name : {"graph/indptr.bin", "graph/indices.bin", "features.bin", "labels.bin",
-                           "split/train.bin", "split/val.bin", "split/test.bin"}) {
-    if (!meta_.files.contains(name)) {
-      throw Error::Internal(std::string("dataset is missing ") + name + " at publish time");
+  std::vector<std::string_view> names = {kIndptrFile, kIndicesFile, kFeaturesFile, kLabelsFile};
+  for (Split split : kAllSplits) names.push_back(SplitFile(split));
+  for (std::string_view name : names) {
+    if (!meta_.files.contains(std::string(name))) {
+      throw Error::Internal(fmt::format("dataset is missing {} at publish time", name));
     }
   }
   ThrowIfInterrupted();
   std::filesystem::remove_all(spill_dir_);
   std::string json = meta_.ToJson();
-  WriteWholeFile(staging_ / "meta.json", std::as_bytes(std::span(json)));
+  WriteWholeFile(PathOf(kMetaFile), std::as_bytes(std::span(json)));
   staging_.Publish();
 }
 

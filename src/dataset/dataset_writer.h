@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "storage/staging_dir.h"
 #include "strata/dataset.h"
@@ -15,13 +16,15 @@ class DatasetWriter {
  public:
   DatasetWriter(const std::string& out, bool replace_existing);
 
-  // Staging path of a dataset file, e.g. PathOf("graph/indptr.bin").
-  std::string PathOf(const std::string& name) const { return staging_ / name; }
+  // Staging path of a dataset file, e.g. PathOf(kIndptrFile).
+  std::string PathOf(std::string_view name) const { return staging_ / std::string(name); }
   // A directory for temporary run files, removed before publishing.
   const std::string& spill_dir() const { return spill_dir_; }
 
   DatasetMeta& meta() { return meta_; }
-  void Record(const std::string& name, const FileDigest& digest) { meta_.files[name] = digest; }
+  void Record(std::string_view name, const FileDigest& digest) {
+    meta_.files[std::string(name)] = digest;
+  }
 
   void Publish();
 

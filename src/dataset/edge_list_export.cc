@@ -13,9 +13,10 @@ namespace strata {
 
 uint64_t ExportEdgeList(const std::string& dataset_dir, const std::string& out_path) {
   constexpr uint64_t kChunk = uint64_t{1} << 20;
-  DatasetMeta meta = OpenDataset(dataset_dir);
-  FileReader indptr(dataset_dir + "/graph/indptr.bin");
-  FileReader indices(dataset_dir + "/graph/indices.bin");
+  const Dataset dataset = Dataset::Open(dataset_dir);
+  const DatasetMeta& meta = dataset.meta();
+  FileReader indptr(dataset.PathOf(kIndptrFile));
+  FileReader indices(dataset.PathOf(kIndicesFile));
   StagedFile out(out_path);
   std::vector<uint64_t> offsets(kChunk + 1);
   std::vector<std::byte> ids(kChunk * meta.node_id_bytes);

@@ -106,10 +106,10 @@ void GenerateNodes(const Model& model, const GenerateOptions& o, unsigned thread
   std::vector<int32_t> labels(chunk_rows);
   std::vector<uint8_t> split(chunk_rows);
 
-  FeatureWriter features(writer.PathOf("features.bin"), dim, o.feature_dtype);
-  FileWriter label_file(writer.PathOf("labels.bin"));
-  FileWriter train(writer.PathOf("split/train.bin")), val(writer.PathOf("split/val.bin")),
-      test(writer.PathOf("split/test.bin"));
+  FeatureWriter features(writer.PathOf(kFeaturesFile), dim, o.feature_dtype);
+  FileWriter label_file(writer.PathOf(kLabelsFile));
+  FileWriter train(writer.PathOf(SplitFile(Split::kTrain))),
+      val(writer.PathOf(SplitFile(Split::kVal))), test(writer.PathOf(SplitFile(Split::kTest)));
   FileWriter* split_files[3] = {&train, &val, &test};
   uint64_t split_sizes[3] = {0, 0, 0};
   const uint32_t id_bytes = writer.meta().node_id_bytes;
@@ -146,11 +146,11 @@ void GenerateNodes(const Model& model, const GenerateOptions& o, unsigned thread
     ThrowIfInterrupted();
     if (progress) progress->Update(first + count);
   }
-  writer.Record("features.bin", features.Finish());
-  writer.Record("labels.bin", label_file.Finish());
-  writer.Record("split/train.bin", train.Finish());
-  writer.Record("split/val.bin", val.Finish());
-  writer.Record("split/test.bin", test.Finish());
+  writer.Record(kFeaturesFile, features.Finish());
+  writer.Record(kLabelsFile, label_file.Finish());
+  writer.Record(SplitFile(Split::kTrain), train.Finish());
+  writer.Record(SplitFile(Split::kVal), val.Finish());
+  writer.Record(SplitFile(Split::kTest), test.Finish());
   DatasetMeta& meta = writer.meta();
   meta.feature_dim = dim;
   meta.feature_dtype = o.feature_dtype;

@@ -98,9 +98,9 @@ void ReadEdgeIndex(const NpyReader& edges, uint64_t num_nodes, bool undirected,
 void ImportSplits(const std::string& dir, bool require_one, uint64_t num_nodes,
                   MemoryBudget& budget, DatasetWriter& writer) {
   bool any = false;
-  for (const char* split : {"train", "val", "test"}) {
+  for (Split split : kAllSplits) {
     std::optional<NpyReader> ids;
-    if (!dir.empty()) ids = OpenIfExists(fmt::format("{}/{}_idx.npy", dir, split));
+    if (!dir.empty()) ids = OpenIfExists(fmt::format("{}/{}_idx.npy", dir, SplitName(split)));
     any |= ids.has_value();
     ImportSplit(split, ids ? &*ids : nullptr, num_nodes, budget, writer);
   }

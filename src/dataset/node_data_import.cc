@@ -65,7 +65,7 @@ void ImportFeatures(const NpyReader& features, FeatureDtype dtype, MemoryBudget&
                     DatasetWriter& writer) {
   const uint64_t rows = features.header().shape[0];
   const uint64_t dim = features.header().shape[1];
-  FeatureWriter out(writer.PathOf("features.bin"), dim, dtype);
+  FeatureWriter out(writer.PathOf(kFeaturesFile), dim, dtype);
   if (dim > 0) {
     uint64_t rows_per_chunk = std::max<uint64_t>(1, kChunkElements / dim);
     ChargedArray<float> chunk(budget, rows_per_chunk * dim, "the feature import buffer");
@@ -77,7 +77,7 @@ void ImportFeatures(const NpyReader& features, FeatureDtype dtype, MemoryBudget&
       ThrowIfInterrupted();
     }
   }
-  writer.Record("features.bin", out.Finish());
+  writer.Record(kFeaturesFile, out.Finish());
   DatasetMeta& meta = writer.meta();
   meta.feature_dim = dim;
   meta.feature_dtype = dtype;
@@ -85,15 +85,15 @@ void ImportFeatures(const NpyReader& features, FeatureDtype dtype, MemoryBudget&
 }
 
 void WriteNoFeatures(DatasetWriter& writer) {
-  FeatureWriter out(writer.PathOf("features.bin"), 0, FeatureDtype::kFloat32);
-  writer.Record("features.bin", out.Finish());
+  FeatureWriter out(writer.PathOf(kFeaturesFile), 0, FeatureDtype::kFloat32);
+  writer.Record(kFeaturesFile, out.Finish());
   writer.meta().feature_dim = 0;
   writer.meta().row_stride_bytes = 0;
 }
 
 void ImportLabels(const NpyReader& labels, uint64_t num_nodes, DatasetWriter& writer) {
   CheckLabelShape(labels, num_nodes);
-  FileWriter out(writer.PathOf("labels.bin"));
+  FileWriter out(writer.PathOf(kLabelsFile));
   int64_t max_label = -1;
   ForEachInt(labels, [&](uint64_t index, int64_t value) {
     if (value < -1 || value > INT32_MAX) {
@@ -105,21 +105,20 @@ void ImportLabels(const NpyReader& labels, uint64_t num_nodes, DatasetWriter& wr
     max_label = std::max(max_label, value);
     out.AppendValue(static_cast<int32_t>(value));
   });
-  writer.Record("labels.bin", out.Finish());
+  writer.Record(kLabelsFile, out.Finish());
   writer.meta().num_classes = static_cast<uint32_t>(max_label + 1);
 }
 
 void WriteNoLabels(uint64_t num_nodes, DatasetWriter& writer) {
-  FileWriter out(writer.PathOf("labels.bin"));
+  FileWriter out(writer.PathOf(kLabelsFile));
   for (uint64_t i = 0; i < num_nodes; ++i) out.AppendValue(int32_t{-1});
-  writer.Record("labels.bin", out.Finish());
+  writer.Record(kLabelsFile, out.Finish());
   writer.meta().num_classes = 0;
 }
 
-void ImportSplit(const std::string& split, const NpyReader* ids, uint64_t num_nodes,
-                 MemoryBudget& budget, DatasetWriter& writer) {
-  std::string name = "split/" + split + ".bin";
-  SplitWriter out(writer.PathOf(name), num_nodes, writer.meta().node_id_bytes, budget);
+void ImportSplit(Split split, const NpyReader* ids, uint64_t num_nodes, MemoryBudget& budget,
+                 DatasetWriter& writer) {
+  SplitWriter out(writer.PathOf(SplitFile(split)), num_nodes, writer.meta().node_id_bytes, budget);
   if (ids != nullptr) {
     const NpyHeader& h = ids->header();
     if (h.shape.size() != 1 || !NpyIsInteger(h.dtype)) {
@@ -138,14 +137,17 @@ void ImportSplit(const std::string& split, const NpyReader* ids, uint64_t num_no
         case SplitWriter::AddResult::kOutOfRange:
           throw error(fmt::format("node id {} is >= num_nodes {}", id, num_nodes));
         case SplitWriter::AddResult::kRepeated:
-          throw error(fmt::format("node id {} appears twice in the {} split", id, split));
+          throw error(
+              fmt::format("node id {} appears twice in the {} split", id, SplitName(split)));
       }
     });
   }
   uint64_t size = out.size();
-  writer.Record(name, out.Finish());
+  writer.Record(SplitFile(split), out.Finish());
   DatasetMeta& meta = writer.meta();
-  (split == "train" ? meta.train_size : split == "val" ? meta.val_size : meta.test_size) = size;
+  (split == Split::kTrain ? meta.train_size
+   : split == Split::kVal ? meta.val_size
+                          : meta.test_size) = size;
 }
 
 }  // namespace strata

@@ -28,8 +28,8 @@ void ImportLabels(const NpyReader& labels, uint64_t num_nodes, DatasetWriter& wr
 // All nodes unlabeled (-1), num_classes 0.
 void WriteNoLabels(uint64_t num_nodes, DatasetWriter& writer);
 
-// `split` is "train", "val" or "test"; `ids` may be null for an empty split.
-void ImportSplit(const std::string& split, const NpyReader* ids, uint64_t num_nodes,
-                 MemoryBudget& budget, DatasetWriter& writer);
+// `ids` may be null for an empty split.
+void ImportSplit(Split split, const NpyReader* ids, uint64_t num_nodes, MemoryBudget& budget,
+                 DatasetWriter& writer);
 
 }  // namespace strata

@@ -32,11 +32,12 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
 #include "strata/error.h"
+#include "strata/feature_store.h"
 
 namespace strata {
 
@@ -90,10 +91,8 @@ class CachePolicy {
   virtual size_t capacity() const = 0;
   // Memory of the policy's own structures (its key map, queues and bits), counted at capacity.
   virtual size_t bytes() const = 0;
-  virtual const char* name() const = 0;
+  virtual std::string_view name() const = 0;
 };
-
-enum class CachePolicyKind { kClock, kSieve, kS3Fifo };
 
 // Each policy's file defines its factory; MakeCachePolicy only dispatches, so this header does
 // not need to include them. Capacity must be in [1, 2^32 - 2] (positions are 32-bit);
@@ -112,26 +111,6 @@ inline std::unique_ptr<CachePolicy> MakeCachePolicy(CachePolicyKind kind, size_t
       return MakeS3FifoPolicy(capacity);
   }
   throw Error::Internal("MakeCachePolicy: unknown CachePolicyKind");
-}
-
-// "clock" | "sieve" | "s3fifo", as a user writes it in a flag or config.
-inline CachePolicyKind ParseCachePolicy(const std::string& name) {
-  if (name == "clock") return CachePolicyKind::kClock;
-  if (name == "sieve") return CachePolicyKind::kSieve;
-  if (name == "s3fifo") return CachePolicyKind::kS3Fifo;
-  throw Error::Input("unknown cache policy '" + name + "': expected clock, sieve or s3fifo");
-}
-
-inline const char* CachePolicyName(CachePolicyKind kind) {
-  switch (kind) {
-    case CachePolicyKind::kClock:
-      return "clock";
-    case CachePolicyKind::kSieve:
-      return "sieve";
-    case CachePolicyKind::kS3Fifo:
-      return "s3fifo";
-  }
-  return "unknown";
 }
 
 }  // namespace strata

@@ -45,7 +45,7 @@ class ClockPolicy final : public CachePolicy {
   size_t size() const override { return table_.size(); }
   size_t capacity() const override { return table_.capacity(); }
   size_t bytes() const override;
-  const char* name() const override { return "clock"; }
+  std::string_view name() const override { return "clock"; }
 
  private:
   enum State : uint8_t { kFree, kUnreferenced, kReferenced };

@@ -33,16 +33,6 @@
 
 namespace strata {
 
-struct DirectStoreOptions {
-  IoEngineOptions io;
-  uint32_t max_read_bytes = 64 << 10;  // bound on a coalesced read
-  bool coalesce = true;                // false: one read per row (for measurements)
-  std::vector<uint64_t> hot_ids;       // rows of the static hot tier
-  uint64_t dynamic_rows = 0;           // capacity of the dynamic tier (0: none)
-  CachePolicyKind policy = CachePolicyKind::kSieve;
-  uint64_t max_pinned_ids = 0;  // size of the window's pin table
-};
-
 class DirectFeatureStore final : public FeatureStore {
  public:
   DirectFeatureStore(const std::string& path, const RowLayout& layout,
@@ -57,7 +47,7 @@ class DirectFeatureStore final : public FeatureStore {
   uint64_t reads_in_flight() const override { return engine_->outstanding() + pending_.size(); }
   uint64_t num_rows() const override { return layout_.num_rows; }
   uint64_t dim() const override { return layout_.dim; }
-  const char* name() const override { return "direct"; }
+  std::string_view name() const override { return "direct"; }
   FeatureStoreStats stats() const override;
   void ResetStats() override;
 

@@ -10,9 +10,11 @@
 #include <memory>
 
 #include "common/random.h"
-#include "graph/csc_graph.h"
+#include "features/direct_feature_store.h"
+#include "graph/hotness.h"
 #include "sampling/khop_sampler.h"
 #include "strata/error.h"
+#include "strata/graph.h"
 
 namespace strata {
 namespace {
@@ -40,7 +42,8 @@ void DropFromPageCache(const std::string& path) {
 
 nlohmann::ordered_json RunGatherBench(const GatherBenchOptions& o) {
   MemoryBudget budget(o.memory_budget_bytes);
-  const DatasetMeta meta = OpenDataset(o.dataset);
+  const Dataset dataset = Dataset::Open(o.dataset);
+  const DatasetMeta& meta = dataset.meta();
   if (meta.feature_dim == 0) throw Error::Input("dataset has no features", o.dataset);
   const RowLayout layout = RowLayout::Of(meta);
 
@@ -48,8 +51,8 @@ nlohmann::ordered_json RunGatherBench(const GatherBenchOptions& o) {
   std::unique_ptr<KHopSampler> sampler;
   const bool want_hot =
       o.store == FeatureStoreKind::kDirect && o.cache_fraction > 0 && o.hot_share > 0;
-  if (o.khop_ids || want_hot) graph = std::make_unique<CscGraph>(o.dataset, meta, budget);
-  const std::vector<uint64_t> train = ReadSplit(o.dataset, meta, "train");
+  if (o.khop_ids || want_hot) graph = std::make_unique<CscGraph>(dataset, budget);
+  const std::vector<uint64_t> train = dataset.ReadSplit(Split::kTrain);
   if (o.khop_ids || (want_hot && o.hot_policy == HotnessPolicy::kPresample)) {
     sampler = std::make_unique<KHopSampler>(*graph, train, o.fanouts, o.batch_size, o.seed, budget);
   }
@@ -85,8 +88,8 @@ nlohmann::ordered_json RunGatherBench(const GatherBenchOptions& o) {
   direct.max_pinned_ids =
       o.window == 0 ? 0 : std::min<uint64_t>(meta.num_nodes, 2 * (o.window + 1) * widest);
 
-  if (o.cold) DropFromPageCache(o.dataset + "/features.bin");
-  auto store = OpenFeatureStore(o.dataset, meta, o.store, direct, budget);
+  if (o.cold) DropFromPageCache(dataset.PathOf(kFeaturesFile));
+  auto store = OpenFeatureStore(dataset, o.store, direct, budget);
   for (uint32_t w = 1; w <= o.window; ++w) store->Pin(upcoming[w]);
 
   std::vector<float> out;
@@ -133,7 +136,7 @@ nlohmann::ordered_json RunGatherBench(const GatherBenchOptions& o) {
   report["cache"] = {{"fraction", o.cache_fraction},
                      {"hot_rows", hot_rows},
                      {"dynamic_rows", direct.dynamic_rows},
-                     {"policy", CachePolicyName(o.policy)},
+                     {"policy", CachePolicyKindName(o.policy)},
                      {"window", o.window}};
   report["memory_budget_bytes"] = budget.limit();
   report["memory_charged_peak_bytes"] = budget.peak();

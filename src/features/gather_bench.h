@@ -9,9 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "features/cache_policy.h"
-#include "features/open_feature_store.h"
-#include "graph/hotness.h"
+#include "strata/feature_store.h"
+#include "strata/io_engine.h"
 
 namespace strata {
 

@@ -1,23 +1,46 @@
-#include "features/open_feature_store.h"
-
+// Choosing a feature store and its cache by name (--feature-store, --cache-policy,
+// --hot-policy) and opening it.
+#include "common/enum_names.h"
+#include "features/direct_feature_store.h"
 #include "features/resident_feature_store.h"
 #include "strata/error.h"
+#include "strata/feature_store.h"
 
 namespace strata {
 
-FeatureStoreKind ParseFeatureStoreKind(const std::string& name) {
-  if (name == "memory") return FeatureStoreKind::kMemory;
-  if (name == "mmap") return FeatureStoreKind::kMmap;
-  if (name == "direct") return FeatureStoreKind::kDirect;
-  throw Error::Input("feature store '" + name + "' is not memory, mmap or direct");
-}
+namespace {
 
-std::unique_ptr<FeatureStore> OpenFeatureStore(const std::string& dataset_dir,
-                                               const DatasetMeta& meta, FeatureStoreKind kind,
+constexpr EnumNames<FeatureStoreKind, 3> kStoreNames("feature store",
+                                                     {{{FeatureStoreKind::kMemory, "memory"},
+                                                       {FeatureStoreKind::kMmap, "mmap"},
+                                                       {FeatureStoreKind::kDirect, "direct"}}});
+constexpr EnumNames<CachePolicyKind, 3> kCachePolicyNames("cache policy",
+                                                          {{{CachePolicyKind::kClock, "clock"},
+                                                            {CachePolicyKind::kSieve, "sieve"},
+                                                            {CachePolicyKind::kS3Fifo, "s3fifo"}}});
+constexpr EnumNames<HotnessPolicy, 3> kHotnessNames("hot-tier policy",
+                                                    {{{HotnessPolicy::kPresample, "presample"},
+                                                      {HotnessPolicy::kReversePageRank, "rpr"},
+                                                      {HotnessPolicy::kDegree, "degree"}}});
+
+}  // namespace
+
+FeatureStoreKind ParseFeatureStoreKind(std::string_view name) { return kStoreNames.Parse(name); }
+std::string_view FeatureStoreKindName(FeatureStoreKind kind) { return kStoreNames.Name(kind); }
+
+CachePolicyKind ParseCachePolicyKind(std::string_view name) {
+  return kCachePolicyNames.Parse(name);
+}
+std::string_view CachePolicyKindName(CachePolicyKind kind) { return kCachePolicyNames.Name(kind); }
+
+HotnessPolicy ParseHotnessPolicy(std::string_view name) { return kHotnessNames.Parse(name); }
+std::string_view HotnessPolicyName(HotnessPolicy policy) { return kHotnessNames.Name(policy); }
+
+std::unique_ptr<FeatureStore> OpenFeatureStore(const Dataset& dataset, FeatureStoreKind kind,
                                                const DirectStoreOptions& direct,
                                                MemoryBudget& budget) {
-  const std::string path = dataset_dir + "/features.bin";
-  const RowLayout layout = RowLayout::Of(meta);
+  const std::string path = dataset.PathOf(kFeaturesFile);
+  const RowLayout layout = RowLayout::Of(dataset.meta());
   switch (kind) {
     case FeatureStoreKind::kMemory:
       return std::make_unique<MemoryFeatureStore>(path, layout, budget);

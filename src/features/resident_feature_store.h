@@ -34,7 +34,7 @@ class ResidentFeatureStore : public FeatureStore {
 class MemoryFeatureStore final : public ResidentFeatureStore {
  public:
   MemoryFeatureStore(const std::string& path, const RowLayout& layout, MemoryBudget& budget);
-  const char* name() const override { return "memory"; }
+  std::string_view name() const override { return "memory"; }
 
  private:
   ChargedArray<std::byte> rows_;
@@ -44,7 +44,7 @@ class MmapFeatureStore final : public ResidentFeatureStore {
  public:
   MmapFeatureStore(const std::string& path, const RowLayout& layout);
   ~MmapFeatureStore() override;
-  const char* name() const override { return "mmap"; }
+  std::string_view name() const override { return "mmap"; }
 
  private:
   void* map_ = nullptr;

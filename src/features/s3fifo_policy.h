@@ -54,7 +54,7 @@ class S3FifoPolicy final : public CachePolicy {
   size_t size() const override { return table_.size(); }
   size_t capacity() const override { return table_.capacity(); }
   size_t bytes() const override;
-  const char* name() const override { return "s3fifo"; }
+  std::string_view name() const override { return "s3fifo"; }
 
   // For tests and statistics.
   bool InGhost(uint64_t key) const { return ghost_map_.Contains(key); }

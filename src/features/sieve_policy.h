@@ -45,7 +45,7 @@ class SievePolicy final : public CachePolicy {
   size_t size() const override { return table_.size(); }
   size_t capacity() const override { return table_.capacity(); }
   size_t bytes() const override;
-  const char* name() const override { return "sieve"; }
+  std::string_view name() const override { return "sieve"; }
 
  private:
   static constexpr uint32_t kNil = UINT32_MAX;

@@ -1,14 +1,15 @@
-#include "graph/csc_graph.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <memory>
 #include <vector>
 
+#include "common/enum_names.h"
+#include "graph/disk_adjacency.h"
 #include "graph/hotness.h"
 #include "storage/file.h"
 #include "strata/error.h"
+#include "strata/graph.h"
 
 namespace strata {
 namespace {
@@ -24,25 +25,46 @@ void ReadArray(const std::string& path, T* out, uint64_t count) {
   }
 }
 
+constexpr EnumNames<TopologyPlacement, 3> kPlacementNames("topology",
+                                                          {{{TopologyPlacement::kAuto, "auto"},
+                                                            {TopologyPlacement::kMemory, "memory"},
+                                                            {TopologyPlacement::kDisk, "disk"}}});
+
 }  // namespace
 
-CscGraph::CscGraph(const std::string& dir, const DatasetMeta& meta, MemoryBudget& budget,
-                   const TopologyOptions& options)
-    : indices_path_(dir + "/graph/indices.bin"),
-      num_nodes_(meta.num_nodes),
-      num_edges_(meta.num_edges),
-      wide_(meta.node_id_bytes == 8),
+TopologyPlacement ParseTopologyPlacement(std::string_view name) {
+  return kPlacementNames.Parse(name);
+}
+
+std::string_view TopologyPlacementName(TopologyPlacement placement) {
+  return kPlacementNames.Name(placement);
+}
+
+CscGraph::CscGraph(const Dataset& dataset, MemoryBudget& budget, const TopologyOptions& options)
+    : indices_path_(dataset.PathOf(kIndicesFile)),
+      num_nodes_(dataset.meta().num_nodes),
+      num_edges_(dataset.meta().num_edges),
+      wide_(dataset.meta().node_id_bytes == 8),
       budget_(budget) {
+  const uint32_t id_bytes = dataset.meta().node_id_bytes;
+  const std::string indptr_path = dataset.PathOf(kIndptrFile);
   indptr_ = ChargedArray<uint64_t>(budget, num_nodes_ + 1, "the graph's indptr");
-  ReadArray(dir + "/graph/indptr.bin", indptr_.data(), num_nodes_ + 1);
+  ReadArray(indptr_path, indptr_.data(), num_nodes_ + 1);
   if (indptr_[0] != 0 || indptr_[num_nodes_] != num_edges_) {
     throw Error::Input(fmt::format("indptr does not run from 0 to num_edges {}", num_edges_),
-                       dir + "/graph/indptr.bin");
+                       indptr_path);
   }
-  if (options.on_disk) {
-    adjacency_ = std::make_unique<DiskAdjacency>(indices_path_, meta.node_id_bytes, num_edges_,
-                                                 options.io, budget);
-    if (options.adjacency_cache_bytes > 0) {
+  const uint64_t topology_bytes = (num_nodes_ + 1) * 8 + num_edges_ * id_bytes;
+  const bool on_disk =
+      options.placement == TopologyPlacement::kDisk ||
+      (options.placement == TopologyPlacement::kAuto && topology_bytes > budget.limit() / 2);
+  if (on_disk) {
+    adjacency_ =
+        std::make_unique<DiskAdjacency>(indices_path_, id_bytes, num_edges_, options.io, budget);
+    const uint64_t cache_bytes = options.adjacency_cache_bytes >= 0
+                                     ? static_cast<uint64_t>(options.adjacency_cache_bytes)
+                                     : budget.limit() / 8;
+    if (cache_bytes > 0) {
       // DUCATI's value density: how often a node's list is sampled (it is sampled when the
       // node is picked as a neighbour, so about its out-degree) per byte the list occupies.
       ChargedArray<float> density = DegreeScores(*this, budget);
@@ -50,7 +72,7 @@ CscGraph::CscGraph(const std::string& dir, const DatasetMeta& meta, MemoryBudget
         density[v] /= static_cast<float>(std::max<uint64_t>(1, InDegree(v)));
       }
       adjacency_->FillCache({indptr_.data(), num_nodes_ + 1}, {density.data(), num_nodes_},
-                            options.adjacency_cache_bytes, budget);
+                            cache_bytes, budget);
     }
   } else if (wide_) {
     indices64_ = ChargedArray<uint64_t>(budget, num_edges_, "the graph's indices");
@@ -95,22 +117,8 @@ void CscGraph::ForEachSourceChunk(
   }
 }
 
-std::vector<uint64_t> ReadSplit(const std::string& dir, const DatasetMeta& meta,
-                                const std::string& split) {
-  std::string path = dir + "/split/" + split + ".bin";
-  std::string bytes = ReadWholeFile(path);
-  const uint32_t width = meta.node_id_bytes;
-  std::vector<uint64_t> ids(bytes.size() / width);
-  for (size_t i = 0; i < ids.size(); ++i) {
-    const uint64_t id =
-        LoadNodeId(reinterpret_cast<const std::byte*>(bytes.data()) + i * width, width);
-    if (id >= meta.num_nodes) {
-      throw Error::Input(fmt::format("node id {} is >= num_nodes {}", id, meta.num_nodes), path,
-                         fmt::format("element [{}]", i));
-    }
-    ids[i] = id;
-  }
-  return ids;
+AdjacencyStats CscGraph::adjacency_stats() const {
+  return adjacency_ ? adjacency_->stats() : AdjacencyStats{};
 }
 
 }  // namespace strata

@@ -119,7 +119,9 @@ void DiskAdjacency::Resolve(std::span<uint64_t> edges) {
 
 AdjacencyStats DiskAdjacency::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return stats_;
+  AdjacencyStats stats = stats_;
+  stats.cached_nodes = cached_.size();
+  return stats;
 }
 
 void DiskAdjacency::ReadEntries(std::span<const uint64_t> unique_edges) {

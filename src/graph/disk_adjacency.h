@@ -20,17 +20,11 @@
 
 #include "storage/aligned_buffer.h"
 #include "storage/read_plan.h"
+#include "strata/graph.h"
 #include "strata/io_engine.h"
 #include "strata/memory_budget.h"
 
 namespace strata {
-
-struct AdjacencyStats {
-  uint64_t entries = 0;     // edge ids resolved
-  uint64_t cache_hits = 0;  // of which from the adjacency cache
-  uint64_t reads = 0;       // disk reads (filling the cache excluded)
-  uint64_t bytes_read = 0;
-};
 
 class DiskAdjacency {
  public:
@@ -49,7 +43,6 @@ class DiskAdjacency {
   void FillCache(std::span<const uint64_t> indptr, std::span<const float> density,
                  uint64_t cache_bytes, MemoryBudget& budget);
 
-  uint64_t cached_nodes() const { return cached_.size(); }
   AdjacencyStats stats() const;
 
  private:

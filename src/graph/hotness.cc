@@ -7,13 +7,6 @@
 
 namespace strata {
 
-HotnessPolicy ParseHotnessPolicy(const std::string& name) {
-  if (name == "presample") return HotnessPolicy::kPresample;
-  if (name == "rpr") return HotnessPolicy::kReversePageRank;
-  if (name == "degree") return HotnessPolicy::kDegree;
-  throw Error::Input("hot-tier policy '" + name + "' is not presample, rpr or degree");
-}
-
 ChargedArray<float> PresampleScores(const PresampleBatch& batch, uint64_t batches,
                                     uint64_t num_nodes, MemoryBudget& budget) {
   ChargedArray<float> counts(budget, num_nodes, "hotness scores");

@@ -13,13 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "graph/csc_graph.h"
+#include "strata/feature_store.h"
+#include "strata/graph.h"
 #include "strata/memory_budget.h"
 
 namespace strata {
-
-enum class HotnessPolicy { kPresample, kReversePageRank, kDegree };
-HotnessPolicy ParseHotnessPolicy(const std::string& name);  // presample | rpr | degree
 
 // The nodes whose features presampled batch b reads (b counts from 0).
 using PresampleBatch = std::function<std::vector<uint64_t>(uint64_t b)>;

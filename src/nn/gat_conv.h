@@ -1,4 +1,5 @@
-// GATConv (Veličković et al.), multi-head, as DGL computes it (thesis eq. 2.4 / 2.6):
+// GATConv (Veličković et al.), multi-head, as DGL computes it (eq. 2.4 / 2.6 of T. Huang,
+// "Efficient Systems for Large-Scale Graph Representation Learning", MIT PhD thesis, 2025):
 //   Wh_v      = W^T h_v, split into H heads of F features
 //   e(s->d,k) = LeakyReLU_0.2(<a_l[k], Wh_s[k]> + <a_r[k], Wh_d[k]>)     (SDDMM, ⊕)
 //   alpha     = softmax of e over the incoming edges of d, per head       (edge softmax)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "common/enum_names.h"
 #include "common/random.h"
 #include "nn/activations.h"
 #include "nn/gat_conv.h"
@@ -24,26 +25,13 @@ uint64_t AttentionStream(size_t layer) { return 2 * layer + 1; }
 uint64_t ActivationStream(size_t layer) { return 2 * layer + 2; }
 constexpr uint64_t kInputStream = 0;
 
+constexpr EnumNames<ModelKind, 3> kModelNames(
+    "model", {{{ModelKind::kSage, "sage"}, {ModelKind::kGcn, "gcn"}, {ModelKind::kGat, "gat"}}});
+
 }  // namespace
 
-ModelKind ParseModelKind(std::string_view name) {
-  if (name == "sage") return ModelKind::kSage;
-  if (name == "gcn") return ModelKind::kGcn;
-  if (name == "gat") return ModelKind::kGat;
-  throw Error::Input("unknown model '" + std::string(name) + "': expected sage, gcn or gat");
-}
-
-std::string_view ModelKindName(ModelKind kind) {
-  switch (kind) {
-    case ModelKind::kSage:
-      return "sage";
-    case ModelKind::kGcn:
-      return "gcn";
-    case ModelKind::kGat:
-      return "gat";
-  }
-  return "?";
-}
+ModelKind ParseModelKind(std::string_view name) { return kModelNames.Parse(name); }
+std::string_view ModelKindName(ModelKind kind) { return kModelNames.Name(kind); }
 
 template <typename T>
 BasicModel<T>::BasicModel(const ModelConfig& config) : config_(config) {

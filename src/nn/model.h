@@ -7,10 +7,6 @@
 // needs no stored mask. Optionally dropout on the input features too (the GCN and GAT
 // papers do this; it costs a copy of the input matrix, so it is off by default).
 //
-// Layer widths: in_dim -> hidden -> ... -> hidden -> num_classes. For GAT, hidden is per
-// head: hidden layers output heads * hidden (concatenated) and the last layer averages
-// out_heads heads of num_classes.
-//
 // Dropout masks come from (step_seed, layer); parameters from (config.seed, layer): the same
 // seeds give bit-identical parameters, outputs and gradients, for any config.threads.
 //
@@ -29,27 +25,16 @@
 #include "nn/layer.h"
 #include "nn/matrix.h"
 #include "nn/parameter.h"
-#include "sampling/block.h"
+#include "strata/block.h"
+#include "strata/model_options.h"
 
 namespace strata {
 
-enum class ModelKind { kSage, kGcn, kGat };
-
-// "sage" | "gcn" | "gat"; anything else throws strata::Error (input).
-ModelKind ParseModelKind(std::string_view name);
-std::string_view ModelKindName(ModelKind kind);
-
-struct ModelConfig {
-  ModelKind kind = ModelKind::kSage;
+// The user's choices (strata/model_options.h: kind, widths, dropout) completed by what the
+// dataset and the run fix.
+struct ModelConfig : ModelOptions {
   size_t in_dim = 0;
-  size_t hidden = 256;  // per head for GAT
   size_t num_classes = 0;
-  size_t layers = 2;
-  double dropout = 0.5;          // after each hidden layer's ReLU
-  double input_dropout = 0;      // on the input features
-  size_t heads = 8;              // GAT hidden layers, concatenated
-  size_t out_heads = 1;          // GAT last layer, averaged
-  double attention_dropout = 0;  // GAT
   uint64_t seed = 0;
   unsigned threads = 1;  // kernel threads (GEMM included)
 };

@@ -7,12 +7,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "nn/matrix.h"
 #include "nn/parameter.h"
+#include "strata/model_options.h"
 
 namespace strata {
 
@@ -41,5 +43,9 @@ class Optimizer {
   std::vector<Parameter> params_;
   uint64_t steps_ = 0;
 };
+
+// Adam (betas 0.9, 0.999) or SGD with momentum 0.9, as `options` asks, over `params`.
+std::unique_ptr<Optimizer> MakeOptimizer(const OptimizerOptions& options,
+                                         std::vector<Parameter> params);
 
 }  // namespace strata

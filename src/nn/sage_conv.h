@@ -1,4 +1,5 @@
-// SAGEConv with the mean aggregator (thesis eq. 2.3 / 2.5, GraphSAGE):
+// SAGEConv with the mean aggregator (GraphSAGE; eq. 2.3 / 2.5 of T. Huang, "Efficient
+// Systems for Large-Scale Graph Representation Learning", MIT PhD thesis, 2025):
 //   h'_d = W_self^T h_d + W_neigh^T mean_{s in N(d)} h_s + b
 // with separate self and neighbour weights; a destination without neighbours aggregates 0.
 //

@@ -1,8 +1,9 @@
 // SDDMM: sampled dense-dense products, one value per edge and head computed from the rows of
-// the edge's source and destination (thesis eq. 2.6), plus the per-node edge sums that are
-// their gradients. GAT uses the ⊕ form for attention logits, e(s -> d, h) = el(s, h) +
-// er(d, h), and the ⊙ form in backward, dL/dalpha(s -> d, h) = <dL/dout(d, h), Wh(s, h)>
-// (thesis: dL/dA = (dL/dX H^T) ⊙ I[A]).
+// the edge's source and destination (eq. 2.6 of T. Huang, "Efficient Systems for Large-Scale
+// Graph Representation Learning", MIT PhD thesis, 2025: "the thesis" below), plus the
+// per-node edge sums that are their gradients. GAT uses the ⊕ form for attention logits, e(s -> d,
+// h) = el(s, h) + er(d, h), and the ⊙ form in backward, dL/dalpha(s -> d, h) = <dL/dout(d, h),
+// Wh(s, h)> (the thesis's dL/dA = (dL/dX H^T) ⊙ I[A]).
 //
 // Per-edge matrices have one row per edge of the CSR (edge id order) and one column per
 // head. Every edge value and node sum is written by one thread in edge order, so results do

@@ -18,7 +18,7 @@
 #include <span>
 #include <vector>
 
-#include "sampling/block.h"
+#include "strata/block.h"
 
 namespace strata {
 

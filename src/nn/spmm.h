@@ -1,15 +1,16 @@
 // SpMM: sparse (a block's edges) times dense (one row per node) products, the aggregation
 // step of message passing, and their transposes, which are the gradients with respect to
-// the dense input (thesis §2.1: dL/dH = A^T dL/dX).
+// the dense input (dL/dH = A^T dL/dX: §2.1 of T. Huang, "Efficient Systems for Large-Scale
+// Graph Representation Learning", MIT PhD thesis, 2025: "the thesis" below).
 //
-// Fused gather + aggregate (thesis §5.3.2, "Sample-Gather-Aggregation"): the kernels read
+// Fused gather + aggregate (the thesis's §5.3.2, "Sample-Gather-Aggregation"): the kernels read
 // each neighbour's row straight out of the layer's input matrix by its local id. A
 // framework that expresses aggregation as index_select + index_add (PyTorch's h[col]) first
 // materialises one row per edge, E x F values written and read back; for the first layer
 // of a 15,10,5 sampled GraphSAGE batch that is ~900k x 128 floats (~460 MB) per step that
 // these kernels never write. For GraphSAGE and GCN, which aggregate before transforming, the
 // first layer also never runs the transpose: input features need no gradient, so that SpMM
-// is skipped entirely (the dead-code elimination of Joestar, thesis §5.3.3).
+// is skipped entirely (the dead-code elimination of Joestar, the thesis's §5.3.3).
 //
 // Determinism: forward kernels give each destination row to one thread; transposed kernels
 // walk a BlockCsc and give each source row to one thread; sums run in edge order. Results

@@ -1,12 +1,8 @@
 #include "sampling/khop_sampler.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
-#include <sstream>
 
 #include "common/random.h"
-#include "strata/error.h"
 
 namespace strata {
 
@@ -63,27 +59,6 @@ std::vector<uint64_t> KHopSampler::Batch(uint64_t index) {
     frontier_begin = frontier_end;
   }
   return nodes;
-}
-
-std::vector<int> ParseFanouts(const std::string& text, const std::string& option) {
-  std::vector<int> fanouts;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    try {
-      size_t used = 0;
-      int value = std::stoi(item, &used);
-      if (used != item.size() || value == 0 || value < -1) throw std::invalid_argument(item);
-      fanouts.push_back(value);
-    } catch (const std::exception&) {
-      throw Error::Input(
-          fmt::format("{} expects positive integers or -1 separated by commas, "
-                      "got '{}'",
-                      option, text));
-    }
-  }
-  if (fanouts.empty()) throw Error::Input(fmt::format("{} is empty", option));
-  return fanouts;
 }
 
 }  // namespace strata

@@ -12,7 +12,7 @@
 #include <span>
 #include <vector>
 
-#include "graph/csc_graph.h"
+#include "strata/graph.h"
 #include "strata/memory_budget.h"
 
 namespace strata {
@@ -36,8 +36,5 @@ class KHopSampler {
   ChargedArray<uint32_t> stamp_;  // stamp_[v] == current_stamp_ when v is in the batch
   uint32_t current_stamp_ = 0;
 };
-
-// Parses "15,10,5" (fanouts, input layer first; -1 = all neighbours).
-std::vector<int> ParseFanouts(const std::string& text, const std::string& option);
 
 }  // namespace strata

@@ -1,4 +1,4 @@
-#include "sampling/neighbor_sampler.h"
+#include "strata/neighbor_sampler.h"
 
 #include <fmt/format.h>
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <chrono>
 
-#include "graph/csc_graph.h"
-#include "sampling/neighbor_sampler.h"
 #include "strata/error.h"
+#include "strata/graph.h"
+#include "strata/neighbor_sampler.h"
 
 namespace strata {
 namespace {
@@ -19,10 +19,11 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 nlohmann::ordered_json RunSampleBench(const SampleBenchOptions& o) {
   if (o.batches == 0) throw Error::Input("--batches must be positive");
   MemoryBudget budget(o.memory_budget_bytes);
-  const DatasetMeta meta = OpenDataset(o.dataset);
+  const Dataset dataset = Dataset::Open(o.dataset);
+  const DatasetMeta& meta = dataset.meta();
   const auto load_start = std::chrono::steady_clock::now();
-  CscGraph graph(o.dataset, meta, budget);
-  std::vector<uint64_t> train = ReadSplit(o.dataset, meta, "train");
+  CscGraph graph(dataset, budget);
+  std::vector<uint64_t> train = dataset.ReadSplit(Split::kTrain);
   if (train.empty()) throw Error::Input("the dataset has no training nodes", o.dataset);
   const double load_s = SecondsSince(load_start);
   NeighborSampler sampler(graph, std::move(train), o.fanouts, o.batch_size, o.seed, budget,

@@ -12,13 +12,9 @@
 #include <string>
 #include <vector>
 
-namespace strata {
+#include "strata/file_digest.h"
 
-// Checksum and size of a finished file, as recorded in meta.json.
-struct FileDigest {
-  uint64_t bytes = 0;
-  uint64_t xxh64 = 0;
-};
+namespace strata {
 
 // FileWriter appends to a new file through a fixed buffer and hashes what it writes (xxh64,
 // seed 0), so that publishing a file never needs a second pass over it.

@@ -1,5 +1,7 @@
 #include "strata/npy.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <cctype>
@@ -371,7 +373,7 @@ void ConvertToInt64(NpyDtype dtype, const std::byte* in, size_t count, int64_t* 
       }
       return;
     default:
-      throw Error::Internal(std::string("ConvertToInt64 on ") + NpyDtypeName(dtype));
+      throw Error::Internal(fmt::format("ConvertToInt64 on {}", NpyDtypeName(dtype)));
   }
 }
 
@@ -388,7 +390,7 @@ void ConvertToFloat32(NpyDtype dtype, const std::byte* in, size_t count, float* 
       for (size_t i = 0; i < count; ++i) out[i] = static_cast<float>(LoadAt<double>(in, i));
       return;
     default:
-      throw Error::Internal(std::string("ConvertToFloat32 on ") + NpyDtypeName(dtype));
+      throw Error::Internal(fmt::format("ConvertToFloat32 on {}", NpyDtypeName(dtype)));
   }
 }
 
@@ -410,7 +412,7 @@ void ReadConverted(const NpyReader& reader, uint64_t first, std::span<Out> out, 
 
 size_t NpyItemBytes(NpyDtype dtype) { return Info(dtype).bytes; }
 
-const char* NpyDtypeName(NpyDtype dtype) { return Info(dtype).name; }
+std::string_view NpyDtypeName(NpyDtype dtype) { return Info(dtype).name; }
 
 bool NpyIsInteger(NpyDtype dtype) { return !NpyIsFloat(dtype); }
 
@@ -493,7 +495,7 @@ NpyReader::NpyReader(const std::string& path)
     for (uint64_t dim : shape) {
       if (count > limit / dim) {
         throw Error::Input("malformed .npy header: shape " + NpyShapeString(shape) + " of " +
-                               NpyDtypeName(header_.dtype) + " is too large",
+                               std::string(NpyDtypeName(header_.dtype)) + " is too large",
                            path_);
       }
       count *= dim;
@@ -502,7 +504,7 @@ NpyReader::NpyReader(const std::string& path)
   uint64_t data_bytes = header_.data_bytes();
   if (file_bytes - data_offset < data_bytes) {
     throw Error::Input("truncated: header declares shape " + NpyShapeString(header_.shape) +
-                           " of " + NpyDtypeName(header_.dtype) + " = " +
+                           " of " + std::string(NpyDtypeName(header_.dtype)) + " = " +
                            std::to_string(data_bytes) + " bytes of data, file has " +
                            std::to_string(file_bytes - data_offset),
                        path_);
@@ -540,7 +542,7 @@ void NpyReader::ReadRaw(uint64_t first, uint64_t count, void* out) const {
 void NpyReader::ReadInt64(uint64_t first, std::span<int64_t> out) const {
   if (!NpyIsInteger(header_.dtype)) {
     throw Error::Input(
-        std::string("expected an integer array, found ") + NpyDtypeName(header_.dtype), path_);
+        fmt::format("expected an integer array, found {}", NpyDtypeName(header_.dtype)), path_);
   }
   CheckRange(first, out.size());
   if (header_.dtype == NpyDtype::kInt64) return ReadRaw(first, out.size(), out.data());
@@ -550,7 +552,7 @@ void NpyReader::ReadInt64(uint64_t first, std::span<int64_t> out) const {
 void NpyReader::ReadFloat32(uint64_t first, std::span<float> out) const {
   if (!NpyIsFloat(header_.dtype)) {
     throw Error::Input(
-        std::string("expected a floating-point array, found ") + NpyDtypeName(header_.dtype),
+        fmt::format("expected a floating-point array, found {}", NpyDtypeName(header_.dtype)),
         path_);
   }
   CheckRange(first, out.size());

@@ -46,7 +46,7 @@ class PreadIoEngine final : public IoEngineBase {
     }
   }
 
-  const char* name() const override { return "pread"; }
+  std::string_view name() const override { return "pread"; }
   bool buffer_registered() const override { return false; }
 
  private:

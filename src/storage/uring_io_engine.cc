@@ -98,7 +98,7 @@ class UringIoEngine final : public IoEngineBase {
     }
   }
 
-  const char* name() const override { return "io_uring"; }
+  std::string_view name() const override { return "io_uring"; }
   bool buffer_registered() const override { return arena_registered_; }
 
  private:

@@ -16,6 +16,24 @@ struct WindowEntry {
   FeatureStore::Ticket ticket = 0;
 };
 
+// Finishes what the window still holds when the pipeline stops early or fails: submitted
+// gathers are waited for, so that no read lands in a freed matrix, and every batch's pins are
+// released. Errors are swallowed: the first one has been recorded already, and a store that
+// failed has abandoned its jobs.
+void ReleaseWindow(FeatureStore& store, std::deque<WindowEntry>& window) noexcept {
+  for (WindowEntry& entry : window) {
+    try {
+      if (entry.submitted) store.Wait(entry.ticket);
+    } catch (...) {
+    }
+    try {
+      store.Unpin(entry.ready.batch.input_nodes());
+    } catch (...) {
+    }
+  }
+  window.clear();
+}
+
 }  // namespace
 
 BatchPipeline::BatchPipeline(const NeighborSampler& sampler, FeatureStore& store,
@@ -40,8 +58,7 @@ BatchPipeline::~BatchPipeline() {
 }
 
 std::optional<ReadyBatch> BatchPipeline::Next() {
-  // Waits in slices so that Ctrl-C is noticed while a slow gather (an mmap store thrashing
-  // the page cache, say) holds the next batch back.
+  // An mmap store thrashing the page cache, say, can hold a batch back for seconds.
   while (true) {
     bool timed_out = false;
     std::optional<ReadyBatch> ready = ready_.PopFor(std::chrono::milliseconds(100), timed_out);
@@ -132,12 +149,15 @@ void BatchPipeline::FetchLoop() {
       }
       max_in_flight_ = std::max<uint64_t>(max_in_flight_, in_flight);
       fetch_ns_ += MonotonicNs() - start;
-      // Finish the oldest gather and hand it on.
-      WindowEntry oldest = std::move(window.front());
-      window.pop_front();
+      // Finish the oldest gather and hand it on. It stays in the window until it is unpinned,
+      // so that an error here still releases its pins; Wait consumes the ticket even when it
+      // throws.
       start = MonotonicNs();
-      store_.Wait(oldest.ticket);
-      store_.Unpin(oldest.ready.batch.input_nodes());
+      window.front().submitted = false;
+      store_.Wait(window.front().ticket);
+      store_.Unpin(window.front().ready.batch.input_nodes());
+      ReadyBatch ready = std::move(window.front().ready);
+      window.pop_front();
       fetch_wait_ns_ += MonotonicNs() - start;
       const FeatureStoreStats stats = store_.stats();
       {
@@ -148,14 +168,12 @@ void BatchPipeline::FetchLoop() {
       target_ = accumulator.target();
       peak_iops_ = accumulator.peak_iops();
       latency_us_ = accumulator.latency_us();
-      if (!ready_.Push(std::move(oldest.ready))) break;
+      if (!ready_.Push(std::move(ready))) break;
     }
-    // Stopped early: finish submitted gathers so no read lands in a freed matrix.
-    for (WindowEntry& entry : window) {
-      if (entry.submitted) store_.Wait(entry.ticket);
-    }
+    ReleaseWindow(store_, window);
     ready_.Close();
   } catch (...) {
+    ReleaseWindow(store_, window);
     ready_.Close(std::current_exception());
   }
 }

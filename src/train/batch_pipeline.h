@@ -1,5 +1,6 @@
-// BatchPipeline turns an epoch of sampled mini-batches into (batch, input features) pairs,
-// in batch order, with sampling, disk reads and the consumer's compute overlapped:
+// BatchPipeline is the mini-batch path's BatchStream: it turns an epoch of sampled
+// mini-batches into (batch, input features) pairs, in batch order, with sampling, disk reads
+// and the consumer's compute overlapped:
 //
 //   sampler thread ──queue──► fetch thread ──queue──► Next() (the training step)
 //
@@ -12,9 +13,11 @@
 // it then waits for the oldest gather, unpins its rows and hands it on. The target comes
 // from the StorageAccessAccumulator, which measures the device's rate and latency on the fly.
 //
-// Invariants: batches come out in index order; at most max_run_ahead batches are between
-// the sampler and Next(); their feature matrices are charged to the budget; an error in any
-// stage is rethrown by Next().
+// Invariants: batches come out in index order; at most max_run_ahead (≥ 1) batches are pinned
+// or have a gather in flight at once (the queues around the fetch thread hold at most
+// max_run_ahead sampled and one ready batch more); every feature matrix is charged to the
+// budget; an error in any stage is rethrown by Next(). Stopping early — destruction or an
+// error — waits for the gathers already submitted and releases every pin the pipeline holds.
 #pragma once
 
 #include <atomic>
@@ -25,10 +28,10 @@
 #include <thread>
 #include <vector>
 
-#include "sampling/block.h"
-#include "sampling/neighbor_sampler.h"
 #include "strata/feature_store.h"
 #include "strata/memory_budget.h"
+#include "strata/neighbor_sampler.h"
+#include "train/batch_source.h"
 #include "train/bounded_queue.h"
 #include "train/storage_access_accumulator.h"
 
@@ -41,38 +44,22 @@ struct PipelineOptions {
   uint64_t max_reads_in_flight = 256;  // the engine's queue depth: the least reads queued
 };
 
-// Seconds each stage spent working (not waiting), for the epoch report.
-struct StageBusy {
-  double sample_s = 0;
-  double fetch_s = 0;  // planning, submitting and decoding; waits for the disk excluded
-  double fetch_wait_s = 0;
-  uint64_t max_batches_in_flight = 0;
-  uint64_t reads_in_flight_target = 0;  // the accumulator's last target
-  double peak_iops = 0;                 // what the accumulator measured
-  double read_latency_us = 0;
-};
-
-struct ReadyBatch {
-  SampledBatch batch;
-  ChargedArray<float> features;  // input_nodes().size() x dim, row-major
-  uint64_t rows = 0;
-};
-
-class BatchPipeline {
+class BatchPipeline final : public BatchStream {
  public:
   BatchPipeline(const NeighborSampler& sampler, FeatureStore& store, const PipelineOptions& options,
                 MemoryBudget& budget);
-  ~BatchPipeline();
+  ~BatchPipeline() override;
   BatchPipeline(const BatchPipeline&) = delete;
   BatchPipeline& operator=(const BatchPipeline&) = delete;
 
-  // The next batch of the epoch with its features; nullopt after the last one.
-  std::optional<ReadyBatch> Next();
+  // Waits in slices of 100 ms, so that Ctrl-C is noticed while a slow gather holds the next
+  // batch back.
+  std::optional<ReadyBatch> Next() override;
 
-  StageBusy busy() const;
-  // The store's counters as of the last batch handed on; safe to call from any thread while
-  // the fetch thread works (the store itself may only be touched by that thread).
-  FeatureStoreStats store_stats() const;
+  StageBusy busy() const override;
+  // Safe to call from any thread while the fetch thread works (the store itself may only be
+  // touched by that thread).
+  FeatureStoreStats store_stats() const override;
 
  private:
   void SampleLoop();
@@ -92,6 +79,30 @@ class BatchPipeline {
   FeatureStoreStats store_stats_;
   std::thread sampler_thread_;
   std::thread fetch_thread_;
+};
+
+// The mini-batch path's BatchSource: a BatchPipeline per epoch over a neighbour sampler and a
+// feature store, both of which must outlive it.
+class NeighborBatchSource final : public BatchSource {
+ public:
+  // `options.epoch` and `options.first_batch` are set per epoch.
+  NeighborBatchSource(const NeighborSampler& sampler, FeatureStore& store,
+                      const PipelineOptions& options, MemoryBudget& budget)
+      : sampler_(sampler), store_(store), options_(options), budget_(budget) {}
+
+  uint64_t batches_per_epoch() const override { return sampler_.batches_per_epoch(); }
+  std::unique_ptr<BatchStream> StartEpoch(uint64_t epoch) override {
+    PipelineOptions options = options_;
+    options.epoch = epoch;
+    options.first_batch = 0;
+    return std::make_unique<BatchPipeline>(sampler_, store_, options, budget_);
+  }
+
+ private:
+  const NeighborSampler& sampler_;
+  FeatureStore& store_;
+  PipelineOptions options_;
+  MemoryBudget& budget_;
 };
 
 }  // namespace strata

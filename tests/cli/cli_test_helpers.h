@@ -128,7 +128,7 @@ inline Csc ReferenceCsc(uint64_t num_nodes, const EdgeArrays& edges, bool undire
 
 // Reads graph/indptr.bin and graph/indices.bin of a published dataset, whatever its id width.
 inline Csc ReadCsc(const std::string& dataset) {
-  DatasetMeta meta = OpenDataset(dataset);
+  DatasetMeta meta = Dataset::Open(dataset).meta();
   Csc csc;
   csc.indptr = ReadArrayFile<uint64_t>(dataset + "/graph/indptr.bin");
   if (meta.node_id_bytes == 8) {

@@ -16,8 +16,8 @@ TEST(ExportCli, EdgeListRoundTripsTheGraph) {
   ASSERT_EQ(out.exit_status, 0) << out.err;
   auto imp = testing::RunStrata({"import", dir / "i", "--edge-list", dir / "edges.txt"});
   ASSERT_EQ(imp.exit_status, 0) << imp.err;
-  DatasetMeta a = OpenDataset(dir / "g");
-  DatasetMeta b = OpenDataset(dir / "i");
+  DatasetMeta a = Dataset::Open(dir / "g").meta();
+  DatasetMeta b = Dataset::Open(dir / "i").meta();
   // Node 4999 may be isolated, so compare up to the imported node count.
   ASSERT_LE(b.num_nodes, a.num_nodes);
   EXPECT_EQ(a.num_edges, b.num_edges);

@@ -48,8 +48,8 @@ void GenerateOrFail(const std::vector<std::string>& args) {
 // What must hold of any published dataset: a well-formed CSC with sorted distinct in-neighbours
 // below num_nodes, labels in range, disjoint in-range splits of the recorded sizes.
 void ExpectWellFormed(const std::string& ds, uint32_t classes) {
-  DatasetMeta meta = OpenDataset(ds);
-  VerifyDataset(ds, meta);
+  DatasetMeta meta = Dataset::Open(ds).meta();
+  Dataset::Open(ds).Verify();
   Csc csc = testing::ReadCsc(ds);
   ASSERT_EQ(csc.indptr.size(), meta.num_nodes + 1);
   EXPECT_EQ(csc.indptr.front(), 0u);
@@ -100,7 +100,7 @@ TEST(GenerateCli, WritesWellFormedSbmDataset) {
   ScratchDir s;
   GenerateOrFail(GenerateArgs(s / "sbm", "3000", {"--seed", "3"}));
   ExpectOnlyEntries(s.path(), {"sbm"});
-  DatasetMeta meta = OpenDataset(s / "sbm");
+  DatasetMeta meta = Dataset::Open(s / "sbm").meta();
   EXPECT_EQ(meta.num_nodes, 3000u);
   EXPECT_EQ(meta.feature_dim, 16u);
   EXPECT_EQ(meta.num_classes, 4u);
@@ -116,7 +116,7 @@ TEST(GenerateCli, WritesWellFormedSbmDataset) {
 TEST(GenerateCli, WritesWellFormedRmatDataset) {
   ScratchDir s;
   GenerateOrFail(GenerateArgs(s / "rmat", "3000", {"--graph", "rmat", "--seed", "5"}));
-  DatasetMeta meta = OpenDataset(s / "rmat");
+  DatasetMeta meta = Dataset::Open(s / "rmat").meta();
   EXPECT_EQ(meta.num_nodes, 3000u);
   EXPECT_GT(meta.num_edges, 3000u * 2);
   EXPECT_LE(meta.num_edges, 3000u * 8);
@@ -127,12 +127,12 @@ TEST(GenerateCli, Float16AndEightByteIdsAreWellFormed) {
   ScratchDir s;
   GenerateOrFail(
       GenerateArgs(s / "ds", "2000", {"--feature-dtype", "float16", "--node-id-bytes", "8"}));
-  DatasetMeta meta = OpenDataset(s / "ds");
+  DatasetMeta meta = Dataset::Open(s / "ds").meta();
   EXPECT_EQ(meta.feature_dtype, FeatureDtype::kFloat16);
   EXPECT_EQ(meta.node_id_bytes, 8u);
   EXPECT_EQ(fs::file_size(s / "ds/graph/indices.bin"), meta.num_edges * 8);
   EXPECT_EQ(fs::file_size(s / "ds/split/train.bin"), meta.train_size * 8);
-  VerifyDataset(s / "ds", meta);
+  Dataset::Open(s / "ds").Verify();
 }
 
 TEST(GenerateCli, SameSeedGivesIdenticalFiles) {
@@ -141,7 +141,7 @@ TEST(GenerateCli, SameSeedGivesIdenticalFiles) {
     std::string a = s / (std::string(graph) + "-a"), b = s / (std::string(graph) + "-b");
     GenerateOrFail(GenerateArgs(a, "5000", {"--graph", graph, "--seed", "11"}));
     GenerateOrFail(GenerateArgs(b, "5000", {"--graph", graph, "--seed", "11"}));
-    DatasetMeta ma = OpenDataset(a), mb = OpenDataset(b);
+    DatasetMeta ma = Dataset::Open(a).meta(), mb = Dataset::Open(b).meta();
     EXPECT_TRUE(SameDigests(ma, mb)) << graph;
     for (const auto& [name, digest] : ma.files) {
       EXPECT_EQ(ReadFileBytes(a + "/" + name), ReadFileBytes(b + "/" + name))
@@ -154,7 +154,7 @@ TEST(GenerateCli, DifferentSeedsGiveDifferentGraphs) {
   ScratchDir s;
   GenerateOrFail(GenerateArgs(s / "a", "5000", {"--seed", "1"}));
   GenerateOrFail(GenerateArgs(s / "b", "5000", {"--seed", "2"}));
-  DatasetMeta ma = OpenDataset(s / "a"), mb = OpenDataset(s / "b");
+  DatasetMeta ma = Dataset::Open(s / "a").meta(), mb = Dataset::Open(s / "b").meta();
   EXPECT_NE(ma.files.at("graph/indices.bin").xxh64, mb.files.at("graph/indices.bin").xxh64);
   EXPECT_NE(ma.files.at("features.bin").xxh64, mb.files.at("features.bin").xxh64);
 }
@@ -167,7 +167,7 @@ TEST(GenerateCli, ThreadCountDoesNotChangeFiles) {
       std::string out = s / (std::string(graph) + "-t" + threads);
       GenerateOrFail(
           GenerateArgs(out, "20000", {"--graph", graph, "--seed", "9", "--threads", threads}));
-      metas.push_back(OpenDataset(out));
+      metas.push_back(Dataset::Open(out).meta());
     }
     EXPECT_TRUE(SameDigests(metas[0], metas[1])) << graph << ": --threads 1 vs 2";
     EXPECT_TRUE(SameDigests(metas[0], metas[2])) << graph << ": --threads 1 vs 5";
@@ -187,7 +187,7 @@ TEST(GenerateCli, MemoryBudgetDoesNotChangeFiles) {
   };
   GenerateOrFail(args(s / "small", "49M"));
   GenerateOrFail(args(s / "large", "2G"));
-  EXPECT_TRUE(SameDigests(OpenDataset(s / "small"), OpenDataset(s / "large")));
+  EXPECT_TRUE(SameDigests(Dataset::Open(s / "small").meta(), Dataset::Open(s / "large").meta()));
 }
 
 TEST(GenerateCli, RefusesExistingOutputWithoutForce) {
@@ -199,7 +199,7 @@ TEST(GenerateCli, RefusesExistingOutputWithoutForce) {
   ExpectOnlyEntries(s.path(), {"out"});
   GenerateOrFail(GenerateArgs(s / "out", "100", {"--force"}));
   EXPECT_FALSE(fs::exists(s / "out/keep.txt"));
-  EXPECT_EQ(OpenDataset(s / "out").num_nodes, 100u);
+  EXPECT_EQ(Dataset::Open(s / "out").meta().num_nodes, 100u);
   ExpectOnlyEntries(s.path(), {"out"});
 }
 

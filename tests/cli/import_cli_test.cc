@@ -59,7 +59,7 @@ TEST(ImportCli, ImportsCora) {
   ScratchDir s;
   ImportOrFail({"import", s / "cora", "--npy", kCora});
   ExpectOnlyEntries(s.path(), {"cora"});
-  DatasetMeta meta = OpenDataset(s / "cora");
+  DatasetMeta meta = Dataset::Open(s / "cora").meta();
   EXPECT_EQ(meta.num_nodes, 2708u);
   EXPECT_EQ(meta.num_edges, 10556u);
   EXPECT_EQ(meta.feature_dim, 1433u);
@@ -69,7 +69,7 @@ TEST(ImportCli, ImportsCora) {
   EXPECT_EQ(meta.train_size, 140u);
   EXPECT_EQ(meta.val_size, 500u);
   EXPECT_EQ(meta.test_size, 1000u);
-  VerifyDataset(s / "cora", meta);
+  Dataset::Open(s / "cora").Verify();
 
   ExpectCscEquals(ReadCsc(s / "cora"),
                   ReferenceCsc(2708, ReadEdgeIndex(kCora + "/edge_index.npy"), false, false));
@@ -107,7 +107,7 @@ TEST(ImportCli, ImportsCoraWithSelfLoops) {
   if (!fs::exists(kCora + "/edge_index.npy")) GTEST_SKIP() << "no " << kCora;
   ScratchDir s;
   ImportOrFail({"import", s / "cora", "--npy", kCora, "--self-loops"});
-  DatasetMeta meta = OpenDataset(s / "cora");
+  DatasetMeta meta = Dataset::Open(s / "cora").meta();
   EXPECT_EQ(meta.num_edges, 10556u + 2708u);
   EXPECT_EQ(meta.in_degree.zero_count, 0u);
   ExpectCscEquals(ReadCsc(s / "cora"),
@@ -118,7 +118,7 @@ TEST(ImportCli, KeepsParallelEdgesOfCoraWhenAsked) {
   if (!fs::exists(kCora + "/edge_index.npy")) GTEST_SKIP() << "no " << kCora;
   ScratchDir s;
   ImportOrFail({"import", s / "cora", "--npy", kCora, "--keep-parallel-edges"});
-  DatasetMeta meta = OpenDataset(s / "cora");
+  DatasetMeta meta = Dataset::Open(s / "cora").meta();
   EXPECT_EQ(meta.num_edges, 10858u);
 }
 
@@ -126,7 +126,7 @@ TEST(ImportCli, ImportsCiteseerWithItsSelfLoops) {
   if (!fs::exists(kCiteseer + "/edge_index.npy")) GTEST_SKIP() << "no " << kCiteseer;
   ScratchDir s;
   ImportOrFail({"import", s / "citeseer", "--npy", kCiteseer});
-  DatasetMeta meta = OpenDataset(s / "citeseer");
+  DatasetMeta meta = Dataset::Open(s / "citeseer").meta();
   EXPECT_EQ(meta.num_nodes, 3327u);
   EXPECT_EQ(meta.num_edges, 9228u);
   EXPECT_EQ(meta.feature_dim, 3703u);
@@ -140,7 +140,7 @@ TEST(ImportCli, ImportsCiteseerWithItsSelfLoops) {
   // --self-loops adds the identity on top of the existing self loops, without duplicating them.
   ImportOrFail({"import", s / "citeseer-loops", "--npy", kCiteseer, "--self-loops"});
   Csc expected = ReferenceCsc(3327, edges, false, true);
-  EXPECT_EQ(OpenDataset(s / "citeseer-loops").num_edges, expected.indices.size());
+  EXPECT_EQ(Dataset::Open(s / "citeseer-loops").meta().num_edges, expected.indices.size());
   ExpectCscEquals(ReadCsc(s / "citeseer-loops"), expected);
 }
 
@@ -148,7 +148,7 @@ TEST(ImportCli, SmallNpyDirectoryMatchesReference) {
   ScratchDir s;
   testing::WriteSmallNpyDir(s / "in");
   ImportOrFail({"import", s / "out", "--npy", s / "in"});
-  DatasetMeta meta = OpenDataset(s / "out");
+  DatasetMeta meta = Dataset::Open(s / "out").meta();
   EXPECT_EQ(meta.num_nodes, testing::kSmallNodes);
   EXPECT_EQ(meta.num_edges, testing::kSmallDistinctEdges);
   EXPECT_EQ(meta.num_classes, 3u);
@@ -166,7 +166,7 @@ TEST(ImportCli, EightByteNodeIdsHoldTheSameGraph) {
   ScratchDir s;
   testing::WriteSmallNpyDir(s / "in");
   ImportOrFail({"import", s / "out", "--npy", s / "in", "--node-id-bytes", "8"});
-  DatasetMeta meta = OpenDataset(s / "out");
+  DatasetMeta meta = Dataset::Open(s / "out").meta();
   EXPECT_EQ(meta.node_id_bytes, 8u);
   EXPECT_EQ(fs::file_size(s / "out/graph/indices.bin"), testing::kSmallDistinctEdges * 8);
   ExpectCscEquals(ReadCsc(s / "out"),
@@ -226,7 +226,7 @@ TEST(ImportCli, EdgeListWithCommentsTabsBlankLinesAndCrlfMatchesNpy) {
     EXPECT_EQ(ReadFileBytes(s / "from-npy/" + file), ReadFileBytes(s / "from-text/" + file))
         << file;
   }
-  DatasetMeta a = OpenDataset(s / "from-npy"), b = OpenDataset(s / "from-text");
+  DatasetMeta a = Dataset::Open(s / "from-npy").meta(), b = Dataset::Open(s / "from-text").meta();
   EXPECT_EQ(a.num_edges, b.num_edges);
   EXPECT_EQ(a.num_nodes, b.num_nodes);
   EXPECT_TRUE(testing::SameDigests(a, b));
@@ -238,7 +238,7 @@ TEST(ImportCli, EdgeListAloneTakesNodeCountFromLargestId) {
   ScratchDir s;
   WriteTextFile(s / "edges.txt", "0 1\n1 2\n2 9\n");
   ImportOrFail({"import", s / "out", "--edge-list", s / "edges.txt"});
-  DatasetMeta meta = OpenDataset(s / "out");
+  DatasetMeta meta = Dataset::Open(s / "out").meta();
   EXPECT_EQ(meta.num_nodes, 10u);
   EXPECT_EQ(meta.num_edges, 3u);
   EXPECT_EQ(meta.feature_dim, 0u);
@@ -256,8 +256,8 @@ TEST(ImportCli, UndirectedDoublesDirectedEdgeList) {
   WriteTextFile(s / "edges.txt", testing::EdgeListText(edges));
   ImportOrFail({"import", s / "directed", "--edge-list", s / "edges.txt"});
   ImportOrFail({"import", s / "undirected", "--edge-list", s / "edges.txt", "--undirected"});
-  EXPECT_EQ(OpenDataset(s / "directed").num_edges, 7u);
-  EXPECT_EQ(OpenDataset(s / "undirected").num_edges, 14u);
+  EXPECT_EQ(Dataset::Open(s / "directed").meta().num_edges, 7u);
+  EXPECT_EQ(Dataset::Open(s / "undirected").meta().num_edges, 14u);
   ExpectCscEquals(ReadCsc(s / "undirected"), ReferenceCsc(5, edges, true, false));
   ExpectCscEquals(ReadCsc(s / "directed"), ReferenceCsc(5, edges, false, false));
 }
@@ -267,7 +267,7 @@ TEST(ImportCli, UndirectedNpyMergesExistingReversePairs) {
   testing::WriteSmallNpyDir(s / "in");
   ImportOrFail({"import", s / "out", "--npy", s / "in", "--undirected", "--self-loops"});
   Csc expected = ReferenceCsc(testing::kSmallNodes, testing::SmallEdges(), true, true);
-  EXPECT_EQ(OpenDataset(s / "out").num_edges, expected.indices.size());
+  EXPECT_EQ(Dataset::Open(s / "out").meta().num_edges, expected.indices.size());
   ExpectCscEquals(ReadCsc(s / "out"), expected);
 }
 
@@ -290,7 +290,8 @@ TEST(ImportCli, SmallMemoryBudgetGivesTheSameDataset) {
   WriteTextFile(s / "edges.txt", testing::EdgeListText(edges));
   ImportOrFail({"import", s / "small", "--edge-list", s / "edges.txt", "--memory-budget", "49M"});
   ImportOrFail({"import", s / "large", "--edge-list", s / "edges.txt", "--memory-budget", "2G"});
-  EXPECT_TRUE(testing::SameDigests(OpenDataset(s / "small"), OpenDataset(s / "large")));
+  EXPECT_TRUE(
+      testing::SameDigests(Dataset::Open(s / "small").meta(), Dataset::Open(s / "large").meta()));
   ExpectCscEquals(ReadCsc(s / "small"), ReferenceCsc(50000, edges, false, false));
 }
 
@@ -321,7 +322,7 @@ TEST(ImportCli, Float16FeaturesRoundTripWithinHalfPrecision) {
   values[5] = -65504.0f;  // largest half
   testing::WriteFloat32Npy(s / "in/features.npy", {rows, dim}, values);
   ImportOrFail({"import", s / "out", "--npy", s / "in", "--feature-dtype", "float16"});
-  DatasetMeta meta = OpenDataset(s / "out");
+  DatasetMeta meta = Dataset::Open(s / "out").meta();
   EXPECT_EQ(meta.feature_dtype, FeatureDtype::kFloat16);
   EXPECT_EQ(meta.feature_dim, dim);
   EXPECT_EQ(meta.row_stride_bytes, 16u);  // 10 bytes of row, next power of two
@@ -355,7 +356,7 @@ TEST(ImportCli, Float64FeaturesAreStoredAsFloat32) {
   std::vector<uint64_t> shape = {testing::kSmallNodes, 2};
   WriteNpy(s / "in/features.npy", NpyDtype::kFloat64, shape, values.data());
   ImportOrFail({"import", s / "out", "--npy", s / "in"});
-  DatasetMeta meta = OpenDataset(s / "out");
+  DatasetMeta meta = Dataset::Open(s / "out").meta();
   EXPECT_EQ(meta.feature_dtype, FeatureDtype::kFloat32);
   std::string bytes = ReadFileBytes(s / "out/features.bin");
   for (uint64_t r = 0; r < testing::kSmallNodes; ++r) {
@@ -381,7 +382,8 @@ TEST(ImportCli, LargeEdgeListMatchesNpyAcrossReadBuffers) {
   ImportOrFail({"import", s / "from-npy", "--npy", s / "in"});
   ImportOrFail({"import", s / "from-text", "--edge-list", s / "edges.txt", "--features",
                 s / "in/features.npy"});
-  EXPECT_TRUE(testing::SameDigests(OpenDataset(s / "from-npy"), OpenDataset(s / "from-text")));
+  EXPECT_TRUE(testing::SameDigests(Dataset::Open(s / "from-npy").meta(),
+                                   Dataset::Open(s / "from-text").meta()));
   ExpectCscEquals(ReadCsc(s / "from-text"), ReferenceCsc(200000, edges, false, false));
 }
 
@@ -390,7 +392,7 @@ TEST(ImportCli, KeepParallelEdgesStoresEveryRepeat) {
   testing::WriteSmallNpyDir(s / "in");
   ImportOrFail({"import", s / "out", "--npy", s / "in", "--keep-parallel-edges"});
   EdgeArrays edges = testing::SmallEdges();
-  EXPECT_EQ(OpenDataset(s / "out").num_edges, edges.size());
+  EXPECT_EQ(Dataset::Open(s / "out").meta().num_edges, edges.size());
   std::multiset<std::pair<uint64_t, uint64_t>> pairs;  // (dst, src)
   for (size_t i = 0; i < edges.size(); ++i) pairs.insert({edges.dst[i], edges.src[i]});
   Csc expected;
@@ -412,7 +414,7 @@ TEST(ImportCli, SplitsKeepTheOrderOfTheInput) {
   fs::remove(s / "in/test_idx.npy");  // a missing split is empty
   ImportOrFail({"import", s / "out", "--npy", s / "in"});
   EXPECT_EQ(ReadArrayFile<uint32_t>(s / "out/split/train.bin"), (std::vector<uint32_t>{4, 1, 3}));
-  DatasetMeta meta = OpenDataset(s / "out");
+  DatasetMeta meta = Dataset::Open(s / "out").meta();
   EXPECT_EQ(meta.train_size, 3u);
   EXPECT_EQ(meta.test_size, 0u);
   EXPECT_EQ(fs::file_size(s / "out/split/test.bin"), 0u);
@@ -423,7 +425,7 @@ TEST(ImportCli, NumClassesIsLargestLabelPlusOne) {
   testing::WriteSmallNpyDir(s / "in");
   testing::WriteInt64Npy(s / "in/labels.npy", {6}, {-1, 9, 0, -1, 2, 2});
   ImportOrFail({"import", s / "out", "--npy", s / "in"});
-  EXPECT_EQ(OpenDataset(s / "out").num_classes, 10u);
+  EXPECT_EQ(Dataset::Open(s / "out").meta().num_classes, 10u);
   EXPECT_EQ(ReadArrayFile<int32_t>(s / "out/labels.bin"),
             (std::vector<int32_t>{-1, 9, 0, -1, 2, 2}));
 }
@@ -441,20 +443,21 @@ TEST(ImportCli, NpyFormatVersionsTwoAndThreeAreRead) {
   std::vector<float> features = testing::SmallFeatures();
   WriteNpy(s / "in/features.npy", NpyDtype::kFloat32, feature_shape, features.data(), 3);
   ImportOrFail({"import", s / "v23", "--npy", s / "in"});
-  EXPECT_TRUE(testing::SameDigests(OpenDataset(s / "v1"), OpenDataset(s / "v23")));
+  EXPECT_TRUE(
+      testing::SameDigests(Dataset::Open(s / "v1").meta(), Dataset::Open(s / "v23").meta()));
 }
 
 TEST(ImportCli, EmptyEdgeIndexGivesGraphWithoutEdges) {
   ScratchDir s;
   testing::WriteSmallNpyDir(s / "in", EdgeArrays{});
   ImportOrFail({"import", s / "out", "--npy", s / "in"});
-  DatasetMeta meta = OpenDataset(s / "out");
+  DatasetMeta meta = Dataset::Open(s / "out").meta();
   EXPECT_EQ(meta.num_nodes, testing::kSmallNodes);
   EXPECT_EQ(meta.num_edges, 0u);
   EXPECT_EQ(meta.in_degree.zero_count, testing::kSmallNodes);
   EXPECT_EQ(ReadArrayFile<uint64_t>(s / "out/graph/indptr.bin"),
             std::vector<uint64_t>(testing::kSmallNodes + 1, 0));
-  VerifyDataset(s / "out", meta);
+  Dataset::Open(s / "out").Verify();
 }
 
 TEST(ImportCli, EmptyEdgeListWithFeaturesGivesGraphWithoutEdges) {
@@ -464,7 +467,7 @@ TEST(ImportCli, EmptyEdgeListWithFeaturesGivesGraphWithoutEdges) {
                            testing::SmallFeatures());
   ImportOrFail(
       {"import", s / "out", "--edge-list", s / "edges.txt", "--features", s / "features.npy"});
-  DatasetMeta meta = OpenDataset(s / "out");
+  DatasetMeta meta = Dataset::Open(s / "out").meta();
   EXPECT_EQ(meta.num_nodes, testing::kSmallNodes);
   EXPECT_EQ(meta.num_edges, 0u);
 }
@@ -474,7 +477,7 @@ TEST(ImportCli, OutputPathWithTrailingSlash) {
   testing::WriteSmallNpyDir(s / "in");
   ImportOrFail({"import", s / "out/", "--npy", s / "in"});
   ExpectOnlyEntries(s.path(), {"in", "out"});
-  EXPECT_EQ(OpenDataset(s / "out").num_edges, testing::kSmallDistinctEdges);
+  EXPECT_EQ(Dataset::Open(s / "out").meta().num_edges, testing::kSmallDistinctEdges);
 }
 
 TEST(ImportCli, RelativeOutputPathIsCreatedInTheWorkingDirectory) {
@@ -484,7 +487,7 @@ TEST(ImportCli, RelativeOutputPathIsCreatedInTheWorkingDirectory) {
       {"sh", "-c", "cd \"$1\" && exec \"$2\" import out --npy in", "sh", s.path(), STRATA_BINARY});
   ASSERT_EQ(r.exit_status, 0) << r.err;
   ExpectOnlyEntries(s.path(), {"in", "out"});
-  EXPECT_EQ(OpenDataset(s / "out").num_edges, testing::kSmallDistinctEdges);
+  EXPECT_EQ(Dataset::Open(s / "out").meta().num_edges, testing::kSmallDistinctEdges);
 }
 
 }  // namespace

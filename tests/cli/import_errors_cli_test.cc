@@ -276,7 +276,7 @@ TEST(ImportCli, ForceReplacesExistingOutput) {
   ASSERT_EQ(r.exit_status, 0) << r.err;
   ExpectOnlyEntries(s.path(), {"in", "out"});
   EXPECT_FALSE(fs::exists(s / "out/keep.txt"));
-  DatasetMeta meta = OpenDataset(s / "out");
+  DatasetMeta meta = Dataset::Open(s / "out").meta();
   EXPECT_EQ(meta.num_nodes, testing::kSmallNodes);
   EXPECT_EQ(meta.num_edges, testing::kSmallDistinctEdges);
 }
@@ -290,7 +290,7 @@ TEST(ImportCli, ForceReplacesExistingFile) {
   CommandResult r = RunStrata({"import", s / "out", "--npy", s / "in", "--force"});
   ASSERT_EQ(r.exit_status, 0) << r.err;
   ExpectOnlyEntries(s.path(), {"in", "out"});
-  EXPECT_EQ(OpenDataset(s / "out").num_nodes, testing::kSmallNodes);
+  EXPECT_EQ(Dataset::Open(s / "out").meta().num_nodes, testing::kSmallNodes);
 }
 
 TEST(ImportCli, FailedForcedImportLeavesExistingOutputIntact) {

@@ -93,6 +93,9 @@ TEST_F(TrainCli, BadOptionsAreOneLineErrors) {
   args = Args(dir_ / "m.jsonl");
   args.insert(args.end(), {"--max-read-bytes", "1000"});
   ExpectInputError(RunStrata(args), {"4096"});
+  args = Args(dir_ / "m.jsonl");
+  args.insert(args.end(), {"--run-ahead", "0"});
+  ExpectInputError(RunStrata(args), {"--run-ahead"});
   EXPECT_FALSE(std::filesystem::exists(dir_ / "m.jsonl"));
 }
 

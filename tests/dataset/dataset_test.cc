@@ -73,7 +73,7 @@ TEST(Dataset, RejectsBadMetaWithFileName) {
 
 TEST(Dataset, OpenRefusesMissingDirectory) {
   testing::ScratchDir dir;
-  EXPECT_THROW(OpenDataset(dir / "none"), Error);
+  EXPECT_THROW(Dataset::Open(dir / "none"), Error);
 }
 
 }  // namespace

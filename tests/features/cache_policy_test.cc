@@ -224,7 +224,7 @@ TEST_P(EveryPolicy, RejectsMisuse) {
 TEST_P(EveryPolicy, NamesItselfAndCountsItsMemory) {
   auto small = Make(1000);
   auto large = Make(100000);
-  EXPECT_EQ(ParseCachePolicy(small->name()), GetParam());
+  EXPECT_EQ(ParseCachePolicyKind(small->name()), GetParam());
   EXPECT_GT(small->bytes(), 1000 * sizeof(uint64_t));
   EXPECT_GT(large->bytes(), 50 * small->bytes());
   EXPECT_THROW(Make(0), Error);
@@ -234,16 +234,16 @@ INSTANTIATE_TEST_SUITE_P(CachePolicy, EveryPolicy,
                          ::testing::Values(CachePolicyKind::kClock, CachePolicyKind::kSieve,
                                            CachePolicyKind::kS3Fifo),
                          [](const ::testing::TestParamInfo<CachePolicyKind>& info) {
-                           return std::string(CachePolicyName(info.param));
+                           return std::string(CachePolicyKindName(info.param));
                          });
 
 TEST(CachePolicyFactory, ParsesNamesAndRejectsUnknown) {
-  EXPECT_EQ(ParseCachePolicy("clock"), CachePolicyKind::kClock);
-  EXPECT_EQ(ParseCachePolicy("sieve"), CachePolicyKind::kSieve);
-  EXPECT_EQ(ParseCachePolicy("s3fifo"), CachePolicyKind::kS3Fifo);
-  EXPECT_THROW(ParseCachePolicy("lru"), Error);
+  EXPECT_EQ(ParseCachePolicyKind("clock"), CachePolicyKind::kClock);
+  EXPECT_EQ(ParseCachePolicyKind("sieve"), CachePolicyKind::kSieve);
+  EXPECT_EQ(ParseCachePolicyKind("s3fifo"), CachePolicyKind::kS3Fifo);
+  EXPECT_THROW(ParseCachePolicyKind("lru"), Error);
   try {
-    ParseCachePolicy("S3FIFO");
+    ParseCachePolicyKind("S3FIFO");
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), Error::Kind::kInput);

@@ -1,3 +1,5 @@
+#include "strata/feature_store.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,7 +10,6 @@
 
 #include "common/float16.h"
 #include "common/random.h"
-#include "features/open_feature_store.h"
 #include "storage/file.h"
 #include "strata/error.h"
 #include "strata/generate.h"
@@ -48,7 +49,7 @@ class FeatureStoreTest : public ::testing::TestWithParam<std::tuple<StoreCase, F
     direct.dynamic_rows = c.dynamic_rows;
     direct.max_pinned_ids = 1000;
     for (uint64_t i = 0; i < c.hot_rows; ++i) direct.hot_ids.push_back((i * 7919) % 3001);
-    return OpenFeatureStore(dir_ / "g", meta_, c.kind, direct, budget_);
+    return OpenFeatureStore(Dataset::Open(dir_ / "g"), c.kind, direct, budget_);
   }
 
   // Expected values straight from the file, decoded independently of the stores.
@@ -168,7 +169,8 @@ TEST(DirectFeatureStore, ReportsIoErrorsWithFileAndOffset) {
     direct.io.fault_hook = [](const ReadRequest& r, int result) {
       return r.offset >= 100 * 4096 ? -EIO : result;
     };
-    auto store = OpenFeatureStore(dir / "g", meta, FeatureStoreKind::kDirect, direct, budget);
+    auto store =
+        OpenFeatureStore(Dataset::Open(dir / "g"), FeatureStoreKind::kDirect, direct, budget);
     std::vector<uint64_t> ids = {1, 2, 1999, 3};  // row 1999 lies in block 124
     std::vector<float> out(ids.size() * 64);
     try {

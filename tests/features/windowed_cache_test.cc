@@ -89,7 +89,9 @@ TEST_P(WindowedCacheTest, StaysWithinItsBudget) {
 INSTANTIATE_TEST_SUITE_P(Policies, WindowedCacheTest,
                          ::testing::Values(CachePolicyKind::kClock, CachePolicyKind::kSieve,
                                            CachePolicyKind::kS3Fifo),
-                         [](const auto& info) { return std::string(CachePolicyName(info.param)); });
+                         [](const auto& info) {
+                           return std::string(CachePolicyKindName(info.param));
+                         });
 
 }  // namespace
 }  // namespace strata

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "common/random.h"
-#include "graph/csc_graph.h"
 #include "graph/hotness.h"
 #include "strata/generate.h"
+#include "strata/graph.h"
 #include "test_util.h"
 
 namespace strata {
@@ -20,7 +20,7 @@ class DiskTopologyTest : public ::testing::TestWithParam<uint32_t> {
     GenerateOptions g = testing::SmallGraph(dir_ / "g", 4000, 4, 3, 12, 5);
     g.node_id_bytes = GetParam();
     meta_ = GenerateDataset(g);
-    resident_ = std::make_unique<CscGraph>(dir_ / "g", meta_, budget_);
+    resident_ = std::make_unique<CscGraph>(Dataset::Open(dir_ / "g"), budget_);
   }
 
   std::vector<uint64_t> RandomEdges(size_t count, uint64_t seed) const {
@@ -46,18 +46,18 @@ TEST_P(DiskTopologyTest, ResolveMatchesTheResidentGraph) {
       SCOPED_TRACE(::testing::Message()
                    << "cache " << cache << " engine " << static_cast<int>(kind));
       TopologyOptions options;
-      options.on_disk = true;
+      options.placement = TopologyPlacement::kDisk;
       options.adjacency_cache_bytes = cache;
       options.io.kind = kind;
       options.io.depth = 16;
-      CscGraph disk(dir_ / "g", meta_, budget_, options);
+      CscGraph disk(Dataset::Open(dir_ / "g"), budget_, options);
       ASSERT_FALSE(disk.indices_resident());
       std::vector<uint64_t> edges = RandomEdges(20000, cache + 1);
       std::vector<uint64_t> want = edges;
       resident_->ResolveSources(want);
       disk.ResolveSources(edges);
       EXPECT_EQ(edges, want);
-      const AdjacencyStats stats = disk.adjacency()->stats();
+      const AdjacencyStats stats = disk.adjacency_stats();
       EXPECT_EQ(stats.entries, want.size());
       if (cache == 0) {
         EXPECT_EQ(stats.cache_hits, 0u);
@@ -76,8 +76,9 @@ TEST_P(DiskTopologyTest, ResolveMatchesTheResidentGraph) {
 
 TEST_P(DiskTopologyTest, EdgeScansAndHotnessAgreeAcrossPlacements) {
   TopologyOptions options;
-  options.on_disk = true;
-  CscGraph disk(dir_ / "g", meta_, budget_, options);
+  options.placement = TopologyPlacement::kDisk;
+  options.adjacency_cache_bytes = 0;
+  CscGraph disk(Dataset::Open(dir_ / "g"), budget_, options);
   std::vector<uint64_t> from_disk, from_memory;
   disk.ForEachSourceChunk([&](uint64_t first, std::span<const uint64_t> sources) {
     EXPECT_EQ(first, from_disk.size());
@@ -98,12 +99,12 @@ TEST_P(DiskTopologyTest, CacheAndBuffersAreChargedAndReleased) {
   const uint64_t base = budget.used();
   {
     TopologyOptions options;
-    options.on_disk = true;
+    options.placement = TopologyPlacement::kDisk;
     options.adjacency_cache_bytes = 100000;
-    CscGraph disk(dir_ / "g", meta_, budget, options);
+    CscGraph disk(Dataset::Open(dir_ / "g"), budget, options);
     EXPECT_GE(budget.used(), (meta_.num_nodes + 1) * 8 + 16 * 65536);  // indptr, buffers
     EXPECT_LE(budget.used(), (meta_.num_nodes + 1) * 8 + 256 * 65536 + 100000);
-    EXPECT_GT(disk.adjacency()->cached_nodes(), 0u);
+    EXPECT_GT(disk.adjacency_stats().cached_nodes, 0u);
   }
   EXPECT_EQ(budget.used(), base);
 }

@@ -14,7 +14,7 @@ class HotnessTest : public ::testing::Test {
  protected:
   void SetUp() override {
     meta_ = GenerateDataset(testing::SmallGraph(dir_ / "g", 3000, 4, 3, 8, 7));
-    graph_ = std::make_unique<CscGraph>(dir_ / "g", meta_, budget_);
+    graph_ = std::make_unique<CscGraph>(Dataset::Open(dir_ / "g"), budget_);
   }
   testing::ScratchDir dir_;
   MemoryBudget budget_{uint64_t{256} << 20};

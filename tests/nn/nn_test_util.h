@@ -13,7 +13,7 @@
 
 #include "common/random.h"
 #include "nn/matrix.h"
-#include "sampling/block.h"
+#include "strata/block.h"
 
 namespace strata::testing {
 

@@ -15,8 +15,8 @@ TEST(KHopSampler, BatchesAreDistinctNeighbourhoodsAndDeterministic) {
   testing::ScratchDir dir;
   DatasetMeta meta = GenerateDataset(testing::SmallGraph(dir / "g", 5000, 4, 3, 10));
   MemoryBudget budget(uint64_t{64} << 20);
-  CscGraph graph(dir / "g", meta, budget);
-  std::vector<uint64_t> pool = ReadSplit(dir / "g", meta, "train");
+  CscGraph graph(Dataset::Open(dir / "g"), budget);
+  std::vector<uint64_t> pool = Dataset::Open(dir / "g").ReadSplit(Split::kTrain);
   KHopSampler a(graph, pool, {3, 2}, 50, 11, budget);
   KHopSampler b(graph, pool, {3, 2}, 50, 11, budget);
   auto batch = a.Batch(4);
@@ -41,13 +41,6 @@ TEST(KHopSampler, BatchesAreDistinctNeighbourhoodsAndDeterministic) {
     EXPECT_TRUE(reached || pool_set.count(v)) << v;
     seen.insert(v);
   }
-}
-
-TEST(KHopSampler, ParsesFanouts) {
-  EXPECT_EQ(ParseFanouts("15,10,5", "--fanouts"), (std::vector<int>{15, 10, 5}));
-  EXPECT_EQ(ParseFanouts("-1", "--fanouts"), (std::vector<int>{-1}));
-  EXPECT_THROW(ParseFanouts("15,x", "--fanouts"), Error);
-  EXPECT_THROW(ParseFanouts("0", "--fanouts"), Error);
 }
 
 }  // namespace

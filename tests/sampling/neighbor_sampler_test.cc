@@ -1,4 +1,4 @@
-#include "sampling/neighbor_sampler.h"
+#include "strata/neighbor_sampler.h"
 
 #include <gtest/gtest.h>
 
@@ -10,6 +10,7 @@
 
 #include "common/random.h"
 #include "sampling/local_ids.h"
+#include "sampling/sampled_batch_expectations.h"
 #include "strata/error.h"
 #include "strata/generate.h"
 #include "strata/import.h"
@@ -105,18 +106,6 @@ void ExpectValidBatch(const CscGraph& graph, const SampledBatch& batch,
   }
 }
 
-void ExpectSameBatch(const SampledBatch& a, const SampledBatch& b) {
-  ASSERT_EQ(a.epoch, b.epoch);
-  ASSERT_EQ(a.index, b.index);
-  ASSERT_EQ(a.blocks.size(), b.blocks.size());
-  for (size_t l = 0; l < a.blocks.size(); ++l) {
-    EXPECT_EQ(a.blocks[l].src_nodes, b.blocks[l].src_nodes) << "layer " << l;
-    EXPECT_EQ(a.blocks[l].dst_count, b.blocks[l].dst_count) << "layer " << l;
-    EXPECT_EQ(a.blocks[l].indptr, b.blocks[l].indptr) << "layer " << l;
-    EXPECT_EQ(a.blocks[l].indices, b.blocks[l].indices) << "layer " << l;
-  }
-}
-
 // A generated SBM graph (5000 nodes, power-law degrees, 3000 training nodes), built once.
 class NeighborSamplerTest : public ::testing::Test {
  protected:
@@ -124,8 +113,8 @@ class NeighborSamplerTest : public ::testing::Test {
     dir_ = new testing::ScratchDir();
     budget_ = new MemoryBudget(kBudgetBytes);
     meta_ = new DatasetMeta(Generate(*dir_ / "g", 5000));
-    graph_ = new CscGraph(*dir_ / "g", *meta_, *budget_);
-    train_ = new std::vector<uint64_t>(ReadSplit(*dir_ / "g", *meta_, "train"));
+    graph_ = new CscGraph(Dataset::Open(*dir_ / "g"), *budget_);
+    train_ = new std::vector<uint64_t>(Dataset::Open(*dir_ / "g").ReadSplit(Split::kTrain));
   }
   static void TearDownTestSuite() {
     delete train_;
@@ -283,9 +272,9 @@ TEST_F(NeighborSamplerTest, BatchDependsOnlyOnSeedEpochAndIndex) {
 // The topology on disk (with a partial adjacency cache) gives the very same batches.
 TEST_F(NeighborSamplerTest, TopologyOnDiskGivesTheSameBatches) {
   TopologyOptions options;
-  options.on_disk = true;
+  options.placement = TopologyPlacement::kDisk;
   options.adjacency_cache_bytes = meta_->num_edges * 8 / 4;
-  CscGraph disk(*dir_ / "g", *meta_, *budget_, options);
+  CscGraph disk(Dataset::Open(*dir_ / "g"), *budget_, options);
   NeighborSampler in_memory(*graph_, *train_, {10, 5, -1}, 64, 3, *budget_, 2);
   NeighborSampler on_disk(disk, *train_, {10, 5, -1}, 64, 3, *budget_, 2);
   for (uint64_t b = 0; b < 5; ++b) ExpectSameBatch(in_memory.Sample(1, b), on_disk.Sample(1, b));
@@ -311,7 +300,7 @@ TEST(NeighborSampler, HandMadeGraphGivesDglNumbering) {
   testing::ScratchDir dir;
   DatasetMeta meta = ImportEdges(dir, "1 0\n2 0\n3 0\n0 1\n2 1\n3 2\n0 4\n1 4\n2 4\n3 4\n");
   MemoryBudget budget(kBudgetBytes);
-  CscGraph graph(dir / "g", meta, budget);
+  CscGraph graph(Dataset::Open(dir / "g"), budget);
   NeighborSampler sampler(graph, {4, 1}, {-1, -1}, 2, 0, budget, 1);
   const std::vector<uint64_t> seeds = {4, 1};
   SampledBatch batch = sampler.SampleFullNeighborhood(seeds);
@@ -339,7 +328,7 @@ TEST(NeighborSampler, NeighbourChoiceIsUniform) {
   for (uint64_t u = 1; u <= kDegree; ++u) edges += std::to_string(u) + " 0\n";
   DatasetMeta meta = ImportEdges(dir, edges);
   MemoryBudget budget(kBudgetBytes);
-  CscGraph graph(dir / "g", meta, budget);
+  CscGraph graph(Dataset::Open(dir / "g"), budget);
   ASSERT_EQ(graph.InDegree(0), kDegree);
   const std::vector<uint64_t> seed = {0};
   for (int fanout : {5, 40}) {
@@ -370,8 +359,8 @@ TEST(NeighborSampler, WorksWithEightByteIds) {
   DatasetMeta meta = Generate(dir / "g", 3000, 8);
   ASSERT_EQ(meta.node_id_bytes, 8u);
   MemoryBudget budget(kBudgetBytes);
-  CscGraph graph(dir / "g", meta, budget);
-  std::vector<uint64_t> train = ReadSplit(dir / "g", meta, "train");
+  CscGraph graph(Dataset::Open(dir / "g"), budget);
+  std::vector<uint64_t> train = Dataset::Open(dir / "g").ReadSplit(Split::kTrain);
   const std::vector<int> fanouts = {5, 5};
   NeighborSampler one(graph, train, fanouts, 800, 9, budget, 1);
   NeighborSampler two(graph, train, fanouts, 800, 9, budget, 2);

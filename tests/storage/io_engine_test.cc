@@ -152,7 +152,7 @@ class IoEngineTest : public ::testing::TestWithParam<Kind> {
     options.fault_hook = std::move(hook);
     options.direct_io = direct_io;
     auto engine = MakeIoEngine(options);
-    EXPECT_STREQ(engine->name(), GetParam() == Kind::kUring ? "io_uring" : "pread");
+    EXPECT_EQ(engine->name(), GetParam() == Kind::kUring ? "io_uring" : "pread");
     return engine;
   }
 
@@ -505,7 +505,7 @@ TEST(IoEngine, EnvironmentForcesThePreadEngineOnlyForAuto) {
   ::setenv("STRATA_IO_ENGINE", "pread", 1);
   IoEngineOptions options;
   options.depth = 4;
-  EXPECT_STREQ(MakeIoEngine(options)->name(), "pread");
+  EXPECT_EQ(MakeIoEngine(options)->name(), "pread");
   ::setenv("STRATA_IO_ENGINE", "bogus", 1);
   EXPECT_THROW(MakeIoEngine(options), Error);
   if (old) {
@@ -514,7 +514,7 @@ TEST(IoEngine, EnvironmentForcesThePreadEngineOnlyForAuto) {
     ::unsetenv("STRATA_IO_ENGINE");
   }
   options.kind = Kind::kPread;
-  EXPECT_STREQ(MakeIoEngine(options)->name(), "pread");
+  EXPECT_EQ(MakeIoEngine(options)->name(), "pread");
   options.depth = 0;
   EXPECT_THROW(MakeIoEngine(options), Error);
 }

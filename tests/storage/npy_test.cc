@@ -93,11 +93,11 @@ TEST(NpyDtype, SizesNamesAndKinds) {
   EXPECT_EQ(NpyItemBytes(NpyDtype::kInt64), 8u);
   EXPECT_EQ(NpyItemBytes(NpyDtype::kFloat16), 2u);
   EXPECT_EQ(NpyItemBytes(NpyDtype::kFloat64), 8u);
-  EXPECT_STREQ(NpyDtypeName(NpyDtype::kBool), "bool");
-  EXPECT_STREQ(NpyDtypeName(NpyDtype::kInt64), "int64");
-  EXPECT_STREQ(NpyDtypeName(NpyDtype::kUInt8), "uint8");
-  EXPECT_STREQ(NpyDtypeName(NpyDtype::kFloat16), "float16");
-  EXPECT_STREQ(NpyDtypeName(NpyDtype::kFloat32), "float32");
+  EXPECT_EQ(NpyDtypeName(NpyDtype::kBool), "bool");
+  EXPECT_EQ(NpyDtypeName(NpyDtype::kInt64), "int64");
+  EXPECT_EQ(NpyDtypeName(NpyDtype::kUInt8), "uint8");
+  EXPECT_EQ(NpyDtypeName(NpyDtype::kFloat16), "float16");
+  EXPECT_EQ(NpyDtypeName(NpyDtype::kFloat32), "float32");
   EXPECT_TRUE(NpyIsInteger(NpyDtype::kBool));
   EXPECT_TRUE(NpyIsInteger(NpyDtype::kUInt64));
   EXPECT_FALSE(NpyIsInteger(NpyDtype::kFloat16));
@@ -197,14 +197,14 @@ TEST(NpyWriter, EveryDtypeRoundTripsInEveryVersion) {
       if (NpyIsInteger(c.dtype)) {
         EXPECT_EQ(ReadAllInt64(reader), c.ints);
         std::string message = ErrorOf([&] { ReadAllFloat32(reader); });
-        EXPECT_TRUE(Contains(message, std::string("expected a floating-point array, found ") +
-                                          NpyDtypeName(c.dtype)))
+        EXPECT_TRUE(Contains(message, "expected a floating-point array, found " +
+                                          std::string(NpyDtypeName(c.dtype))))
             << message;
       } else {
         EXPECT_EQ(ReadAllFloat32(reader), c.floats);
         std::string message = ErrorOf([&] { ReadAllInt64(reader); });
         EXPECT_TRUE(Contains(
-            message, std::string("expected an integer array, found ") + NpyDtypeName(c.dtype)))
+            message, "expected an integer array, found " + std::string(NpyDtypeName(c.dtype))))
             << message;
       }
     }

@@ -1,12 +1,12 @@
-#include "train/trainer.h"
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <numeric>
 
+#include "strata/error.h"
 #include "strata/generate.h"
 #include "strata/import.h"
+#include "strata/train.h"
 #include "test_util.h"
 
 namespace strata {
@@ -30,11 +30,11 @@ std::string PlanetoidDataset(const std::string& name) {
 TrainOptions FullBatch(const std::string& dataset, ModelKind model) {
   TrainOptions o;
   o.dataset = dataset;
-  o.model = model;
-  o.layers = 2;
-  o.fanouts = {-1, -1};
-  o.batch_size = 140;  // the whole Planetoid training set: one full-graph step per epoch
-  o.store = FeatureStoreKind::kMemory;
+  o.model.kind = model;
+  o.model.layers = 2;
+  o.sampling.fanouts = {-1, -1};
+  o.sampling.batch_size = 140;  // the whole Planetoid training set: one full-graph step per epoch
+  o.features.store = FeatureStoreKind::kMemory;
   o.memory_budget_bytes = uint64_t{1} << 30;
   o.eval_every = 0;
   o.threads = 2;
@@ -65,12 +65,12 @@ double MeanTestAccuracy(TrainOptions o, int seeds) {
 
 TrainOptions GcnPaperSettings(const std::string& dataset) {
   TrainOptions o = FullBatch(dataset, ModelKind::kGcn);
-  o.hidden = 16;
-  o.dropout = 0.5;
-  o.input_dropout = 0.5;
-  o.row_normalize = true;
-  o.lr = 0.01;
-  o.weight_decay = 5e-4;
+  o.model.hidden = 16;
+  o.model.dropout = 0.5;
+  o.model.input_dropout = 0.5;
+  o.features.row_normalize = true;
+  o.optimizer.lr = 0.01;
+  o.optimizer.weight_decay = 5e-4;
   o.epochs = 200;
   return o;
 }
@@ -87,7 +87,7 @@ TEST(TrainAccuracy, GcnOnCiteseerReachesThePaper) {
   std::string citeseer = PlanetoidDataset("citeseer");
   if (citeseer.empty()) GTEST_SKIP() << "shared/datasets/citeseer not found";
   TrainOptions o = GcnPaperSettings(citeseer);
-  o.batch_size = 120;
+  o.sampling.batch_size = 120;
   double accuracy = MeanTestAccuracy(o, 5);
   RecordProperty("mean_test_accuracy", std::to_string(accuracy));
   EXPECT_GE(accuracy, 0.69);
@@ -97,14 +97,14 @@ TEST(TrainAccuracy, GraphSageOnCoraWithSampledNeighbourhoods) {
   std::string cora = PlanetoidDataset("cora");
   if (cora.empty()) GTEST_SKIP() << "shared/datasets/cora not found";
   TrainOptions o = FullBatch(cora, ModelKind::kSage);
-  o.fanouts = {10, 10};
-  o.hidden = 64;
-  o.batch_size = 32;
-  o.dropout = 0.5;
-  o.input_dropout = 0.5;
-  o.row_normalize = true;
-  o.lr = 0.01;
-  o.weight_decay = 5e-4;
+  o.sampling.fanouts = {10, 10};
+  o.model.hidden = 64;
+  o.sampling.batch_size = 32;
+  o.model.dropout = 0.5;
+  o.model.input_dropout = 0.5;
+  o.features.row_normalize = true;
+  o.optimizer.lr = 0.01;
+  o.optimizer.weight_decay = 5e-4;
   o.epochs = 40;
   double accuracy = MeanTestAccuracy(o, 5);
   RecordProperty("mean_test_accuracy", std::to_string(accuracy));
@@ -115,15 +115,15 @@ TEST(TrainAccuracy, GatOnCora) {
   std::string cora = PlanetoidDataset("cora");
   if (cora.empty()) GTEST_SKIP() << "shared/datasets/cora not found";
   TrainOptions o = FullBatch(cora, ModelKind::kGat);
-  o.hidden = 8;
-  o.heads = 8;
-  o.out_heads = 1;
-  o.dropout = 0.6;
-  o.input_dropout = 0.6;
-  o.attention_dropout = 0.6;
-  o.row_normalize = true;
-  o.lr = 0.005;
-  o.weight_decay = 5e-4;
+  o.model.hidden = 8;
+  o.model.heads = 8;
+  o.model.out_heads = 1;
+  o.model.dropout = 0.6;
+  o.model.input_dropout = 0.6;
+  o.model.attention_dropout = 0.6;
+  o.features.row_normalize = true;
+  o.optimizer.lr = 0.005;
+  o.optimizer.weight_decay = 5e-4;
   o.epochs = 200;
   double accuracy = MeanTestAccuracy(o, 5);
   RecordProperty("mean_test_accuracy", std::to_string(accuracy));
@@ -136,11 +136,11 @@ TrainOptions OutOfCoreSage(const testing::ScratchDir& dir, DatasetMeta& meta) {
   meta = GenerateDataset(testing::SmallGraph(dir / "sbm", 40000, 512, 4, 6, 2));
   TrainOptions o;
   o.dataset = dir / "sbm";
-  o.model = ModelKind::kSage;
-  o.layers = 2;
-  o.hidden = 32;
-  o.fanouts = {3, 3};
-  o.batch_size = 64;
+  o.model.kind = ModelKind::kSage;
+  o.model.layers = 2;
+  o.model.hidden = 32;
+  o.sampling.fanouts = {3, 3};
+  o.sampling.batch_size = 64;
   o.io_depth = 32;
   return o;
 }
@@ -152,7 +152,7 @@ TEST(Trainer, FullNeighbourhoodEvaluationBeyondTheBudgetSaysWhatToDo) {
   DatasetMeta meta;
   TrainOptions o = OutOfCoreSage(dir, meta);
   o.epochs = 1;
-  o.store = FeatureStoreKind::kDirect;
+  o.features.store = FeatureStoreKind::kDirect;
   o.memory_budget_bytes = meta.num_nodes * meta.feature_dim;  // a quarter of the features
   try {
     Train(o);
@@ -171,17 +171,17 @@ TEST(Trainer, DirectStoreOutOfCoreGivesTheSameLossesAsMemory) {
   TrainOptions o = OutOfCoreSage(dir, meta);
   const uint64_t feature_bytes = meta.num_nodes * meta.feature_dim * 4;
   o.epochs = 2;
-  o.lr = 0.01;
+  o.optimizer.lr = 0.01;
   o.seed = 11;
   o.eval_every = 0;
   // Sampled: a hub's full 2-hop neighbourhood alone outgrows the small budget below.
-  o.eval_fanouts = {5, 5};
+  o.sampling.eval_fanouts = {5, 5};
   o.threads = 2;
-  o.store = FeatureStoreKind::kMemory;
+  o.features.store = FeatureStoreKind::kMemory;
   o.memory_budget_bytes = uint64_t{256} << 20;
   TrainResult memory = Train(o);
 
-  o.store = FeatureStoreKind::kDirect;
+  o.features.store = FeatureStoreKind::kDirect;
   o.memory_budget_bytes = feature_bytes / 4;
   o.max_run_ahead = 2;
   TrainResult direct = Train(o);
@@ -192,8 +192,8 @@ TEST(Trainer, DirectStoreOutOfCoreGivesTheSameLossesAsMemory) {
   }
   EXPECT_EQ(memory.test_acc, direct.test_acc);
   // The topology on disk behind a small adjacency cache changes nothing either.
-  o.topology = TrainOptions::Topology::kDisk;
-  o.adjacency_cache_bytes = int64_t{1} << 20;
+  o.topology.placement = TopologyPlacement::kDisk;
+  o.topology.adjacency_cache_bytes = int64_t{1} << 20;
   TrainResult disk_topology = Train(o);
   for (size_t e = 0; e < memory.epochs.size(); ++e) {
     EXPECT_EQ(memory.epochs[e].train_loss, disk_topology.epochs[e].train_loss) << "epoch " << e;
@@ -212,14 +212,14 @@ TEST(Trainer, RunAheadDepthDoesNotChangeTheLosses) {
   GenerateDataset(testing::SmallGraph(dir / "sbm", 5000, 16, 3));
   TrainOptions o;
   o.dataset = dir / "sbm";
-  o.layers = 2;
-  o.hidden = 16;
-  o.fanouts = {4, 4};
-  o.batch_size = 64;
+  o.model.layers = 2;
+  o.model.hidden = 16;
+  o.sampling.fanouts = {4, 4};
+  o.sampling.batch_size = 64;
   o.epochs = 2;
   o.eval_every = 0;
   o.memory_budget_bytes = uint64_t{128} << 20;
-  o.cache_fraction = 0.2;
+  o.features.cache_fraction = 0.2;
   o.max_run_ahead = 1;
   TrainResult shallow = Train(o);
   o.max_run_ahead = 16;
@@ -234,12 +234,12 @@ TEST(Trainer, ResumesFromItsCheckpoint) {
   GenerateDataset(testing::SmallGraph(dir / "sbm", 3000, 16, 3));
   TrainOptions o;
   o.dataset = dir / "sbm";
-  o.layers = 2;
-  o.hidden = 16;
-  o.fanouts = {4, 4};
-  o.batch_size = 64;
+  o.model.layers = 2;
+  o.model.hidden = 16;
+  o.sampling.fanouts = {4, 4};
+  o.sampling.batch_size = 64;
   o.eval_every = 0;
-  o.store = FeatureStoreKind::kMemory;
+  o.features.store = FeatureStoreKind::kMemory;
   o.memory_budget_bytes = uint64_t{128} << 20;
   o.epochs = 4;
   TrainResult straight = Train(o);

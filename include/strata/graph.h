@@ -1,7 +1,7 @@
 // CscGraph is a dataset's topology: indptr always in memory; indices either read whole into
 // memory (ids kept in the file's width, 4 or 8 bytes, so a graph costs what it costs on disk)
-// or left on disk behind a DiskAdjacency with its own adjacency cache, for graphs whose
-// topology does not fit the budget. Everything held is charged to the memory budget.
+// or left on disk behind an adjacency cache (DUCATI's out-of-core adjacency), for graphs
+// whose topology does not fit the budget. Everything held is charged to the memory budget.
 //
 // Invariant: ResolveSources gives the same answers in both placements. Source and InNeighbor
 // are the resident placement's fast path and need indices_resident().
@@ -12,29 +12,47 @@
 #include <memory>
 #include <span>
 #include <string>
-#include <vector>
+#include <string_view>
 
-#include "graph/disk_adjacency.h"
 #include "strata/dataset.h"
 #include "strata/io_engine.h"
 #include "strata/memory_budget.h"
 
 namespace strata {
 
+class DiskAdjacency;
+
+enum class TopologyPlacement { kAuto, kMemory, kDisk };
+// "auto" | "memory" | "disk"; anything else throws an input error.
+TopologyPlacement ParseTopologyPlacement(std::string_view name);
+std::string_view TopologyPlacementName(TopologyPlacement placement);
+
 struct TopologyOptions {
-  bool on_disk = false;
-  // On disk: the adjacency cache's size, and the engine reading indices.bin.
-  uint64_t adjacency_cache_bytes = 0;
+  // kAuto: in memory when indptr and indices take at most half the budget's limit, else on
+  // disk. A training run's default is kAuto (TrainOptions).
+  TopologyPlacement placement = TopologyPlacement::kMemory;
+  // On disk: the adjacency cache's size; < 0: an eighth of the budget's limit.
+  int64_t adjacency_cache_bytes = -1;
+  // On disk: the engine reading indices.bin.
   IoEngineOptions io;
+};
+
+// What the on-disk placement has done since the graph was opened; all zero when resident.
+struct AdjacencyStats {
+  uint64_t entries = 0;     // edge ids resolved
+  uint64_t cache_hits = 0;  // of which from the adjacency cache
+  uint64_t reads = 0;       // disk reads (filling the cache excluded)
+  uint64_t bytes_read = 0;
+  uint64_t cached_nodes = 0;  // nodes whose whole list the cache holds
 };
 
 class CscGraph {
  public:
-  // Loads graph/indptr.bin and, unless it stays on disk, graph/indices.bin of an opened
-  // dataset.
-  CscGraph(const std::string& dataset_dir, const DatasetMeta& meta, MemoryBudget& budget,
-           const TopologyOptions& options = {});
+  // Loads graph/indptr.bin and, unless the topology stays on disk, graph/indices.bin.
+  CscGraph(const Dataset& dataset, MemoryBudget& budget, const TopologyOptions& options = {});
   ~CscGraph();
+  CscGraph(const CscGraph&) = delete;
+  CscGraph& operator=(const CscGraph&) = delete;
 
   uint64_t num_nodes() const { return num_nodes_; }
   uint64_t num_edges() const { return num_edges_; }
@@ -53,8 +71,7 @@ class CscGraph {
   // order: from memory, or streamed from indices.bin when it is on disk.
   void ForEachSourceChunk(
       const std::function<void(uint64_t first_edge, std::span<const uint64_t> sources)>& fn) const;
-  // The disk placement's reader (its statistics); nullptr when resident.
-  const DiskAdjacency* adjacency() const { return adjacency_.get(); }
+  AdjacencyStats adjacency_stats() const;
 
  private:
   std::string indices_path_;
@@ -67,9 +84,5 @@ class CscGraph {
   MemoryBudget& budget_;
   std::unique_ptr<DiskAdjacency> adjacency_;  // mutable state behind a const graph
 };
-
-// Reads a split file (split/train.bin, ...) into memory as 64-bit ids.
-std::vector<uint64_t> ReadSplit(const std::string& dataset_dir, const DatasetMeta& meta,
-                                const std::string& split);
 
 }  // namespace strata

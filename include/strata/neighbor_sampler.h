@@ -1,6 +1,6 @@
 // NeighborSampler draws the mini-batches of GNN training: uniform neighbour sampling without
 // replacement with one fanout per layer (GraphSAGE, DGL's NeighborSampler), returning one
-// Block per layer (sampling/block.h).
+// Block per layer (strata/block.h).
 //
 // Fanouts are listed from the input layer to the output layer, as in DGL, so the last
 // fanout is applied first, to the seeds; -1 takes every in-neighbour. A destination with
@@ -37,8 +37,8 @@
 #include <utility>
 #include <vector>
 
-#include "graph/csc_graph.h"
-#include "sampling/block.h"
+#include "strata/block.h"
+#include "strata/graph.h"
 #include "strata/memory_budget.h"
 
 namespace strata {

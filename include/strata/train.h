@@ -1,0 +1,107 @@
+// Training and evaluating a GNN on a dataset within a memory budget: what `strata train` and
+// `strata eval` run. The options are grouped by the part of the system that reads them (the
+// network, the optimizer, the sampler, the feature store, the topology), so that each part is
+// handed its own group; docs/training.md describes the run they configure.
+//
+// Determinism: a batch's samples, dropout masks and initial weights depend only on the seed,
+// the epoch and the batch index, so the feature store, the topology's placement and the
+// pipeline's depth never change the losses.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "strata/feature_store.h"
+#include "strata/graph.h"
+#include "strata/model_options.h"
+
+namespace strata {
+
+// How the neighbour sampler draws batches (strata/neighbor_sampler.h).
+struct SamplingOptions {
+  std::vector<int> fanouts = {10, 10};  // input layer first; -1 = all neighbours
+  std::vector<int> eval_fanouts;        // empty: all neighbours
+  uint64_t batch_size = 1000;
+};
+
+// Where a batch's input features come from and how they are prepared.
+struct FeatureOptions {
+  FeatureStoreKind store = FeatureStoreKind::kDirect;
+  // The direct store's cache: a share of the feature bytes; < 0: half of what the budget
+  // leaves once batches in flight are provided for (train/cache_sizing.h).
+  double cache_fraction = -1;
+  double hot_share = 0.5;  // of the cache, for the static hot tier
+  HotnessPolicy hot_policy = HotnessPolicy::kPresample;
+  CachePolicyKind cache_policy = CachePolicyKind::kSieve;
+  uint32_t max_read_bytes = 64 << 10;  // bound on a coalesced read
+  bool row_normalize = false;  // scale each input row to unit L1 norm (the papers' preprocessing)
+};
+
+struct TrainOptions {
+  std::string dataset;
+  ModelOptions model;
+  OptimizerOptions optimizer;
+  SamplingOptions sampling;
+  FeatureOptions features;
+  TopologyOptions topology = {TopologyPlacement::kAuto, -1, {}};  // io.depth: from io_depth
+  uint64_t seed = 0;
+  uint64_t memory_budget_bytes = 0;
+  uint32_t io_depth = 256;     // reads in flight, for features and topology on disk
+  uint32_t max_run_ahead = 8;  // batches sampled ahead of the training step
+  unsigned threads = 2;        // sampling and compute threads
+  uint64_t epochs = 10;
+  uint64_t eval_every = 1;  // epochs between validation runs (0: only at the end)
+  uint64_t log_every = 0;   // batches between progress lines on stderr (0: none)
+  std::string metrics_out;  // JSON lines: one per epoch, one final (empty: none)
+  std::string checkpoint_dir;
+  bool resume = false;  // continue from the checkpoint in checkpoint_dir
+  bool progress = false;
+};
+
+struct EpochReport {
+  uint64_t epoch = 0;
+  double time_s = 0;
+  double train_loss = 0;
+  double val_acc = std::numeric_limits<double>::quiet_NaN();  // NaN when not evaluated
+  uint64_t batches = 0;
+  uint64_t disk_bytes = 0;
+  uint64_t disk_reads = 0;
+  double hit_rate = 0;
+  bool topology_on_disk = false;
+  uint64_t adjacency_reads = 0;   // topology on disk: reads of indices.bin
+  double adjacency_hit_rate = 0;  // share of sampled entries the adjacency cache held
+  double sample_busy_s = 0, fetch_busy_s = 0, fetch_wait_s = 0, train_busy_s = 0;
+  uint64_t max_batches_in_flight = 0;
+  uint64_t reads_in_flight_target = 0;
+  double device_iops = 0;  // measured by the storage access accumulator
+  double read_latency_us = 0;
+  uint64_t peak_rss_bytes = 0;
+};
+
+struct TrainResult {
+  double test_acc = 0;
+  double val_acc = 0;
+  uint64_t best_epoch = 0;
+  double total_time_s = 0;
+  std::vector<EpochReport> epochs;
+};
+
+// Trains, calling `on_epoch` after each epoch; returns the final model's accuracies.
+TrainResult Train(const TrainOptions& options,
+                  const std::function<void(const EpochReport&)>& on_epoch = {});
+
+struct EvalResult {
+  double val_acc = 0;
+  double test_acc = 0;
+  uint64_t epoch = 0;  // epochs the checkpoint had completed
+};
+
+// Loads the model of `options.checkpoint_dir` (its network options replace options.model)
+// and measures val/test accuracy with options.sampling.eval_fanouts (empty: full
+// neighbourhoods) and options.features.
+EvalResult EvaluateCheckpoint(const TrainOptions& options);
+
+}  // namespace strata

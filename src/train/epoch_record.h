@@ -1,0 +1,22 @@
+// The records a training run appends to its metrics log (--metrics-out, train/metrics_log.h):
+// one "epoch" object per epoch and one "final" object at the end. Field names and order are
+// what docs/training.md lists and what scripts read; change them only with the docs.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "strata/train.h"
+
+namespace strata {
+
+// {"event": "epoch", "epoch", "time_s", "train_loss", "val_acc" (null when not evaluated),
+//  "batches", "disk_bytes", ..., "peak_rss_bytes"}
+nlohmann::ordered_json EpochRecord(const EpochReport& report);
+
+// {"event": "final", "test_acc", "val_acc", "best_epoch", "total_time_s", "peak_rss_bytes",
+//  "memory_budget_bytes"}
+nlohmann::ordered_json FinalRecord(const TrainResult& result, uint64_t peak_rss_bytes,
+                                   uint64_t memory_budget_bytes);
+
+}  // namespace strata

@@ -1,0 +1,21 @@
+// Evaluation of the mini-batch path: accuracy on a set of nodes with the evaluation fanouts
+// (full neighbourhoods by default), in batches of kEvalBatchSeeds seeds whose input features
+// and activations are charged to the budget. A batch that would not fit what the budget
+// leaves is evaluated in halves, recursively; splitting changes no prediction, since a node's
+// sampled neighbours depend on its id and the stream, not on the batch it is in.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "nn/loss.h"
+#include "train/session.h"
+
+namespace strata {
+
+// Counts the correct predictions of session.model() on the labelled nodes among `ids`. A
+// single node whose full neighbourhood's features exceed the budget is an input error that
+// says to sample evaluation neighbourhoods (--eval-fanouts).
+AccuracyCount EvaluateNodes(Session& session, std::span<const uint64_t> ids);
+
+}  // namespace strata

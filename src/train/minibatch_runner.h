@@ -1,0 +1,44 @@
+// MiniBatchRunner is the mini-batch path's EpochRunner: an epoch is the batches of a
+// BatchSource (sampled neighbourhoods with their gathered features, train/batch_pipeline.h),
+// each trained in one step on the calling thread while the source's threads prepare the next
+// ones; accuracy is measured with EvaluateNodes. It reports the epoch's loss, its disk and
+// cache counters, the adjacency cache's when the topology is on disk, and how busy each
+// pipeline stage was, and shows progress on a terminal (or every log_every batches).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "common/progress.h"
+#include "train/batch_source.h"
+#include "train/epoch_runner.h"
+#include "train/session.h"
+
+namespace strata {
+
+class MiniBatchRunner final : public EpochRunner {
+ public:
+  // `session` must outlive the runner.
+  explicit MiniBatchRunner(Session& session);
+  ~MiniBatchRunner() override;
+
+  EpochReport TrainEpoch(uint64_t epoch) override;
+  double Accuracy(Split split) override;
+
+  const ModelConfig& model_config() const override { return session_.model().config(); }
+  std::vector<Parameter> Parameters() override { return session_.model().model().Parameters(); }
+  Optimizer& optimizer() override { return *optimizer_; }
+
+ private:
+  // Progress bar and --log-every line after `batches` batches of the epoch.
+  void ShowProgress(uint64_t epoch, uint64_t batches, double mean_loss, double elapsed_s,
+                    const BatchStream& stream, const FeatureStoreStats& epoch_start);
+
+  Session& session_;
+  std::unique_ptr<Optimizer> optimizer_;
+  std::unique_ptr<BatchSource> source_;
+  std::unique_ptr<ProgressBar> progress_;
+};
+
+}  // namespace strata
