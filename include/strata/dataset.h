@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,9 @@ namespace strata {
 
 inline constexpr const char* kDatasetFormatName = "strata-dataset";
 inline constexpr int kDatasetFormatVersion = 1;
+// Minor versions add what a version-1 reader may ignore: 1 adds the partitioned layout
+// (partition/ and meta.json's "partition" object).
+inline constexpr int kDatasetFormatMinorVersion = 1;
 inline constexpr uint32_t kBlockBytes = 4096;
 // Node ids are below 2^48 (281 trillion nodes): far beyond any graph, and it keeps a node
 // count plus one, or an id taken from untrusted text, from overflowing anything.
@@ -33,6 +37,13 @@ inline constexpr std::string_view kIndptrFile = "graph/indptr.bin";
 inline constexpr std::string_view kIndicesFile = "graph/indices.bin";
 inline constexpr std::string_view kFeaturesFile = "features.bin";
 inline constexpr std::string_view kLabelsFile = "labels.bin";
+// The partitioned layout (minor version 1, written by `strata partition`).
+inline constexpr std::string_view kPartitionOffsetsFile = "partition/offsets.bin";
+inline constexpr std::string_view kPartitionOriginalIdsFile = "partition/original_ids.bin";
+inline constexpr std::string_view kHubIdsFile = "partition/hubs.bin";
+inline constexpr std::string_view kHubFeaturesFile = "partition/hub_features.bin";
+inline constexpr std::string_view kHubIndptrFile = "partition/hub_indptr.bin";
+inline constexpr std::string_view kHubIndicesFile = "partition/hub_indices.bin";
 
 enum class Split { kTrain, kVal, kTest };
 inline constexpr Split kAllSplits[] = {Split::kTrain, Split::kVal, Split::kTest};
@@ -66,6 +77,21 @@ struct DegreeStats {
   uint64_t zero_count = 0;  // nodes without in-neighbours
 };
 
+// How a partitioned dataset was made (meta.json's "partition" object).
+struct PartitionMeta {
+  std::string method;  // "gap" | "random" | "metis"
+  uint32_t parts = 0;
+  uint64_t hubs = 0;
+  double edge_cut_ratio = 0;  // stored edges whose ends lie in different partitions
+  // Max over partitions of the total-variation distance between the partition's training
+  // label histogram and the whole training set's: 0 is perfect balance, 1 disjoint labels.
+  double label_balance = 0;
+  uint64_t max_part_nodes = 0, min_part_nodes = 0;
+  double seconds = 0;           // partitioning and writing
+  uint64_t peak_rss_bytes = 0;  // of the process that partitioned
+  std::string source;           // the input dataset's directory
+};
+
 struct DatasetMeta {
   uint64_t num_nodes = 0;
   uint64_t num_edges = 0;
@@ -78,6 +104,8 @@ struct DatasetMeta {
   DegreeStats in_degree;
   uint64_t train_size = 0, val_size = 0, test_size = 0;
   std::map<std::string, FileDigest> files;  // relative path -> size and checksum
+  int minor_version = 0;
+  std::optional<PartitionMeta> partition;  // set for a partitioned layout
 
   uint64_t split_size(Split split) const;
 

@@ -14,6 +14,7 @@ Runner AddGenerateCommand(CLI::App& app);
 Runner AddImportCommand(CLI::App& app);
 Runner AddInfoCommand(CLI::App& app);
 Runner AddExportCommand(CLI::App& app);
+Runner AddPartitionCommand(CLI::App& app);
 Runner AddTrainCommand(CLI::App& app);
 Runner AddEvalCommand(CLI::App& app);
 // `strata bench disk|gather|...`: each adds itself under the `bench` subcommand.

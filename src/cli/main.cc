@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   add(strata::cli::AddImportCommand);
   add(strata::cli::AddInfoCommand);
   add(strata::cli::AddExportCommand);
+  add(strata::cli::AddPartitionCommand);
   add(strata::cli::AddTrainCommand);
   add(strata::cli::AddEvalCommand);
   auto* bench = app.add_subcommand("bench", "Measure the machine and Strata's stages");

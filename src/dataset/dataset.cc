@@ -63,6 +63,7 @@ std::string DatasetMeta::ToJson() const {
   nlohmann::ordered_json j;
   j["format"] = kDatasetFormatName;
   j["version"] = kDatasetFormatVersion;
+  if (minor_version > 0) j["minor_version"] = minor_version;
   j["num_nodes"] = num_nodes;
   j["num_edges"] = num_edges;
   j["feature_dim"] = feature_dim;
@@ -81,6 +82,19 @@ std::string DatasetMeta::ToJson() const {
     files_json[name] = {{"bytes", digest.bytes}, {"xxh64", fmt::format("{:016x}", digest.xxh64)}};
   }
   j["files"] = files_json;
+  if (partition) {
+    const PartitionMeta& p = *partition;
+    j["partition"] = {{"method", p.method},
+                      {"parts", p.parts},
+                      {"hubs", p.hubs},
+                      {"edge_cut_ratio", p.edge_cut_ratio},
+                      {"label_balance", p.label_balance},
+                      {"max_part_nodes", p.max_part_nodes},
+                      {"min_part_nodes", p.min_part_nodes},
+                      {"seconds", p.seconds},
+                      {"peak_rss_bytes", p.peak_rss_bytes},
+                      {"source", p.source}};
+  }
   return j.dump(2) + "\n";
 }
 
@@ -119,6 +133,22 @@ DatasetMeta DatasetMeta::FromJson(const std::string& text, const std::string& so
       const auto& d = j.at("in_degree");
       meta.in_degree = {d.at("min").get<uint64_t>(), d.at("max").get<uint64_t>(),
                         d.at("mean").get<double>(), d.at("zero_count").get<uint64_t>()};
+    }
+    meta.minor_version = j.value("minor_version", 0);
+    if (j.contains("partition")) {
+      const auto& p = j.at("partition");
+      PartitionMeta partition;
+      partition.method = p.at("method").get<std::string>();
+      partition.parts = p.at("parts").get<uint32_t>();
+      partition.hubs = p.at("hubs").get<uint64_t>();
+      partition.edge_cut_ratio = p.at("edge_cut_ratio").get<double>();
+      partition.label_balance = p.at("label_balance").get<double>();
+      partition.max_part_nodes = p.value("max_part_nodes", uint64_t{0});
+      partition.min_part_nodes = p.value("min_part_nodes", uint64_t{0});
+      partition.seconds = p.value("seconds", 0.0);
+      partition.peak_rss_bytes = p.value("peak_rss_bytes", uint64_t{0});
+      partition.source = p.value("source", std::string());
+      meta.partition = partition;
     }
     for (const auto& [name, entry] : j.at("files").items()) {
       FileDigest digest;
@@ -170,6 +200,14 @@ Dataset Dataset::Open(const std::string& dir) {
   expect(kLabelsFile, meta.num_nodes * 4);
   for (Split split : kAllSplits) {
     expect(SplitFile(split), meta.split_size(split) * meta.node_id_bytes);
+  }
+  if (meta.partition) {
+    expect(kPartitionOffsetsFile, (uint64_t{meta.partition->parts} + 1) * 8);
+    expect(kPartitionOriginalIdsFile, meta.num_nodes * meta.node_id_bytes);
+    expect(kHubIdsFile, meta.partition->hubs * meta.node_id_bytes);
+    expect(kHubIndptrFile, (meta.partition->hubs + 1) * 8);
+    expect(kHubIndicesFile, 0);
+    expect(kHubFeaturesFile, meta.partition->hubs * meta.row_stride_bytes);
   }
   for (const auto& [name, digest] : meta.files) {
     const std::string path = dataset.PathOf(name);

@@ -18,6 +18,8 @@ class DatasetWriter {
 
   // Staging path of a dataset file, e.g. PathOf(kIndptrFile).
   std::string PathOf(std::string_view name) const { return staging_ / std::string(name); }
+  // Creates a subdirectory of the staging directory for files of that prefix.
+  void MakeSubdir(std::string_view name) { staging_.MakeSubdir(std::string(name)); }
   // A directory for temporary run files, removed before publishing.
   const std::string& spill_dir() const { return spill_dir_; }
 

@@ -1,0 +1,107 @@
+// PartitionDataset (include/strata/partition.h): open the input, assign partitions, score
+// hubs, write the renumbered copy, record how good the partitioning is, publish.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <memory>
+
+#include "common/enum_names.h"
+#include "common/progress.h"
+#include "dataset/dataset_writer.h"
+#include "partition/gap_partitioner.h"
+#include "partition/hub_selection.h"
+#include "partition/partitioned_layout_writer.h"
+#include "partition/random_partitioner.h"
+#include "strata/error.h"
+#include "strata/graph.h"
+#include "strata/partition.h"
+
+namespace strata {
+namespace {
+
+constexpr EnumNames<PartitionMethod, 3> kMethodNames("partitioning method",
+                                                     {{{PartitionMethod::kGap, "gap"},
+                                                       {PartitionMethod::kRandom, "random"},
+                                                       {PartitionMethod::kMetis, "metis"}}});
+
+void CheckOptions(const PartitionOptions& o, const DatasetMeta& input) {
+  if (o.parts < 1 || o.parts > input.num_nodes) {
+    throw Error::Input(fmt::format("--parts must be between 1 and the number of nodes ({}), not {}",
+                                   input.num_nodes, o.parts));
+  }
+  if (!(o.hub_fraction >= 0 && o.hub_fraction < 1)) {
+    throw Error::Input("--hubs must be a fraction in [0, 1)");
+  }
+  if (o.method == PartitionMethod::kMetis) {
+    throw Error::Input("--method metis is not available in this build; use gap or random");
+  }
+  if (input.partition) {
+    throw Error::Input("the input is already partitioned; partition the original dataset", o.input);
+  }
+}
+
+}  // namespace
+
+PartitionMethod ParsePartitionMethod(std::string_view name) { return kMethodNames.Parse(name); }
+std::string_view PartitionMethodName(PartitionMethod method) { return kMethodNames.Name(method); }
+
+DatasetMeta PartitionDataset(const PartitionOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  const Dataset input = Dataset::Open(o.input);
+  CheckOptions(o, input.meta());
+  MemoryBudget budget(o.memory_budget_bytes);
+  // Every pass streams the edges in order; the topology stays on disk when it does not fit,
+  // and no adjacency cache is needed for sequential scans.
+  TopologyOptions topology;
+  topology.placement = TopologyPlacement::kAuto;
+  topology.adjacency_cache_bytes = 0;
+  const CscGraph graph(input, budget, topology);
+  const std::vector<uint64_t> train_ids = input.ReadSplit(Split::kTrain);
+  std::unique_ptr<ProgressBar> progress;
+  if (o.progress) progress = std::make_unique<ProgressBar>("partitioning", o.passes);
+
+  Partitioning partitioning;
+  PartitionQuality quality;
+  {
+    const ChargedArray<int32_t> labels = input.ReadLabels(budget);
+    const std::span<const int32_t> label_span(labels.data(), labels.size());
+    const uint32_t classes = input.meta().num_classes;
+    if (o.method == PartitionMethod::kGap) {
+      const ChargedArray<uint32_t> groups = LabelGroups(label_span, train_ids, classes, budget);
+      GapOptions gap;
+      gap.parts = o.parts;
+      gap.passes = o.passes;
+      gap.imbalance = o.imbalance;
+      partitioning = GapPartition(graph, {groups.data(), groups.size()}, classes + 1, gap, budget);
+    } else {
+      partitioning = RandomPartition(input.meta().num_nodes, o.parts, o.seed, budget);
+    }
+    quality = MeasurePartitioning(graph, partitioning, label_span, train_ids, classes);
+  }
+  const uint64_t hub_count =
+      static_cast<uint64_t>(o.hub_fraction * static_cast<double>(input.meta().num_nodes));
+  if (progress) progress->Restart("scoring hubs", 1);
+  const std::vector<uint64_t> hubs =
+      SelectHubs(graph, partitioning, train_ids, hub_count, o.hub_walk_steps, budget);
+
+  DatasetWriter writer(o.out, o.replace_existing);
+  writer.MakeSubdir("partition");
+  WritePartitionedLayout(input, graph, partitioning, hubs, writer, budget, progress.get());
+  PartitionMeta meta;
+  meta.method = PartitionMethodName(o.method);
+  meta.parts = o.parts;
+  meta.hubs = hubs.size();
+  meta.edge_cut_ratio = quality.edge_cut_ratio;
+  meta.label_balance = quality.label_balance;
+  meta.max_part_nodes = quality.max_part_nodes;
+  meta.min_part_nodes = quality.min_part_nodes;
+  meta.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  meta.peak_rss_bytes = PeakRssBytes();
+  meta.source = input.dir();
+  writer.meta().partition = meta;
+  writer.Publish();
+  if (progress) progress->Finish();
+  return writer.meta();
+}
+
+}  // namespace strata
