@@ -50,6 +50,9 @@ class CscGraph {
  public:
   // Loads graph/indptr.bin and, unless the topology stays on disk, graph/indices.bin.
   CscGraph(const Dataset& dataset, MemoryBudget& budget, const TopologyOptions& options = {});
+  // A resident graph over given arrays (indptr: num_nodes + 1 offsets; indices: sources), e.g.
+  // the subgraph of one macro-batch; the arrays keep their charges.
+  CscGraph(ChargedArray<uint64_t> indptr, ChargedArray<uint32_t> indices, MemoryBudget& budget);
   ~CscGraph();
   CscGraph(const CscGraph&) = delete;
   CscGraph& operator=(const CscGraph&) = delete;
@@ -68,7 +71,9 @@ class CscGraph {
   // Replaces every edge id in `edges` by its source node id, in either placement.
   void ResolveSources(std::span<uint64_t> edges) const;
   // Calls fn(first_edge, sources) over consecutive chunks of the stored edges, in edge
-  // order: from memory, or streamed from indices.bin when it is on disk.
+  // order: from memory, or streamed from indices.bin when it is on disk. Charges at most
+  // kScanChunkEdges × (8 + id width) bytes to the budget while it runs.
+  static constexpr uint64_t kScanChunkEdges = uint64_t{1} << 20;
   void ForEachSourceChunk(
       const std::function<void(uint64_t first_edge, std::span<const uint64_t> sources)>& fn) const;
   AdjacencyStats adjacency_stats() const;

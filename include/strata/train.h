@@ -40,12 +40,22 @@ struct FeatureOptions {
   bool row_normalize = false;  // scale each input row to unit L1 norm (the papers' preprocessing)
 };
 
+// Multistage training (Hanoi): macro-batches of partitions of a partitioned dataset
+// (`strata partition`), each read with large sequential reads into one of two buffers while
+// the other trains, mini-batches sampled inside the macro-batch graph (its nodes and the hubs).
+struct MultistageOptions {
+  bool enabled = false;
+  uint32_t macro_batch = 0;  // partitions per macro-batch; 0: the most whose two buffers fit
+  uint32_t reuse = 1;        // passes over each macro-batch (1..4)
+};
+
 struct TrainOptions {
   std::string dataset;
   ModelOptions model;
   OptimizerOptions optimizer;
   SamplingOptions sampling;
   FeatureOptions features;
+  MultistageOptions multistage;
   TopologyOptions topology = {TopologyPlacement::kAuto, -1, {}};  // io.depth: from io_depth
   uint64_t seed = 0;
   uint64_t memory_budget_bytes = 0;
@@ -79,6 +89,12 @@ struct EpochReport {
   double device_iops = 0;  // measured by the storage access accumulator
   double read_latency_us = 0;
   uint64_t peak_rss_bytes = 0;
+  // Multistage only (macro_batches > 0).
+  uint64_t macro_batches = 0;
+  double reuse_mean = 0;    // passes per macro-batch
+  uint64_t load_bytes = 0;  // read sequentially into the macro-batch buffers
+  double load_busy_s = 0;   // reading and building macro-batch graphs
+  double stall_s = 0;       // the trainer waiting for a macro-batch to be loaded
 };
 
 struct TrainResult {

@@ -8,6 +8,7 @@
 
 #include "cli/command.h"
 #include "cli/option_parsers.h"
+#include "strata/error.h"
 #include "strata/train.h"
 
 namespace strata::cli {
@@ -26,6 +27,7 @@ struct TrainArgs {
   std::string budget;
   std::string topology = "auto";
   std::string adjacency_cache;
+  std::string multistage;
 };
 
 // Options shared by train and eval: the dataset, how features are read, evaluation.
@@ -77,6 +79,12 @@ void Resolve(TrainArgs& a) {
   o.features.hot_policy = ParseHotnessPolicy(a.hot_policy);
   o.memory_budget_bytes = MemoryBudgetFromOption(a.budget);
   o.topology.placement = ParseTopologyPlacement(a.topology);
+  if (!a.multistage.empty()) {
+    if (a.multistage != "partition") {
+      throw Error::Input("unknown --multistage '" + a.multistage + "': expected partition");
+    }
+    o.multistage.enabled = true;
+  }
   if (!a.adjacency_cache.empty()) {
     o.topology.adjacency_cache_bytes =
         static_cast<int64_t>(ParseByteSize(a.adjacency_cache, "--adjacency-cache"));
@@ -115,6 +123,12 @@ Runner AddTrainCommand(CLI::App& app) {
   cmd->add_option("--optimizer", args->optimizer, "adam or sgd")
       ->check(CLI::IsMember({"adam", "sgd"}));
   cmd->add_option("--run-ahead", o.max_run_ahead, "most batches sampled ahead of training")
+      ->capture_default_str();
+  cmd->add_option("--multistage", args->multistage,
+                  "partition: train on macro-batches of a partitioned dataset");
+  cmd->add_option("--macro-batch", o.multistage.macro_batch,
+                  "partitions per macro-batch (default: the most whose two buffers fit)");
+  cmd->add_option("--reuse", o.multistage.reuse, "passes over each macro-batch, 1..4")
       ->capture_default_str();
   cmd->add_option("--eval-every", o.eval_every, "epochs between validation runs")
       ->capture_default_str();

@@ -83,6 +83,19 @@ CscGraph::CscGraph(const Dataset& dataset, MemoryBudget& budget, const TopologyO
   }
 }
 
+CscGraph::CscGraph(ChargedArray<uint64_t> indptr, ChargedArray<uint32_t> indices,
+                   MemoryBudget& budget)
+    : num_nodes_(indptr.size() - 1),
+      num_edges_(indices.size()),
+      wide_(false),
+      indptr_(std::move(indptr)),
+      indices32_(std::move(indices)),
+      budget_(budget) {
+  if (indptr_.size() == 0 || indptr_[num_nodes_] != num_edges_) {
+    throw Error::Internal("CscGraph: indptr does not end at the number of edges");
+  }
+}
+
 CscGraph::~CscGraph() = default;
 
 void CscGraph::ResolveSources(std::span<uint64_t> edges) const {
@@ -95,7 +108,7 @@ void CscGraph::ResolveSources(std::span<uint64_t> edges) const {
 
 void CscGraph::ForEachSourceChunk(
     const std::function<void(uint64_t, std::span<const uint64_t>)>& fn) const {
-  constexpr uint64_t kChunkEdges = uint64_t{1} << 20;
+  constexpr uint64_t kChunkEdges = kScanChunkEdges;
   const uint32_t width = wide_ ? 8 : 4;
   ChargedArray<uint64_t> sources(budget_, std::min(kChunkEdges, num_edges_), "edge scan buffer");
   ChargedArray<std::byte> raw;

@@ -66,8 +66,10 @@ void WriteTopology(const CscGraph& graph, const IdMaps& maps, uint32_t node_id_b
   src.reserve(kBatch);
   dst.reserve(kBatch);
   {
-    CscBuilder builder(budget, CscBufferBytes(budget, 2 * kBatch * sizeof(uint64_t)),
-                       writer.spill_dir(), IdBitsFor(n), /*deduplicate=*/false);
+    // The builder takes what is left but the edge batches and the graph's scan buffer.
+    const uint64_t reserve = 2 * kBatch * sizeof(uint64_t) + CscGraph::kScanChunkEdges * 16;
+    CscBuilder builder(budget, CscBufferBytes(budget, reserve), writer.spill_dir(), IdBitsFor(n),
+                       /*deduplicate=*/false);
     uint64_t v = 0;
     graph.ForEachSourceChunk([&](uint64_t first_edge, std::span<const uint64_t> sources) {
       for (size_t i = 0; i < sources.size(); ++i) {

@@ -35,6 +35,12 @@ struct StageBusy {
   uint64_t reads_in_flight_target = 0;  // the storage access accumulator's last target
   double peak_iops = 0;                 // what the accumulator measured
   double read_latency_us = 0;
+  // Macro-batch sources only.
+  uint64_t macro_batches = 0;
+  uint64_t macro_passes = 0;
+  uint64_t load_bytes = 0;
+  double load_s = 0;
+  double stall_s = 0;
 };
 
 class BatchStream {

@@ -28,6 +28,14 @@ nlohmann::ordered_json EpochRecord(const EpochReport& r) {
                                    {"read_latency_us", r.read_latency_us},
                                    {"peak_rss_bytes", r.peak_rss_bytes}};
   if (!std::isnan(r.val_acc)) record["val_acc"] = r.val_acc;
+  if (r.macro_batches > 0) {
+    record["macro_batches"] = r.macro_batches;
+    record["reuse_mean"] = r.reuse_mean;
+    record["load_bytes"] = r.load_bytes;
+    record["load_busy_s"] = r.load_busy_s;
+    record["load_rate_bytes_per_s"] = r.load_busy_s > 0 ? r.load_bytes / r.load_busy_s : 0.0;
+    record["stall_s"] = r.stall_s;
+  }
   return record;
 }
 

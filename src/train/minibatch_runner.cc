@@ -9,6 +9,7 @@
 #include "common/interrupt.h"
 #include "train/batch_pipeline.h"
 #include "train/evaluate.h"
+#include "train/macro_batch_source.h"
 
 namespace strata {
 namespace {
@@ -44,20 +45,33 @@ void CopyStageBusy(const StageBusy& busy, EpochReport& report) {
   report.reads_in_flight_target = busy.reads_in_flight_target;
   report.device_iops = busy.peak_iops;
   report.read_latency_us = busy.read_latency_us;
+  report.macro_batches = busy.macro_batches;
+  report.reuse_mean = Ratio(busy.macro_passes, busy.macro_batches);
+  report.load_bytes = busy.load_bytes;
+  report.load_busy_s = busy.load_s;
+  report.stall_s = busy.stall_s;
 }
 
 }  // namespace
 
-MiniBatchRunner::MiniBatchRunner(Session& session)
+MiniBatchRunner::MiniBatchRunner(Session& session, std::unique_ptr<BatchSource> source)
     : session_(session),
-      optimizer_(MakeOptimizer(session.options().optimizer, session.model().model().Parameters())) {
+      optimizer_(MakeOptimizer(session.options().optimizer, session.model().model().Parameters())),
+      source_(std::move(source)) {
+  if (session.options().progress) progress_ = std::make_unique<ProgressBar>("training", 0);
+}
+
+std::unique_ptr<BatchSource> MakeBatchSource(Session& session) {
   const TrainOptions& o = session.options();
+  if (o.multistage.enabled) {
+    return std::make_unique<MacroBatchSource>(
+        session.dataset(), session.graph(), session.split_ids(Split::kTrain), o, session.budget());
+  }
   PipelineOptions pipeline;
   pipeline.max_run_ahead = o.max_run_ahead;
   pipeline.max_reads_in_flight = o.io_depth;
-  source_ = std::make_unique<NeighborBatchSource>(session.sampler(), session.store(), pipeline,
-                                                  session.budget());
-  if (o.progress) progress_ = std::make_unique<ProgressBar>("training", 0);
+  return std::make_unique<NeighborBatchSource>(session.sampler(), session.store(), pipeline,
+                                               session.budget());
 }
 
 MiniBatchRunner::~MiniBatchRunner() = default;
@@ -93,6 +107,7 @@ EpochReport MiniBatchRunner::TrainEpoch(uint64_t epoch) {
   report.topology_on_disk = !session_.graph().indices_resident();
   CountEpochReads(before, session_.store().stats(), adjacency_before,
                   session_.graph().adjacency_stats(), report);
+  report.disk_bytes += report.load_bytes;  // the macro-batches' sequential reads
   report.time_s = Seconds(epoch_start);
   return report;
 }

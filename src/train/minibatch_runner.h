@@ -1,5 +1,6 @@
-// MiniBatchRunner is the mini-batch path's EpochRunner: an epoch is the batches of a
-// BatchSource (sampled neighbourhoods with their gathered features, train/batch_pipeline.h),
+// MiniBatchRunner is the EpochRunner of the sampled paths: an epoch is the batches of a
+// BatchSource (sampled neighbourhoods with their gathered features: train/batch_pipeline.h,
+// or sampled inside macro-batches: train/macro_batch_source.h),
 // each trained in one step on the calling thread while the source's threads prepare the next
 // ones; accuracy is measured with EvaluateNodes. It reports the epoch's loss, its disk and
 // cache counters, the adjacency cache's when the topology is on disk, and how busy each
@@ -19,8 +20,8 @@ namespace strata {
 
 class MiniBatchRunner final : public EpochRunner {
  public:
-  // `session` must outlive the runner.
-  explicit MiniBatchRunner(Session& session);
+  // `session` must outlive the runner; `source` produces each epoch's batches.
+  MiniBatchRunner(Session& session, std::unique_ptr<BatchSource> source);
   ~MiniBatchRunner() override;
 
   EpochReport TrainEpoch(uint64_t epoch) override;
@@ -40,5 +41,9 @@ class MiniBatchRunner final : public EpochRunner {
   std::unique_ptr<BatchSource> source_;
   std::unique_ptr<ProgressBar> progress_;
 };
+
+// The batches `session`'s options ask for: macro-batches with --multistage, else sampled
+// neighbourhoods through the feature store.
+std::unique_ptr<BatchSource> MakeBatchSource(Session& session);
 
 }  // namespace strata

@@ -39,7 +39,7 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
   CheckTrainOptions(o);
   const auto start = std::chrono::steady_clock::now();
   Session session(o, Dataset::Open(o.dataset));
-  MiniBatchRunner runner(session);
+  MiniBatchRunner runner(session, MakeBatchSource(session));
   MetricsLog metrics(o.metrics_out);
   const std::string checkpoint = PrepareCheckpoint(o);
   const uint64_t first_epoch = Resume(o, checkpoint, runner);
