@@ -13,6 +13,7 @@ packages=(
   libxxhash-dev         # per-file checksums in meta.json
   libgtest-dev libgmock-dev  # unit and CLI tests
   libbenchmark-dev      # micro-benchmarks in bench/
+  libmetis-dev          # METIS, the partitioning baseline GAP is compared against
   util-linux            # unshare, for the disk-full test in a private tmpfs
 )
 

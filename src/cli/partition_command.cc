@@ -26,7 +26,8 @@ Runner AddPartitionCommand(CLI::App& app) {
   cmd->add_option("DATASET", o.input, "dataset to partition")->required();
   cmd->add_option("OUT", o.out, "partitioned dataset directory to create")->required();
   cmd->add_option("--parts", o.parts, "number of partitions")->required();
-  cmd->add_option("--method", args->method, "gap (label-balanced Fennel) or random")
+  cmd->add_option("--method", args->method,
+                  "gap (label-balanced Fennel), random, or metis (in memory)")
       ->capture_default_str();
   cmd->add_option("--hubs", o.hub_fraction, "share of nodes kept in memory as hubs")
       ->capture_default_str();

@@ -10,6 +10,7 @@
 #include "dataset/dataset_writer.h"
 #include "partition/gap_partitioner.h"
 #include "partition/hub_selection.h"
+#include "partition/metis_partitioner.h"
 #include "partition/partitioned_layout_writer.h"
 #include "partition/random_partitioner.h"
 #include "strata/error.h"
@@ -31,9 +32,6 @@ void CheckOptions(const PartitionOptions& o, const DatasetMeta& input) {
   }
   if (!(o.hub_fraction >= 0 && o.hub_fraction < 1)) {
     throw Error::Input("--hubs must be a fraction in [0, 1)");
-  }
-  if (o.method == PartitionMethod::kMetis) {
-    throw Error::Input("--method metis is not available in this build; use gap or random");
   }
   if (input.partition) {
     throw Error::Input("the input is already partitioned; partition the original dataset", o.input);
@@ -73,6 +71,8 @@ DatasetMeta PartitionDataset(const PartitionOptions& o) {
       gap.passes = o.passes;
       gap.imbalance = o.imbalance;
       partitioning = GapPartition(graph, {groups.data(), groups.size()}, classes + 1, gap, budget);
+    } else if (o.method == PartitionMethod::kMetis) {
+      partitioning = MetisPartition(graph, o.parts, o.seed, budget);
     } else {
       partitioning = RandomPartition(input.meta().num_nodes, o.parts, o.seed, budget);
     }

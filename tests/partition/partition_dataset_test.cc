@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "partition/gap_partitioner.h"
+#include "partition/metis_partitioner.h"
 #include "partition/random_partitioner.h"
 #include "storage/file.h"
+#include "strata/error.h"
 #include "strata/feature_store.h"
 #include "strata/generate.h"
 #include "strata/graph.h"
@@ -176,7 +178,8 @@ TEST_F(PartitionDatasetTest, GapCutsFewerEdgesThanRandomAndBalancesLabels) {
 }
 
 TEST_F(PartitionDatasetTest, SameOptionsSameBytes) {
-  for (PartitionMethod method : {PartitionMethod::kGap, PartitionMethod::kRandom}) {
+  for (PartitionMethod method :
+       {PartitionMethod::kGap, PartitionMethod::kRandom, PartitionMethod::kMetis}) {
     PartitionDataset(Options("a", method));
     PartitionOptions again = Options("b", method);
     PartitionDataset(again);
@@ -220,6 +223,27 @@ TEST_F(PartitionDatasetTest, GapRespectsTheCapacityOfEveryLabelGroup) {
         EXPECT_LE(n, capacity) << "group " << key.first << " partition " << key.second;
       }
     }
+  }
+}
+
+TEST_F(PartitionDatasetTest, MetisMinimisesTheCutButNotTheLabelImbalance) {
+  const DatasetMeta metis = PartitionDataset(Options("metis", PartitionMethod::kMetis));
+  const DatasetMeta gap = PartitionDataset(Options("gap", PartitionMethod::kGap));
+  Dataset::Open(dir_ / "metis").Verify();
+  EXPECT_LT(metis.partition->edge_cut_ratio, gap.partition->edge_cut_ratio);
+  EXPECT_GT(metis.partition->label_balance, gap.partition->label_balance);
+}
+
+TEST_F(PartitionDatasetTest, MetisBeyondTheBudgetIsRefusedInOneLine) {
+  const Dataset in = Dataset::Open(dir_ / "in");
+  MemoryBudget budget(8 << 20);
+  const CscGraph graph(in, budget);
+  MemoryBudget small(MetisMemoryEstimate(graph) - 1);
+  try {
+    MetisPartition(graph, kParts, 0, small);
+    FAIL() << "METIS ran beyond the budget";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--method metis"), std::string::npos) << e.what();
   }
 }
 
