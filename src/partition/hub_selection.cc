@@ -27,16 +27,10 @@ std::vector<uint64_t> SelectHubs(const CscGraph& graph, const Partitioning& part
       next_all[v] = stay * all[v];
       next_own[v] = stay * own[v];
     }
-    uint64_t dst = 0;
-    graph.ForEachSourceChunk([&](uint64_t first_edge, std::span<const uint64_t> sources) {
-      for (size_t i = 0; i < sources.size(); ++i) {
-        while (first_edge + i >= graph.EdgeBegin(dst + 1)) ++dst;
-        const float share = 0.5f / graph.InDegree(dst);
-        const uint64_t src = sources[i];
-        next_all[src] += share * all[dst];
-        if (part_of[src] == part_of[dst]) next_own[src] += share * own[dst];
-      }
-      ThrowIfInterrupted();
+    ForEachEdge(graph, [&](uint64_t src, uint64_t dst) {
+      const float share = 0.5f / graph.InDegree(dst);
+      next_all[src] += share * all[dst];
+      if (part_of[src] == part_of[dst]) next_own[src] += share * own[dst];
     });
     std::swap(all, next_all);
     std::swap(own, next_own);

@@ -38,26 +38,18 @@ Partitioning MetisPartition(const CscGraph& graph, uint32_t parts, uint64_t seed
   // Symmetric adjacency: every stored edge in both directions, self loops dropped, repeats
   // merged (METIS wants a simple undirected graph).
   std::vector<idx_t> xadj(n + 1, 0);
-  uint64_t dst = 0;
-  graph.ForEachSourceChunk([&](uint64_t first_edge, std::span<const uint64_t> sources) {
-    for (size_t i = 0; i < sources.size(); ++i) {
-      while (first_edge + i >= graph.EdgeBegin(dst + 1)) ++dst;
-      if (sources[i] == dst) continue;
-      ++xadj[sources[i] + 1];
-      ++xadj[dst + 1];
-    }
+  ForEachEdge(graph, [&](uint64_t src, uint64_t dst) {
+    if (src == dst) return;
+    ++xadj[src + 1];
+    ++xadj[dst + 1];
   });
   for (uint64_t v = 0; v < n; ++v) xadj[v + 1] += xadj[v];
   std::vector<idx_t> adjncy(xadj[n]);
   std::vector<idx_t> fill(xadj.begin(), xadj.end() - 1);
-  dst = 0;
-  graph.ForEachSourceChunk([&](uint64_t first_edge, std::span<const uint64_t> sources) {
-    for (size_t i = 0; i < sources.size(); ++i) {
-      while (first_edge + i >= graph.EdgeBegin(dst + 1)) ++dst;
-      if (sources[i] == dst) continue;
-      adjncy[fill[sources[i]]++] = static_cast<idx_t>(dst);
-      adjncy[fill[dst]++] = static_cast<idx_t>(sources[i]);
-    }
+  ForEachEdge(graph, [&](uint64_t src, uint64_t dst) {
+    if (src == dst) return;
+    adjncy[fill[src]++] = static_cast<idx_t>(dst);
+    adjncy[fill[dst]++] = static_cast<idx_t>(src);
   });
   idx_t kept = 0;
   for (uint64_t v = 0; v < n; ++v) {

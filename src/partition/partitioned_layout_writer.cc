@@ -70,19 +70,14 @@ void WriteTopology(const CscGraph& graph, const IdMaps& maps, uint32_t node_id_b
     const uint64_t reserve = 2 * kBatch * sizeof(uint64_t) + CscGraph::kScanChunkEdges * 16;
     CscBuilder builder(budget, CscBufferBytes(budget, reserve), writer.spill_dir(), IdBitsFor(n),
                        /*deduplicate=*/false);
-    uint64_t v = 0;
-    graph.ForEachSourceChunk([&](uint64_t first_edge, std::span<const uint64_t> sources) {
-      for (size_t i = 0; i < sources.size(); ++i) {
-        while (first_edge + i >= graph.EdgeBegin(v + 1)) ++v;
-        src.push_back(maps.new_of[sources[i]]);
-        dst.push_back(maps.new_of[v]);
-        if (src.size() == kBatch) {
-          builder.Add(src, dst);
-          src.clear();
-          dst.clear();
-        }
+    ForEachEdge(graph, [&](uint64_t source, uint64_t destination) {
+      src.push_back(maps.new_of[source]);
+      dst.push_back(maps.new_of[destination]);
+      if (src.size() == kBatch) {
+        builder.Add(src, dst);
+        src.clear();
+        dst.clear();
       }
-      ThrowIfInterrupted();
     });
     builder.Add(src, dst);
     WriteGraph(builder, n, node_id_bytes, /*add_self_loops=*/false, writer, progress);

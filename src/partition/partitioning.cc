@@ -12,13 +12,7 @@ PartitionQuality MeasurePartitioning(const CscGraph& graph, const Partitioning& 
   const std::span<const uint32_t> part_of(partitioning.part_of.data(), partitioning.part_of.size());
   PartitionQuality quality;
   uint64_t cut = 0;
-  uint64_t dst = 0;
-  graph.ForEachSourceChunk([&](uint64_t first_edge, std::span<const uint64_t> sources) {
-    for (size_t i = 0; i < sources.size(); ++i) {
-      while (first_edge + i >= graph.EdgeBegin(dst + 1)) ++dst;
-      cut += part_of[sources[i]] != part_of[dst];
-    }
-  });
+  ForEachEdge(graph, [&](uint64_t src, uint64_t dst) { cut += part_of[src] != part_of[dst]; });
   quality.edge_cut_ratio = graph.num_edges() ? static_cast<double>(cut) / graph.num_edges() : 0;
 
   std::vector<uint64_t> nodes(partitioning.parts, 0);

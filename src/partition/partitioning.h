@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 
+#include "common/interrupt.h"
 #include "strata/graph.h"
 #include "strata/memory_budget.h"
 
@@ -25,6 +26,20 @@ struct PartitionQuality {
   uint64_t max_part_nodes = 0;
   uint64_t min_part_nodes = 0;
 };
+
+// Calls fn(source, destination) for every stored edge in edge order (destinations ascending),
+// streamed from disk when the topology is there; checks for Ctrl-C between chunks.
+template <typename Fn>
+void ForEachEdge(const CscGraph& graph, Fn&& fn) {
+  uint64_t dst = 0;
+  graph.ForEachSourceChunk([&](uint64_t first_edge, std::span<const uint64_t> sources) {
+    for (size_t i = 0; i < sources.size(); ++i) {
+      while (first_edge + i >= graph.EdgeBegin(dst + 1)) ++dst;
+      fn(sources[i], dst);
+    }
+    ThrowIfInterrupted();
+  });
+}
 
 // `labels` has one entry per node (-1: unlabelled); `train_ids` are the training nodes.
 PartitionQuality MeasurePartitioning(const CscGraph& graph, const Partitioning& partitioning,
