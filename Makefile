@@ -35,7 +35,7 @@ test: build
 # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-asan: setup
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSTRATA_SANITIZE=ON >/dev/null
-	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target strata_tests
 	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Test accuracy of GraphSAGE with ordinary neighbour sampling against multistage training on
-# GAP + hub and random partitions, mean ± std over seeds, on a dataset imported from .npy
-# (e.g. ../shared/datasets/cora). Prints one JSON line per configuration.
-#   bench/multistage_accuracy.sh NPY_DIR [PARTS] [MACRO_BATCH] [SEEDS]
+# GAP + hub and random partitions and large-batch sampling (LBS), mean ± std over seeds, on a
+# dataset imported from .npy (e.g. ../shared/datasets/cora). Prints one JSON line per
+# configuration.
+#   bench/multistage_accuracy.sh NPY_DIR [PARTS] [MACRO_BATCH] [SEEDS] [LBS_MACRO_BATCH]
 set -euo pipefail
 npy=$1
 parts=${2:-8}
 macro=${3:-2}
 seeds=${4:-5}
+lbs_macro=${5:-2}
 strata=${STRATA:-build/strata}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -36,3 +38,4 @@ print(json.dumps({'run': sys.argv[1], 'test_acc_mean': round(statistics.mean(a),
 evaluate neighbour-sampling "$work/gap"
 evaluate "multistage-gap-hubs-k${parts}-b${macro}" "$work/gap" --multistage partition --macro-batch "$macro"
 evaluate "multistage-random-k${parts}-b${macro}" "$work/random" --multistage partition --macro-batch "$macro"
+evaluate "multistage-lbs-m${lbs_macro}" "$work/in" --multistage lbs --macro-batch "$lbs_macro"

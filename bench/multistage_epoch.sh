@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Epoch time of the three ways to train on `make run`'s graph, in one run so that the disk's
 # drift affects them alike: features in memory (the ceiling), today's direct store behind
-# the cache, and multistage macro-batches of a GAP-partitioned copy — the last two within a
-# 1 GiB budget, a quarter of the feature bytes. Prints one JSON line per run.
+# the cache, multistage macro-batches of a GAP-partitioned copy and large-batch sampling (LBS)
+# — all but the first within a 1 GiB budget, a quarter of the feature bytes. Prints one JSON
+# line per run.
 #   bench/multistage_epoch.sh [STRATA] [DATASET] [EPOCHS]
 set -euo pipefail
 strata=${1:-build/strata}
@@ -34,6 +35,7 @@ print(json.dumps({
     "val_acc": final["val_acc"], "test_acc": final["test_acc"],
     "load_rate_mb_s": [round(r.get("load_rate_bytes_per_s", 0) / 1e6) for r in epochs],
     "stall_s": [round(r.get("stall_s", 0), 2) for r in epochs],
+    "disk_mb": [round(r["disk_bytes"] / 1e6) for r in epochs],
     "peak_rss_mb": round(final["peak_rss_bytes"] / 2**20),
 }))
 PY
@@ -43,3 +45,4 @@ run memory "$dataset" --feature-store memory --memory-budget 8G
 run direct "$dataset" --feature-store direct --memory-budget 1G
 run multistage "$partitioned" --multistage partition --memory-budget 1G
 run multistage-reuse2 "$partitioned" --multistage partition --reuse 2 --memory-budget 1G
+run multistage-lbs "$dataset" --multistage lbs --memory-budget 1G

@@ -12,6 +12,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "strata/feature_store.h"
@@ -40,13 +41,23 @@ struct FeatureOptions {
   bool row_normalize = false;  // scale each input row to unit L1 norm (the papers' preprocessing)
 };
 
-// Multistage training (Hanoi): macro-batches of partitions of a partitioned dataset
-// (`strata partition`), each read with large sequential reads into one of two buffers while
-// the other trains, mini-batches sampled inside the macro-batch graph (its nodes and the hubs).
+// Multistage training: macro-batches loaded a few at a time into one of two buffers while the
+// other trains, mini-batches sampled inside the macro-batch's graph. kPartition (Hanoi): a
+// macro-batch is a few partitions of a partitioned dataset (`strata partition`) and the hubs,
+// read with large sequential reads. kLargeBatch (Joestar's LBS): a macro-batch is the sampled
+// neighbourhood of `macro_batch` mini-batches' seeds, gathered once.
+enum class MultistageMethod { kNone, kPartition, kLargeBatch };
+MultistageMethod ParseMultistageMethod(std::string_view name);  // partition | lbs
+std::string_view MultistageMethodName(MultistageMethod method);
+
 struct MultistageOptions {
-  bool enabled = false;
-  uint32_t macro_batch = 0;  // partitions per macro-batch; 0: the most whose two buffers fit
+  MultistageMethod method = MultistageMethod::kNone;
+  // Partitions (or, for LBS, mini-batches) per macro-batch; 0: the most whose two buffers fit.
+  uint32_t macro_batch = 0;
   uint32_t reuse = 1;        // passes over each macro-batch (1..4)
+  std::vector<int> fanouts;  // of the mini-batches inside a macro-batch (empty: the sampling's)
+
+  bool enabled() const { return method != MultistageMethod::kNone; }
 };
 
 struct TrainOptions {

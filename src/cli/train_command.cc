@@ -28,6 +28,7 @@ struct TrainArgs {
   std::string topology = "auto";
   std::string adjacency_cache;
   std::string multistage;
+  std::string macro_fanouts;
 };
 
 // Options shared by train and eval: the dataset, how features are read, evaluation.
@@ -79,11 +80,9 @@ void Resolve(TrainArgs& a) {
   o.features.hot_policy = ParseHotnessPolicy(a.hot_policy);
   o.memory_budget_bytes = MemoryBudgetFromOption(a.budget);
   o.topology.placement = ParseTopologyPlacement(a.topology);
-  if (!a.multistage.empty()) {
-    if (a.multistage != "partition") {
-      throw Error::Input("unknown --multistage '" + a.multistage + "': expected partition");
-    }
-    o.multistage.enabled = true;
+  if (!a.multistage.empty()) o.multistage.method = ParseMultistageMethod(a.multistage);
+  if (!a.macro_fanouts.empty()) {
+    o.multistage.fanouts = ParseFanouts(a.macro_fanouts, "--macro-fanouts");
   }
   if (!a.adjacency_cache.empty()) {
     o.topology.adjacency_cache_bytes =
@@ -125,9 +124,13 @@ Runner AddTrainCommand(CLI::App& app) {
   cmd->add_option("--run-ahead", o.max_run_ahead, "most batches sampled ahead of training")
       ->capture_default_str();
   cmd->add_option("--multistage", args->multistage,
-                  "partition: train on macro-batches of a partitioned dataset");
+                  "partition: macro-batches of a partitioned dataset's partitions; lbs: "
+                  "large-batch sampling, on any dataset");
   cmd->add_option("--macro-batch", o.multistage.macro_batch,
-                  "partitions per macro-batch (default: the most whose two buffers fit)");
+                  "partitions (lbs: mini-batches) per macro-batch (default: the most whose two "
+                  "buffers fit)");
+  cmd->add_option("--macro-fanouts", args->macro_fanouts,
+                  "fanouts of the mini-batches inside a macro-batch (default: --fanouts)");
   cmd->add_option("--reuse", o.multistage.reuse, "passes over each macro-batch, 1..4")
       ->capture_default_str();
   cmd->add_option("--eval-every", o.eval_every, "epochs between validation runs")

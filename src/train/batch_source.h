@@ -24,6 +24,7 @@ struct ReadyBatch {
   SampledBatch batch;
   ChargedArray<float> features;  // input_nodes().size() x dim, row-major
   uint64_t rows = 0;
+  uint64_t macro_batch = 0;  // macro-batch sources: the one it was sampled in
 };
 
 // Seconds each stage of a stream spent working (not waiting), for the epoch report.
@@ -36,7 +37,9 @@ struct StageBusy {
   double peak_iops = 0;                 // what the accumulator measured
   double read_latency_us = 0;
   // Macro-batch sources only.
-  uint64_t macro_batches = 0;
+  uint64_t macro_batches_planned = 0;  // in the epoch
+  uint64_t macro_batches = 0;          // every pass sampled
+  uint64_t macro_batch_handed = 0;     // 1 + the macro-batch of the last batch Next returned
   uint64_t macro_passes = 0;
   uint64_t load_bytes = 0;
   double load_s = 0;

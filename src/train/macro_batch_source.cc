@@ -7,44 +7,32 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "common/enum_names.h"
 #include "common/interrupt.h"
-#include "common/random.h"
 #include "features/row_codec.h"
 #include "strata/error.h"
 #include "strata/neighbor_sampler.h"
 #include "train/bounded_queue.h"
+#include "train/large_batch_loader.h"
+#include "train/partition_loader.h"
 
 namespace strata {
 namespace {
 
-constexpr uint64_t kPartitionOrderStream = 0x6d61637200000000ull;  // "macr"
-
-// The macro-batches of an epoch: the partitions shuffled by (seed, epoch), in groups.
-std::vector<std::vector<uint32_t>> PlanEpoch(uint32_t parts, uint32_t macro_batch, uint64_t seed,
-                                             uint64_t epoch) {
-  std::vector<uint32_t> order(parts);
-  std::iota(order.begin(), order.end(), 0);
-  Rng rng(MixSeed(seed ^ kPartitionOrderStream, epoch));
-  for (uint32_t i = parts; i > 1; --i) std::swap(order[i - 1], order[rng.Below(i)]);
-  std::vector<std::vector<uint32_t>> plan;
-  for (uint32_t first = 0; first < parts; first += macro_batch) {
-    plan.emplace_back(order.begin() + first,
-                      order.begin() + std::min<uint32_t>(parts, first + macro_batch));
-  }
-  return plan;
-}
+constexpr EnumNames<MultistageMethod, 2> kMultistageMethodNames(
+    "--multistage",
+    {{{MultistageMethod::kPartition, "partition"}, {MultistageMethod::kLargeBatch, "lbs"}}});
 
 class MacroBatchStream final : public BatchStream {
  public:
-  MacroBatchStream(MacroBatchLoader& loader, const TrainOptions& o, FeatureDtype dtype,
-                   uint64_t dim, uint64_t epoch, MemoryBudget& budget)
+  MacroBatchStream(MacroBatchLoader& loader, const TrainOptions& o, uint64_t dim, uint64_t epoch,
+                   MemoryBudget& budget)
       : loader_(loader),
         options_(o),
-        dtype_(dtype),
         dim_(dim),
         epoch_(epoch),
         budget_(budget),
-        plan_(PlanEpoch(loader.parts(), loader.macro_batch(), o.seed, epoch)),
+        planned_(loader.macro_batches(epoch)),
         free_(2),
         loaded_(1),
         ready_(std::max<uint32_t>(o.max_run_ahead, 1)) {
@@ -67,6 +55,7 @@ class MacroBatchStream final : public BatchStream {
     while (true) {
       bool timed_out = false;
       std::optional<ReadyBatch> ready = ready_.PopFor(std::chrono::milliseconds(100), timed_out);
+      if (ready) handed_ = ready->macro_batch + 1;
       if (!timed_out) return ready;
       ThrowIfInterrupted();
     }
@@ -75,7 +64,9 @@ class MacroBatchStream final : public BatchStream {
   StageBusy busy() const override {
     StageBusy busy;
     busy.sample_s = sample_ns_ * 1e-9;
+    busy.macro_batches_planned = planned_;
     busy.macro_batches = macro_batches_;
+    busy.macro_batch_handed = handed_;
     busy.macro_passes = macro_passes_;
     busy.load_bytes = load_bytes_;
     busy.load_s = load_ns_ * 1e-9;
@@ -87,11 +78,11 @@ class MacroBatchStream final : public BatchStream {
  private:
   void LoadLoop() {
     try {
-      for (const std::vector<uint32_t>& partitions : plan_) {
+      for (uint64_t m = 0; m < planned_; ++m) {
         std::optional<int> buffer = free_.Pop();
         if (!buffer || stopping_) return;
         const uint64_t start = MonotonicNs();
-        std::unique_ptr<MacroBatch> batch = loader_.Load(partitions, *buffer);
+        std::unique_ptr<MacroBatch> batch = loader_.Load(epoch_, m, *buffer);
         load_ns_ += MonotonicNs() - start;
         load_bytes_ += batch->bytes_read;
         if (!loaded_.Push(std::move(batch))) return;
@@ -126,7 +117,9 @@ class MacroBatchStream final : public BatchStream {
   bool Produce(const MacroBatch& batch, uint64_t m, uint64_t& index) {
     if (batch.train_local.empty()) return true;
     const SamplingOptions& s = options_.sampling;
-    const NeighborSampler sampler(*batch.graph, batch.train_local, s.fanouts, s.batch_size,
+    const std::vector<int>& fanouts =
+        options_.multistage.fanouts.empty() ? s.fanouts : options_.multistage.fanouts;
+    const NeighborSampler sampler(*batch.graph, batch.train_local, fanouts, s.batch_size,
                                   options_.seed, budget_, options_.threads);
     const uint32_t passes = std::max<uint32_t>(options_.multistage.reuse, 1);
     for (uint32_t r = 0; r < passes; ++r) {
@@ -141,11 +134,13 @@ class MacroBatchStream final : public BatchStream {
         ready.rows = inputs.size();
         ready.features = ChargedArray<float>(budget_, inputs.size() * dim_, "batch input features");
         for (size_t i = 0; i < inputs.size(); ++i) {
-          DecodeRow(batch.row_of[inputs[i]], dtype_, {ready.features.data() + i * dim_, dim_});
+          DecodeRow(batch.row_of[inputs[i]], batch.row_dtype,
+                    {ready.features.data() + i * dim_, dim_});
         }
         for (Block& block : ready.batch.blocks) {
           for (uint64_t& id : block.src_nodes) id = batch.global_of[id];
         }
+        ready.macro_batch = m;
         ready.batch.epoch = epoch_;
         ready.batch.index = index++;
         sample_ns_ += MonotonicNs() - start;
@@ -158,11 +153,11 @@ class MacroBatchStream final : public BatchStream {
 
   MacroBatchLoader& loader_;
   const TrainOptions& options_;
-  FeatureDtype dtype_;
   uint64_t dim_;
   uint64_t epoch_;
   MemoryBudget& budget_;
-  std::vector<std::vector<uint32_t>> plan_;
+  uint64_t planned_;
+  uint64_t handed_ = 0;  // only the thread that calls Next reads and writes it
   BoundedQueue<int> free_;
   BoundedQueue<std::unique_ptr<MacroBatch>> loaded_;
   BoundedQueue<ReadyBatch> ready_;
@@ -178,7 +173,24 @@ std::vector<bool> TrainMask(uint64_t nodes, const std::vector<uint64_t>& train_i
   return mask;
 }
 
+std::unique_ptr<MacroBatchLoader> MakeLoader(const Dataset& dataset, const CscGraph& graph,
+                                             const std::vector<uint64_t>& train_ids,
+                                             const TrainOptions& o, MemoryBudget& budget) {
+  if (o.multistage.method == MultistageMethod::kLargeBatch) {
+    return std::make_unique<LargeBatchLoader>(dataset, graph, train_ids, o, budget);
+  }
+  return std::make_unique<PartitionLoader>(dataset, graph, TrainMask(graph.num_nodes(), train_ids),
+                                           o.multistage.macro_batch, o.io_depth, o.seed, budget);
+}
+
 }  // namespace
+
+MultistageMethod ParseMultistageMethod(std::string_view name) {
+  return kMultistageMethodNames.Parse(name);
+}
+std::string_view MultistageMethodName(MultistageMethod method) {
+  return kMultistageMethodNames.Name(method);
+}
 
 MacroBatchSource::MacroBatchSource(const Dataset& dataset, const CscGraph& graph,
                                    const std::vector<uint64_t>& train_ids,
@@ -186,10 +198,8 @@ MacroBatchSource::MacroBatchSource(const Dataset& dataset, const CscGraph& graph
     : options_(options),
       budget_(budget),
       train_count_(train_ids.size()),
-      dtype_(dataset.meta().feature_dtype),
       feature_dim_(dataset.meta().feature_dim),
-      loader_(dataset, graph, TrainMask(graph.num_nodes(), train_ids),
-              options.multistage.macro_batch, options.io_depth, budget) {}
+      loader_(MakeLoader(dataset, graph, train_ids, options, budget)) {}
 
 MacroBatchSource::~MacroBatchSource() = default;
 
@@ -199,8 +209,7 @@ uint64_t MacroBatchSource::batches_per_epoch() const {
 }
 
 std::unique_ptr<BatchStream> MacroBatchSource::StartEpoch(uint64_t epoch) {
-  return std::make_unique<MacroBatchStream>(loader_, options_, dtype_, feature_dim_, epoch,
-                                            budget_);
+  return std::make_unique<MacroBatchStream>(*loader_, options_, feature_dim_, epoch, budget_);
 }
 
 }  // namespace strata

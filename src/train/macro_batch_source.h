@@ -1,17 +1,16 @@
 // MacroBatchSource is the multistage path's BatchSource (Hanoi: T. Huang, "Efficient Systems
-// for Large-Scale Graph Representation Learning", MIT PhD thesis, 2025, §4.2, Fig. 4.3): per
-// epoch the partitions are shuffled and taken `macro_batch` at a time; each macro-batch is
-// read into one of two buffers by a loader thread while a producer thread samples the
+// for Large-Scale Graph Representation Learning", MIT PhD thesis, 2025, §4.2, Fig. 4.3): each
+// macro-batch of an epoch is loaded into one of two buffers by a loader thread (a
+// MacroBatchLoader: partitions, or a large-batch sample) while a producer thread samples the
 // mini-batches of the other with the ordinary neighbour sampler restricted to the macro-batch
-// graph (its partitions' nodes and the hubs), gathers their rows from memory, and queues them
-// for Next():
+// graph, gathers their rows from memory, and queues them for Next():
 //
 //   loader thread ──(2 buffers)──► producer thread ──queue──► Next() (the training step)
 //
 // Each macro-batch is iterated `reuse` times (macro-batch reuse, at most 4 passes).
 //
-// Determinism: the partition order depends on (seed, epoch), batch b of pass r of macro-batch
-// m on (seed, epoch, m, r, b) only, and the number of passes is fixed, so neither timing nor
+// Determinism: macro-batch m depends on (seed, epoch, m), batch b of its pass r on (seed, epoch,
+// m, r, b) only, and the number of passes is fixed, so neither timing nor
 // thread counts change the batches. Batches come out with global node ids, like the
 // mini-batch path's.
 #pragma once
@@ -30,7 +29,8 @@ namespace strata {
 
 class MacroBatchSource final : public BatchSource {
  public:
-  // `graph` (the dataset's topology) must outlive the source.
+  // The loader options.multistage.method asks for; `graph` (the dataset's topology) must
+  // outlive the source.
   MacroBatchSource(const Dataset& dataset, const CscGraph& graph,
                    const std::vector<uint64_t>& train_ids, const TrainOptions& options,
                    MemoryBudget& budget);
@@ -41,15 +41,14 @@ class MacroBatchSource final : public BatchSource {
   uint64_t batches_per_epoch() const override;
   std::unique_ptr<BatchStream> StartEpoch(uint64_t epoch) override;
 
-  uint32_t macro_batch() const { return loader_.macro_batch(); }
+  uint32_t macro_batch() const { return loader_->macro_batch(); }
 
  private:
   TrainOptions options_;
   MemoryBudget& budget_;
   uint64_t train_count_;
-  FeatureDtype dtype_;
   uint64_t feature_dim_;
-  MacroBatchLoader loader_;
+  std::unique_ptr<MacroBatchLoader> loader_;
 };
 
 }  // namespace strata

@@ -63,7 +63,7 @@ MiniBatchRunner::MiniBatchRunner(Session& session, std::unique_ptr<BatchSource> 
 
 std::unique_ptr<BatchSource> MakeBatchSource(Session& session) {
   const TrainOptions& o = session.options();
-  if (o.multistage.enabled) {
+  if (o.multistage.enabled()) {
     return std::make_unique<MacroBatchSource>(
         session.dataset(), session.graph(), session.split_ids(Split::kTrain), o, session.budget());
   }
@@ -123,10 +123,17 @@ void MiniBatchRunner::ShowProgress(uint64_t epoch, uint64_t batches, double mean
   const bool log = log_every && batches % log_every == 0;
   if (!progress_ && !log) return;
   const FeatureStoreStats now = stream.store_stats();
-  const std::string status =
-      fmt::format("loss {:.4f}, {:.1f} batches/s, disk {:.0f} MB/s, hit rate {:.3f}", mean_loss,
-                  batches / elapsed_s, (now.bytes_read - epoch_start.bytes_read) / elapsed_s / 1e6,
-                  now.hit_rate());
+  std::string status =
+      fmt::format("loss {:.4f}, {:.1f} batches/s, ", mean_loss, batches / elapsed_s);
+  if (const StageBusy busy = stream.busy(); busy.macro_batches_planned > 0) {
+    status +=
+        fmt::format("macro-batch {}/{}, load {:.0f} MB/s, stall {:.1f} s", busy.macro_batch_handed,
+                    busy.macro_batches_planned, busy.load_bytes / elapsed_s / 1e6, busy.stall_s);
+  } else {
+    status +=
+        fmt::format("disk {:.0f} MB/s, hit rate {:.3f}",
+                    (now.bytes_read - epoch_start.bytes_read) / elapsed_s / 1e6, now.hit_rate());
+  }
   if (progress_) {
     progress_->set_suffix(status);
     progress_->Update(batches);

@@ -44,6 +44,9 @@ void CheckTrainOptions(const TrainOptions& o) {
   }
   if (o.sampling.batch_size == 0) throw Error::Input("--batch-size must be positive");
   if (o.max_run_ahead == 0) throw Error::Input("--run-ahead must be positive");
+  if (!o.multistage.fanouts.empty() && o.multistage.fanouts.size() != layers) {
+    throw Error::Input("--macro-fanouts must list one fanout per layer");
+  }
   if (o.multistage.reuse < 1 || o.multistage.reuse > 4) {
     throw Error::Input("--reuse must be between 1 and 4");
   }
@@ -104,7 +107,7 @@ void Session::OpenStore() {
     in.max_read_bytes = f.max_read_bytes;
     // Multistage training reads macro-batches, not the store: its budget goes to their
     // buffers, and the store, serving evaluation only, gets no cache.
-    in.cache_fraction = options_.multistage.enabled ? 0 : f.cache_fraction;
+    in.cache_fraction = options_.multistage.enabled() ? 0 : f.cache_fraction;
     in.hot_share = f.hot_share;
     in.available_bytes = budget_.available();
     const CacheSizes sizes = SizeFeatureCache(in);

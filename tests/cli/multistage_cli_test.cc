@@ -1,6 +1,7 @@
-// `strata train --multistage partition` end to end: the metrics carry the macro-batch fields,
-// the run-ahead changes no loss, and bad input is one line with exit status 2 (buffers beyond
-// the budget: tests/train/macro_batch_source_test.cc).
+// `strata train --multistage partition|lbs` end to end: the metrics carry the macro-batch
+// fields, the run-ahead changes no loss, and bad input is one line with exit status 2 (buffers
+// beyond the budget: tests/train/macro_batch_source_test.cc, large_batch_loader_test.cc).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "cli_test_helpers.h"
+#include "strata/dataset.h"
 #include "strata/generate.h"
 #include "test_util.h"
 
@@ -38,31 +40,53 @@ class MultistageCli : public ::testing::Test {
     for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
     return lines;
   }
+  // Runs `args` (two epochs, metrics to a.jsonl) and again with --run-ahead 1 --threads 1;
+  // expects the macro-batch fields and the same losses and accuracy. Returns the first
+  // run's stderr.
+  std::string RunWithBothRunAheads(const std::vector<std::string>& args, uint64_t macro_batches,
+                                   double reuse) const {
+    std::vector<std::string> shallow = args;
+    shallow[15] = dir_ / "b.jsonl";  // --metrics-out's value
+    shallow.insert(shallow.end(), {"--run-ahead", "1", "--threads", "1"});
+    const auto deep_run = RunStrata(args);
+    EXPECT_EQ(deep_run.exit_status, 0) << deep_run.err;
+    const auto shallow_run = RunStrata(shallow);
+    EXPECT_EQ(shallow_run.exit_status, 0) << shallow_run.err;
+    const auto x = Lines(dir_ / "a.jsonl"), y = Lines(dir_ / "b.jsonl");
+    EXPECT_EQ(x.size(), 3u);
+    EXPECT_EQ(y.size(), 3u);
+    if (x.size() != 3 || y.size() != 3) return deep_run.err;
+    for (int e = 0; e < 2; ++e) {
+      EXPECT_EQ(x[e]["macro_batches"], macro_batches);
+      EXPECT_EQ(x[e]["reuse_mean"], reuse);
+      EXPECT_GT(x[e]["load_bytes"].get<uint64_t>(), 0u);
+      for (const char* key : {"load_busy_s", "load_rate_bytes_per_s", "stall_s"}) {
+        EXPECT_TRUE(x[e].contains(key)) << key;
+      }
+      EXPECT_EQ(x[e]["train_loss"], y[e]["train_loss"]) << "epoch " << e;
+    }
+    EXPECT_EQ(x[2]["test_acc"], y[2]["test_acc"]);
+    return deep_run.err;
+  }
   ScratchDir dir_;
 };
 
 TEST_F(MultistageCli, MetricsHaveTheMacroBatchFieldsAndRunAheadChangesNoLoss) {
-  std::vector<std::string> a = Args(dir_ / "p", dir_ / "a.jsonl");
-  a.insert(a.end(), {"--macro-batch", "3", "--reuse", "2"});
-  std::vector<std::string> b = a;
-  b[15] = dir_ / "b.jsonl";  // --metrics-out's value
-  b.insert(b.end(), {"--run-ahead", "1", "--threads", "1"});
-  auto ra = RunStrata(a);
-  ASSERT_EQ(ra.exit_status, 0) << ra.err;
-  auto rb = RunStrata(b);
-  ASSERT_EQ(rb.exit_status, 0) << rb.err;
-  const auto x = Lines(dir_ / "a.jsonl"), y = Lines(dir_ / "b.jsonl");
-  ASSERT_EQ(x.size(), 3u);
-  ASSERT_EQ(y.size(), 3u);
-  for (int e = 0; e < 2; ++e) {
-    EXPECT_EQ(x[e]["macro_batches"], 3);  // 8 partitions, 3 at a time
-    EXPECT_EQ(x[e]["reuse_mean"], 2.0);
-    EXPECT_GT(x[e]["load_bytes"].get<uint64_t>(), 0u);
-    for (const char* key : {"load_busy_s", "load_rate_bytes_per_s", "stall_s"}) {
-      EXPECT_TRUE(x[e].contains(key)) << key;
-    }
-    EXPECT_EQ(x[e]["train_loss"], y[e]["train_loss"]) << "epoch " << e;
-  }
+  std::vector<std::string> args = Args(dir_ / "p", dir_ / "a.jsonl");
+  args.insert(args.end(), {"--macro-batch", "3", "--reuse", "2"});
+  RunWithBothRunAheads(args, 3, 2.0);  // 8 partitions, 3 at a time
+}
+
+// Large-batch sampling needs no partitions.
+TEST_F(MultistageCli, LargeBatchSamplingTrainsAnyDatasetAndRunAheadChangesNoLoss) {
+  std::vector<std::string> args = Args(dir_ / "g", dir_ / "a.jsonl");
+  args.back() = "lbs";
+  args[9] = "16";  // --batch-size's value
+  args.insert(args.end(), {"--macro-batch", "2", "--macro-fanouts", "10,10", "--log-every", "2"});
+  const uint64_t batches = (Dataset::Open(dir_ / "g").ReadSplit(Split::kTrain).size() + 15) / 16;
+  const std::string log = RunWithBothRunAheads(args, (batches + 1) / 2, 1.0);
+  EXPECT_NE(log.find("batch 2/"), std::string::npos) << log;
+  EXPECT_NE(log.find(fmt::format("macro-batch 1/{}", (batches + 1) / 2)), std::string::npos) << log;
 }
 
 TEST_F(MultistageCli, BadInputIsOneLine) {
@@ -71,8 +95,11 @@ TEST_F(MultistageCli, BadInputIsOneLine) {
   args.insert(args.end(), {"--reuse", "5"});
   ExpectInputError(RunStrata(args), {"--reuse"});
   args = Args(dir_ / "p", dir_ / "m.jsonl");
-  args[args.size() - 1] = "lbs";
-  ExpectInputError(RunStrata(args), {"--multistage"});
+  args[args.size() - 1] = "metis";
+  ExpectInputError(RunStrata(args), {"--multistage 'metis': expected partition or lbs"});
+  args = Args(dir_ / "p", dir_ / "m.jsonl");
+  args.insert(args.end(), {"--macro-fanouts", "5"});
+  ExpectInputError(RunStrata(args), {"--macro-fanouts"});
   EXPECT_FALSE(std::filesystem::exists(dir_ / "m.jsonl"));
 }
 

@@ -8,6 +8,7 @@
 #include "strata/feature_store.h"
 #include "strata/graph.h"
 #include "strata/model_options.h"
+#include "strata/train.h"
 
 namespace strata {
 namespace {
@@ -55,6 +56,9 @@ TEST(EnumNames, EveryOptionNameRoundTrips) {
   }
   for (auto kind : {OptimizerKind::kAdam, OptimizerKind::kSgd}) {
     EXPECT_EQ(ParseOptimizerKind(OptimizerKindName(kind)), kind);
+  }
+  for (auto method : {MultistageMethod::kPartition, MultistageMethod::kLargeBatch}) {
+    EXPECT_EQ(ParseMultistageMethod(MultistageMethodName(method)), method);
   }
   EXPECT_EQ(HotnessPolicyName(HotnessPolicy::kReversePageRank), "rpr");
 }

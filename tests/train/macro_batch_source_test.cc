@@ -19,7 +19,8 @@
 #include "strata/generate.h"
 #include "strata/partition.h"
 #include "test_util.h"
-#include "train/macro_batch_loader.h"
+#include "train/macro_batch_fixture.h"
+#include "train/partition_loader.h"
 
 namespace strata {
 namespace {
@@ -28,7 +29,7 @@ using testing::ScratchDir;
 
 constexpr uint32_t kParts = 8;
 
-class MacroBatchTest : public ::testing::Test {
+class MacroBatchTest : public MacroBatchFixture {
  protected:
   static void SetUpTestSuite() {
     dir_ = new ScratchDir;
@@ -43,37 +44,21 @@ class MacroBatchTest : public ::testing::Test {
   }
   static void TearDownTestSuite() { delete dir_; }
 
-  void SetUp() override {
-    dataset_ = std::make_unique<Dataset>(Dataset::Open(*dir_ / "parts"));
-    budget_ = std::make_unique<MemoryBudget>(256 << 20);
-    graph_ = std::make_unique<CscGraph>(*dataset_, *budget_);
-    train_ = dataset_->ReadSplit(Split::kTrain);
-  }
+  void SetUp() override { Open(*dir_ / "parts"); }
 
   TrainOptions Options(uint32_t macro_batch, uint32_t reuse = 1) const {
     TrainOptions o;
     o.sampling.fanouts = {5, 5};
     o.sampling.batch_size = 50;
     o.seed = 3;
-    o.multistage.enabled = true;
+    o.multistage.method = MultistageMethod::kPartition;
     o.multistage.macro_batch = macro_batch;
     o.multistage.reuse = reuse;
     o.io_depth = 16;
     return o;
   }
 
-  std::vector<ReadyBatch> Epoch(MacroBatchSource& source, uint64_t epoch) {
-    std::vector<ReadyBatch> batches;
-    auto stream = source.StartEpoch(epoch);
-    while (std::optional<ReadyBatch> ready = stream->Next()) batches.push_back(std::move(*ready));
-    return batches;
-  }
-
   static ScratchDir* dir_;
-  std::unique_ptr<Dataset> dataset_;
-  std::unique_ptr<MemoryBudget> budget_;
-  std::unique_ptr<CscGraph> graph_;
-  std::vector<uint64_t> train_;
 };
 
 ScratchDir* MacroBatchTest::dir_ = nullptr;
@@ -81,10 +66,10 @@ ScratchDir* MacroBatchTest::dir_ = nullptr;
 TEST_F(MacroBatchTest, GraphIsInducedOnThePartitionsAndTheHubs) {
   std::vector<bool> train(graph_->num_nodes(), false);
   for (uint64_t v : train_) train[v] = true;
-  MacroBatchLoader loader(*dataset_, *graph_, train, 3, 8, *budget_);
+  PartitionLoader loader(*dataset_, *graph_, train, 3, 8, 0, *budget_);
   auto store = OpenFeatureStore(*dataset_, FeatureStoreKind::kMemory, {}, *budget_);
   const uint32_t partitions[] = {5, 0, 2};
-  std::unique_ptr<MacroBatch> batch = loader.Load(partitions, 1);
+  std::unique_ptr<MacroBatch> batch = loader.LoadPartitions(partitions, 1);
   const std::vector<uint64_t>& global = batch->global_of;
   const std::set<uint64_t> members(global.begin(), global.end());
   ASSERT_EQ(members.size(), global.size()) << "a node twice in the macro-batch";
@@ -137,23 +122,7 @@ TEST_F(MacroBatchTest, EveryTrainingNodeIsASeedOncePerPass) {
 }
 
 TEST_F(MacroBatchTest, SameSeedSameBatchesWhateverTheRunAhead) {
-  TrainOptions deep = Options(2);
-  deep.max_run_ahead = 8;
-  TrainOptions shallow = Options(2);
-  shallow.max_run_ahead = 1;
-  shallow.threads = 1;
-  MacroBatchSource a(*dataset_, *graph_, train_, deep, *budget_);
-  MacroBatchSource b(*dataset_, *graph_, train_, shallow, *budget_);
-  std::vector<ReadyBatch> x = Epoch(a, 1), y = Epoch(b, 1);
-  ASSERT_EQ(x.size(), y.size());
-  for (size_t i = 0; i < x.size(); ++i) {
-    ExpectSameBatch(x[i].batch, y[i].batch);
-    ASSERT_TRUE(std::equal(x[i].features.data(), x[i].features.data() + x[i].features.size(),
-                           y[i].features.data()));
-  }
-  // Another epoch shuffles the partitions and the seeds.
-  std::vector<ReadyBatch> z = Epoch(a, 2);
-  EXPECT_NE(x.front().batch.seeds(), z.front().batch.seeds());
+  ExpectRunAheadChangesNothing(Options(2), 1);
 }
 
 TEST_F(MacroBatchTest, BuffersAreChargedAndSizedToTheBudget) {

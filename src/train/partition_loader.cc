@@ -1,13 +1,15 @@
-#include "train/macro_batch_loader.h"
+#include "train/partition_loader.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <numeric>
 #include <unordered_map>
 
 #include "common/interrupt.h"
+#include "common/random.h"
 #include "storage/file.h"
 #include "strata/error.h"
 
@@ -31,16 +33,29 @@ ChargedArray<uint64_t> ReadValues(const std::string& path, uint32_t width, Memor
 
 std::string FormatMiB(uint64_t bytes) { return fmt::format("{:.1f} MiB", bytes / 1048576.0); }
 
+constexpr uint64_t kPartitionOrderStream = 0x6d61637200000000ull;  // "macr"
+
+// The partitions of an epoch, shuffled by (seed, epoch).
+std::vector<uint32_t> PartitionOrder(uint32_t parts, uint64_t seed, uint64_t epoch) {
+  std::vector<uint32_t> order(parts);
+  std::iota(order.begin(), order.end(), 0);
+  Rng rng(MixSeed(seed ^ kPartitionOrderStream, epoch));
+  for (uint32_t i = parts; i > 1; --i) std::swap(order[i - 1], order[rng.Below(i)]);
+  return order;
+}
+
 }  // namespace
 
-MacroBatchLoader::MacroBatchLoader(const Dataset& dataset, const CscGraph& graph,
-                                   std::vector<bool> train, uint32_t macro_batch, uint32_t io_depth,
-                                   MemoryBudget& budget)
+PartitionLoader::PartitionLoader(const Dataset& dataset, const CscGraph& graph,
+                                 std::vector<bool> train, uint32_t macro_batch, uint32_t io_depth,
+                                 uint64_t seed, MemoryBudget& budget)
     : graph_(graph),
       train_(std::move(train)),
       budget_(budget),
       row_stride_(dataset.meta().row_stride_bytes),
-      id_bytes_(dataset.meta().node_id_bytes) {
+      row_dtype_(dataset.meta().feature_dtype),
+      id_bytes_(dataset.meta().node_id_bytes),
+      seed_(seed) {
   if (!dataset.meta().partition) {
     throw Error::Input(
         "--multistage partition needs a partitioned dataset (make one with strata partition)",
@@ -93,18 +108,29 @@ MacroBatchLoader::MacroBatchLoader(const Dataset& dataset, const CscGraph& graph
   indices_file_ = engine_->OpenFile(dataset.PathOf(kIndicesFile));
 }
 
-MacroBatchLoader::~MacroBatchLoader() = default;
+PartitionLoader::~PartitionLoader() = default;
 
-uint64_t MacroBatchLoader::FeatureSpan(uint32_t p) const {
+uint64_t PartitionLoader::macro_batches(uint64_t epoch) const {
+  return (parts() + macro_batch_ - 1) / macro_batch_;
+}
+
+std::unique_ptr<MacroBatch> PartitionLoader::Load(uint64_t epoch, uint64_t m, int buffer) {
+  const std::vector<uint32_t> order = PartitionOrder(parts(), seed_, epoch);
+  const uint64_t first = m * macro_batch_;
+  const uint64_t count = std::min<uint64_t>(macro_batch_, parts() - first);
+  return LoadPartitions({order.data() + first, count}, buffer);
+}
+
+uint64_t PartitionLoader::FeatureSpan(uint32_t p) const {
   return AlignUp(offsets_[p + 1] * row_stride_) - AlignDown(offsets_[p] * row_stride_);
 }
 
-uint64_t MacroBatchLoader::IndicesSpan(uint32_t p) const {
+uint64_t PartitionLoader::IndicesSpan(uint32_t p) const {
   return AlignUp(graph_.EdgeBegin(offsets_[p + 1]) * id_bytes_) -
          AlignDown(graph_.EdgeBegin(offsets_[p]) * id_bytes_);
 }
 
-uint64_t MacroBatchLoader::BufferBytes(uint32_t count) const {
+uint64_t PartitionLoader::BufferBytes(uint32_t count) const {
   uint64_t span = 0, nodes = hub_ids_.size();
   for (uint32_t i = 0; i < count; ++i) {
     span += sorted_spans_[i];
@@ -115,12 +141,12 @@ uint64_t MacroBatchLoader::BufferBytes(uint32_t count) const {
   return span + (span / id_bytes_ + edge_hub_.size()) * 4 + (nodes + 1) * 8 + nodes * 24;
 }
 
-uint32_t MacroBatchLoader::PartitionOf(uint64_t v) const {
+uint32_t PartitionLoader::PartitionOf(uint64_t v) const {
   return static_cast<uint32_t>(std::upper_bound(offsets_.begin(), offsets_.end(), v) -
                                offsets_.begin() - 1);
 }
 
-void MacroBatchLoader::LoadHubs(const Dataset& dataset) {
+void PartitionLoader::LoadHubs(const Dataset& dataset) {
   hub_ids_ = ReadValues(dataset.PathOf(kHubIdsFile), id_bytes_, budget_);
   const ChargedArray<uint64_t> indptr = ReadValues(dataset.PathOf(kHubIndptrFile), 8, budget_);
   const ChargedArray<uint64_t> indices =
@@ -167,12 +193,12 @@ void MacroBatchLoader::LoadHubs(const Dataset& dataset) {
   }
 }
 
-std::unique_ptr<MacroBatch> MacroBatchLoader::Load(std::span<const uint32_t> partitions,
-                                                   int buffer) {
+std::unique_ptr<MacroBatch> PartitionLoader::LoadPartitions(std::span<const uint32_t> partitions,
+                                                            int buffer) {
   if (partitions.size() > macro_batch_) throw Error::Internal("macro-batch too large");
   auto batch = std::make_unique<MacroBatch>();
-  batch->partitions.assign(partitions.begin(), partitions.end());
   batch->buffer = buffer;
+  batch->row_dtype = row_dtype_;
   std::byte* const base = buffers_.data() + buffer * buffer_bytes_;
   std::vector<ReadRequest> reads;
   std::vector<const std::byte*> rows_at, indices_at;
@@ -211,15 +237,16 @@ std::unique_ptr<MacroBatch> MacroBatchLoader::Load(std::span<const uint32_t> par
       batch->row_of.push_back(rows_at[i] + (v - offsets_[p]) * row_stride_);
     }
   }
-  BuildGraph(*batch, indices_at);
+  BuildGraph(*batch, partitions, indices_at);
   return batch;
 }
 
-void MacroBatchLoader::BuildGraph(MacroBatch& batch, std::span<const std::byte* const> indices_at) {
+void PartitionLoader::BuildGraph(MacroBatch& batch, std::span<const uint32_t> partitions,
+                                 std::span<const std::byte* const> indices_at) {
   // Where each partition's nodes start in local ids (-1: not in this macro-batch).
   std::vector<int64_t> first_local(parts(), -1);
   uint64_t next = 0;
-  for (uint32_t p : batch.partitions) {
+  for (uint32_t p : partitions) {
     first_local[p] = static_cast<int64_t>(next);
     next += offsets_[p + 1] - offsets_[p];
   }
@@ -249,8 +276,8 @@ void MacroBatchLoader::BuildGraph(MacroBatch& batch, std::span<const std::byte* 
   std::vector<uint32_t> kept;
   uint64_t local = 0;
   indptr[0] = 0;
-  for (size_t i = 0; i < batch.partitions.size(); ++i) {
-    const uint32_t p = batch.partitions[i];
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    const uint32_t p = partitions[i];
     const uint64_t first_edge = graph_.EdgeBegin(offsets_[p]);
     for (uint64_t v = offsets_[p]; v < offsets_[p + 1]; ++v) {
       const std::byte* list = indices_at[i] + (graph_.EdgeBegin(v) - first_edge) * id_bytes_;
@@ -271,7 +298,7 @@ void MacroBatchLoader::BuildGraph(MacroBatch& batch, std::span<const std::byte* 
     for (uint64_t e = edges_by_partition_start_[parts()]; e < edge_hub_.size(); ++e) {
       fn(e, hub_local[edge_source_[e]]);
     }
-    for (uint32_t p : batch.partitions) {
+    for (uint32_t p : partitions) {
       for (uint64_t e = edges_by_partition_start_[p]; e < edges_by_partition_start_[p + 1]; ++e) {
         fn(e, first_local[p] + static_cast<int64_t>(edge_source_[e] - offsets_[p]));
       }
