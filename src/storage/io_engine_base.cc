@@ -172,7 +172,10 @@ IoEngineBase::Attempt IoEngineBase::NextAttempt(uint32_t slot) const {
   a.offset = s.request.offset + s.done;
   a.length = s.request.length - s.done;
   a.buffer = s.request.buffer + s.done;
-  a.buffered = files_[a.file].direct && a.offset % kDirectIoAlignment != 0;
+  // Only a remainder that starts off the file's direct-read alignment (after a short read)
+  // needs the buffered descriptor; reads planned at sector alignment stay direct.
+  const OpenedFile& f = files_[a.file];
+  a.buffered = f.direct && a.offset % f.read_alignment != 0;
   return a;
 }
 

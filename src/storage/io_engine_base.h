@@ -56,10 +56,10 @@ class IoEngineBase : public IoEngine {
   struct Attempt {
     uint32_t slot = 0;
     int file = 0;
-    // An O_DIRECT read that stopped mid-block (only the end of file or a fault hook does that)
-    // cannot be continued with O_DIRECT: its remainder is misaligned. Such a remainder goes
-    // through a second, buffered descriptor of the same file; the file is read-only, so the
-    // page cache and the disk agree.
+    // An O_DIRECT read that stopped off the file's direct-read alignment (only the end of file
+    // or a fault hook does that) cannot be continued with O_DIRECT: its remainder is misaligned.
+    // Such a remainder goes through a second, buffered descriptor of the same file; the file is
+    // read-only, so the page cache and the disk agree.
     bool buffered = false;
     uint64_t offset = 0;
     uint32_t length = 0;

@@ -421,6 +421,50 @@ TEST_P(IoEngineTest, FileSystemWithoutDirectIoFallsBackToBufferedReads) {
   ReapAllAndCheck(*engine, plan);
 }
 
+// Where the file system takes direct reads at sector alignment, a read at a sector that is not
+// the start of a 4 KiB block is still a direct read: it must not fill the page cache.
+TEST_P(IoEngineTest, SectorAlignedDirectReadsBypassThePageCache) {
+  testing::ScratchDir dir;
+  const std::string path = dir / "sectors.bin";
+  WriteContentFile(path, kFileBytes);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::fsync(fd), 0);
+  ASSERT_EQ(::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+  auto engine = Make(8);
+  const int file = engine->OpenFile(path);
+  const uint32_t sector = engine->read_alignment(file);
+  if (!engine->direct(file) || sector == kBlock) {
+    ::close(fd);
+    GTEST_SKIP() << "direct reads here are whole blocks";
+  }
+  void* map = ::mmap(nullptr, kFileBytes, PROT_READ, MAP_SHARED, fd, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  std::vector<unsigned char> resident(kFileBytes / kBlock);
+  ASSERT_EQ(::mincore(map, kFileBytes, resident.data()), 0);
+  if (std::any_of(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; })) {
+    ::munmap(map, kFileBytes);
+    ::close(fd);
+    GTEST_SKIP() << "the file's pages could not be dropped from the page cache";
+  }
+  constexpr size_t kReads = 64;
+  AlignedBuffer arena(budget_, kReads * kBlock, "test");
+  std::vector<Planned> plan;
+  for (size_t i = 0; i < kReads; ++i) {
+    const uint64_t offset = (i * 7 % (kFileBytes / kBlock)) * kBlock + sector;
+    plan.push_back({ReadRequest{file, offset, sector, arena.data() + i * kBlock, i}, kFileBytes});
+  }
+  engine->Submit(Requests(plan));
+  ReapAllAndCheck(*engine, plan);
+  ASSERT_EQ(::mincore(map, kFileBytes, resident.data()), 0);
+  ::munmap(map, kFileBytes);
+  ::close(fd);
+  for (size_t i = 0; i < kReads; ++i) {
+    EXPECT_FALSE(resident[plan[i].request.offset / kBlock] & 1)
+        << "the read at " << plan[i].request.offset << " went through the page cache";
+  }
+}
+
 TEST_P(IoEngineTest, RegisteredArenaReadsReturnExactBytes) {
   AlignedBuffer arena(budget_, 64 * 16 * size_t{kBlock}, "test");
   auto engine = Make(16);
