@@ -50,6 +50,12 @@ class NeighborSampler {
   NeighborSampler(const CscGraph& graph, std::vector<uint64_t> train_ids, std::vector<int> fanouts,
                   uint64_t batch_size, uint64_t seed, MemoryBudget& budget, unsigned threads,
                   bool drop_last = false);
+  // Layer l (input layer first) draws from layer_graphs[l]: graphs over the same nodes, e.g.
+  // the edges each layer of a larger first-stage sample drew (multistage training's
+  // large-batch sampling), so that a batch inside it is a slice of that sample.
+  NeighborSampler(std::vector<const CscGraph*> layer_graphs, std::vector<uint64_t> train_ids,
+                  std::vector<int> fanouts, uint64_t batch_size, uint64_t seed,
+                  MemoryBudget& budget, unsigned threads, bool drop_last = false);
   ~NeighborSampler();
   NeighborSampler(const NeighborSampler&) = delete;
   NeighborSampler& operator=(const NeighborSampler&) = delete;
@@ -88,11 +94,12 @@ class NeighborSampler {
   SampledBatch SampleFrom(std::span<const uint64_t> seeds, std::span<const int> fanouts,
                           uint64_t stream_seed) const;
   // Fills block.indptr and scratch.picked (the chosen sources' global ids, by destination).
-  void PickNeighbors(std::span<const uint64_t> dst, int fanout, uint64_t layer_seed,
-                     Scratch& scratch, Block& block) const;
+  void PickNeighbors(const CscGraph& graph, std::span<const uint64_t> dst, int fanout,
+                     uint64_t layer_seed, Scratch& scratch, Block& block) const;
   std::shared_ptr<const Permutation> EpochPermutation(uint64_t epoch) const;
 
-  const CscGraph& graph_;
+  const CscGraph& graph_;                      // layer_graphs_[0]
+  std::vector<const CscGraph*> layer_graphs_;  // one per layer
   MemoryBudget& budget_;
   ChargedArray<uint64_t> train_ids_;
   std::vector<int> fanouts_;

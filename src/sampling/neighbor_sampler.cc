@@ -89,7 +89,15 @@ class NeighborSampler::ScratchLease {
 NeighborSampler::NeighborSampler(const CscGraph& graph, std::vector<uint64_t> train_ids,
                                  std::vector<int> fanouts, uint64_t batch_size, uint64_t seed,
                                  MemoryBudget& budget, unsigned threads, bool drop_last)
-    : graph_(graph),
+    : NeighborSampler(std::vector<const CscGraph*>{&graph}, std::move(train_ids),
+                      std::move(fanouts), batch_size, seed, budget, threads, drop_last) {}
+
+NeighborSampler::NeighborSampler(std::vector<const CscGraph*> layer_graphs,
+                                 std::vector<uint64_t> train_ids, std::vector<int> fanouts,
+                                 uint64_t batch_size, uint64_t seed, MemoryBudget& budget,
+                                 unsigned threads, bool drop_last)
+    : graph_(*layer_graphs.at(0)),
+      layer_graphs_(std::move(layer_graphs)),
       budget_(budget),
       fanouts_(std::move(fanouts)),
       batch_size_(batch_size),
@@ -103,6 +111,12 @@ NeighborSampler::NeighborSampler(const CscGraph& graph, std::vector<uint64_t> tr
     }
   }
   if (batch_size_ == 0) throw Error::Input("the batch size must be positive");
+  if (layer_graphs_.size() == 1) layer_graphs_.resize(fanouts_.size(), &graph_);
+  for (const CscGraph* layer_graph : layer_graphs_) {
+    if (layer_graphs_.size() != fanouts_.size() || layer_graph->num_nodes() != graph_.num_nodes()) {
+      throw Error::Internal("a sampler needs one graph, or one per layer, over the same nodes");
+    }
+  }
   train_ids_ = ChargedArray<uint64_t>(budget, train_ids.size(), "the sampler's training ids");
   for (size_t i = 0; i < train_ids.size(); ++i) {
     if (train_ids[i] >= graph_.num_nodes()) {
@@ -190,7 +204,7 @@ SampledBatch NeighborSampler::SampleFrom(std::span<const uint64_t> seeds,
   std::span<const uint64_t> dst = seeds;
   for (size_t l = fanouts.size(); l-- > 0;) {
     Block& block = batch.blocks[l];
-    PickNeighbors(dst, fanouts[l], MixSeed(stream_seed, l), *scratch, block);
+    PickNeighbors(*layer_graphs_[l], dst, fanouts[l], MixSeed(stream_seed, l), *scratch, block);
     AssignLocalIds(dst, scratch->picked, threads_, scratch->local_ids[l], block.src_nodes,
                    block.indices);
     block.dst_count = static_cast<uint32_t>(dst.size());
@@ -199,8 +213,9 @@ SampledBatch NeighborSampler::SampleFrom(std::span<const uint64_t> seeds,
   return batch;
 }
 
-void NeighborSampler::PickNeighbors(std::span<const uint64_t> dst, int fanout, uint64_t layer_seed,
-                                    Scratch& scratch, Block& block) const {
+void NeighborSampler::PickNeighbors(const CscGraph& graph, std::span<const uint64_t> dst,
+                                    int fanout, uint64_t layer_seed, Scratch& scratch,
+                                    Block& block) const {
   const uint64_t num_dst = dst.size();
   const unsigned workers = num_dst < kMinParallelDestinations ? 1u : threads_;
   std::vector<uint32_t>& indptr = block.indptr;
@@ -213,14 +228,14 @@ void NeighborSampler::PickNeighbors(std::span<const uint64_t> dst, int fanout, u
   // changes nothing. First the in-edges of each destination and how many it keeps.
   ParallelFor(workers, num_dst, [&](uint64_t begin, uint64_t end) {
     for (uint64_t i = begin; i < end; ++i) {
-      const uint64_t degree = graph_.InDegree(dst[i]);
+      const uint64_t degree = graph.InDegree(dst[i]);
       const uint64_t kept =
           fanout < 0 ? degree : std::min<uint64_t>(degree, static_cast<uint64_t>(fanout));
       if (kept >= UINT32_MAX) {
         throw Error::Input(fmt::format("node {} has {} in-neighbours, more than a block can hold",
                                        dst[i], degree));
       }
-      ranges[i] = EdgeRange{graph_.EdgeBegin(dst[i]), degree};
+      ranges[i] = EdgeRange{graph.EdgeBegin(dst[i]), degree};
       indptr[i + 1] = static_cast<uint32_t>(kept);
     }
   });
@@ -236,7 +251,7 @@ void NeighborSampler::PickNeighbors(std::span<const uint64_t> dst, int fanout, u
     indptr[i] = static_cast<uint32_t>(total);
   }
   picked.resize(total);
-  const bool resident = graph_.indices_resident();
+  const bool resident = graph.indices_resident();
 
   ParallelFor(workers, num_dst, [&](uint64_t begin, uint64_t end) {
     std::vector<uint64_t> bitmap;
@@ -257,11 +272,11 @@ void NeighborSampler::PickNeighbors(std::span<const uint64_t> dst, int fanout, u
     // Edge ids to source ids in a separate tight loop: its loads are independent cache misses
     // that the CPU overlaps, where interleaved with the random draws they would not be.
     if (!resident) return;
-    for (uint64_t k = indptr[begin]; k < indptr[end]; ++k) picked[k] = graph_.Source(picked[k]);
+    for (uint64_t k = indptr[begin]; k < indptr[end]; ++k) picked[k] = graph.Source(picked[k]);
   });
   // On disk, the whole layer's entries go to the reader at once: sorted and coalesced, the
   // picks of one node usually share a read.
-  if (!resident) graph_.ResolveSources(picked);
+  if (!resident) graph.ResolveSources(picked);
 }
 
 }  // namespace strata

@@ -19,9 +19,11 @@ constexpr double kRowMargin = 1.1;
 
 std::string FormatMiB(uint64_t bytes) { return fmt::format("{:.1f} MiB", bytes / 1048576.0); }
 
-// Bytes of a macro-batch's graph and id maps besides its rows: an offset and three map entries
-// per node, a local id per edge.
-uint64_t GraphBytes(uint64_t rows, uint64_t edges) { return rows * 32 + 8 + edges * 4; }
+// Bytes of a macro-batch's graphs and id maps besides its rows: an offset per node and layer,
+// three map entries per node, a local id per edge.
+uint64_t GraphBytes(uint64_t rows, uint64_t edges, uint64_t layers) {
+  return (rows + 1) * 8 * layers + rows * 24 + edges * 4;
+}
 
 uint64_t SampledEdges(const SampledBatch& batch) {
   uint64_t edges = 0;
@@ -29,40 +31,15 @@ uint64_t SampledEdges(const SampledBatch& batch) {
   return edges;
 }
 
-// The union of the batch's edges over all layers, in the input layer's local ids (a layer's
-// source ids are a prefix of the layer below's), each destination's sources ascending.
-std::unique_ptr<CscGraph> UnionGraph(const SampledBatch& batch, MemoryBudget& budget) {
-  const uint64_t nodes = batch.input_nodes().size();
-  std::vector<uint64_t> start(nodes + 1, 0);
-  for (const Block& block : batch.blocks) {
-    for (uint32_t d = 0; d < block.num_dst(); ++d) {
-      start[d + 1] += block.indptr[d + 1] - block.indptr[d];
-    }
-  }
-  std::partial_sum(start.begin(), start.end(), start.begin());
-  std::vector<uint32_t> sources(start.back());
-  std::vector<uint64_t> fill(start.begin(), start.end() - 1);
-  for (const Block& block : batch.blocks) {
-    for (uint32_t d = 0; d < block.num_dst(); ++d) {
-      for (uint32_t e = block.indptr[d]; e < block.indptr[d + 1]; ++e) {
-        sources[fill[d]++] = block.indices[e];
-      }
-    }
-  }
-  // A destination sampled in several layers may have drawn the same edge more than once.
+// Layer l's edges of the sample as a graph over all its nodes, in the input layer's local ids
+// (a layer's source ids are a prefix of the layer below's): the destinations keep their picks,
+// in the block's order; the other nodes have none.
+std::unique_ptr<CscGraph> LayerGraph(const Block& block, uint64_t nodes, MemoryBudget& budget) {
   ChargedArray<uint64_t> indptr(budget, nodes + 1, "macro-batch graph");
-  indptr[0] = 0;
-  uint64_t kept = 0;
-  for (uint64_t d = 0; d < nodes; ++d) {
-    auto first = sources.begin() + static_cast<int64_t>(start[d]);
-    auto last = sources.begin() + static_cast<int64_t>(start[d + 1]);
-    std::sort(first, last);
-    last = std::unique(first, last);
-    kept = static_cast<uint64_t>(std::copy(first, last, sources.begin() + kept) - sources.begin());
-    indptr[d + 1] = kept;
-  }
-  ChargedArray<uint32_t> indices(budget, kept, "macro-batch graph");
-  std::copy(sources.begin(), sources.begin() + static_cast<int64_t>(kept), indices.data());
+  std::copy(block.indptr.begin(), block.indptr.end(), indptr.data());
+  std::fill(indptr.data() + block.num_dst() + 1, indptr.data() + nodes + 1, block.num_edges());
+  ChargedArray<uint32_t> indices(budget, block.num_edges(), "macro-batch graph");
+  std::copy(block.indices.begin(), block.indices.end(), indices.data());
   return std::make_unique<CscGraph>(std::move(indptr), std::move(indices), budget);
 }
 
@@ -136,7 +113,8 @@ uint64_t LargeBatchLoader::TrialBytes(const std::vector<uint64_t>& train_ids, ui
   const SampledBatch sample = trial.Sample(0, 0);
   rows = sample.input_nodes().size();
   const uint64_t margin_rows = static_cast<uint64_t>(static_cast<double>(rows) * kRowMargin);
-  return margin_rows * dim_ * sizeof(float) + GraphBytes(rows, SampledEdges(sample));
+  return margin_rows * dim_ * sizeof(float) +
+         GraphBytes(rows, SampledEdges(sample), sample.blocks.size());
 }
 
 float* LargeBatchLoader::Reserve(int buffer, uint64_t rows) {
@@ -169,7 +147,9 @@ std::unique_ptr<MacroBatch> LargeBatchLoader::Load(uint64_t epoch, uint64_t m, i
   }
   batch->train_local.resize(sample.blocks.back().num_dst());
   std::iota(batch->train_local.begin(), batch->train_local.end(), 0);
-  batch->graph = UnionGraph(sample, budget_);
+  for (const Block& block : sample.blocks) {
+    batch->graphs.push_back(LayerGraph(block, nodes.size(), budget_));
+  }
   batch->maps_charge = std::make_unique<TrackedCharge>(budget_, "macro-batch id maps");
   batch->maps_charge->Update(batch->global_of.size() * 16 + batch->train_local.size() * 8);
   return batch;

@@ -2,19 +2,26 @@
 // Large-Scale Graph Representation Learning", MIT PhD thesis, 2025, §5.2.1) as a macro-batch
 // loader: macro-batch m of epoch e is batch m of an ordinary neighbour sampler on the whole
 // graph whose batches hold `macro_batch` mini-batches' worth of seeds. Its nodes' rows are
-// gathered once through a direct store of its own (sorted and coalesced by the store), into
-// one of two float32 buffers, and its graph is the union of the sampled edges over all layers,
-// in the local ids of the sample's input layer (the seeds first, so the seeds are local ids
-// 0 .. seeds-1). Mini-batches sampled inside it can reach only what the first stage sampled:
-// with the same fanouts, a seed keeps at least its first-stage picks.
+// gathered once through a direct store of its own (sorted and coalesced by the store) into one
+// of two float32 buffers. Its graphs are the sample's layers: graph l holds the edges layer l
+// drew, over all the sample's nodes in the local ids of its input layer (the seeds first, so
+// the seeds are local ids 0 .. seeds-1).
+//
+// Mini-batches sampled inside it draw layer l from graph l, so with fanouts no higher than the
+// first stage's a mini-batch is a slice of the large sample: every node keeps the neighbours
+// the first stage drew for it in that layer (or a subset, with lower fanouts). One graph for all
+// layers would let a seed's second-stage picks land on nodes the first stage sampled as inputs
+// only, whose own neighbourhoods it never drew, and bias the aggregation toward empty ones.
 //
 // Any dataset works; no partitioning is needed. Because neighbourhoods of seeds in one
 // macro-batch overlap, a macro-batch reads fewer rows than its mini-batches would one by one,
-// the more so the larger the macro-batch and the more local the graph (thesis Fig. 5.2).
+// the more so the larger the macro-batch and the more local the graph (thesis Fig. 5.2); a node
+// in two mini-batches of one macro-batch has the same neighbours in both (the thesis's "slight
+// randomness loss").
 //
 // Memory: the two buffers are sized from a trial sample of the chosen size (plus a margin) and
 // grow when a macro-batch is larger; they, the store's read buffers and each live
-// macro-batch's graph and maps are charged to the budget. With macro_batch 0 the size is the
+// macro-batch's graphs and maps are charged to the budget. With macro_batch 0 the size is the
 // largest power of two whose two macro-batches fit in half of what the budget leaves.
 #pragma once
 

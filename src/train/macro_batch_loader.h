@@ -26,10 +26,12 @@ namespace strata {
 struct MacroBatch {
   int buffer = 0;  // which of the two buffers holds its rows
   FeatureDtype row_dtype = FeatureDtype::kFloat32;
-  std::vector<uint64_t> global_of;             // local id -> node id
-  std::vector<const std::byte*> row_of;        // local id -> its feature row, in row_dtype
-  std::vector<uint64_t> train_local;           // local ids of its training seeds
-  std::unique_ptr<CscGraph> graph;             // the macro-batch's subgraph, local ids
+  std::vector<uint64_t> global_of;       // local id -> node id
+  std::vector<const std::byte*> row_of;  // local id -> its feature row, in row_dtype
+  std::vector<uint64_t> train_local;     // local ids of its training seeds
+  // The macro-batch's subgraph in local ids: one graph, or one per layer (input layer first)
+  // that the mini-batches' layers draw from.
+  std::vector<std::unique_ptr<CscGraph>> graphs;
   std::unique_ptr<TrackedCharge> maps_charge;  // for the three vectors above
   uint64_t bytes_read = 0;
 };

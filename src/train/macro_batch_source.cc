@@ -119,7 +119,9 @@ class MacroBatchStream final : public BatchStream {
     const SamplingOptions& s = options_.sampling;
     const std::vector<int>& fanouts =
         options_.multistage.fanouts.empty() ? s.fanouts : options_.multistage.fanouts;
-    const NeighborSampler sampler(*batch.graph, batch.train_local, fanouts, s.batch_size,
+    std::vector<const CscGraph*> graphs;
+    for (const std::unique_ptr<CscGraph>& graph : batch.graphs) graphs.push_back(graph.get());
+    const NeighborSampler sampler(std::move(graphs), batch.train_local, fanouts, s.batch_size,
                                   options_.seed, budget_, options_.threads);
     const uint32_t passes = std::max<uint32_t>(options_.multistage.reuse, 1);
     for (uint32_t r = 0; r < passes; ++r) {

@@ -320,7 +320,8 @@ void PartitionLoader::BuildGraph(MacroBatch& batch, std::span<const uint32_t> pa
   });
   ChargedArray<uint32_t> indices(budget_, kept.size(), "macro-batch graph");
   std::copy(kept.begin(), kept.end(), indices.data());
-  batch.graph = std::make_unique<CscGraph>(std::move(indptr), std::move(indices), budget_);
+  batch.graphs.push_back(
+      std::make_unique<CscGraph>(std::move(indptr), std::move(indices), budget_));
   batch.maps_charge = std::make_unique<TrackedCharge>(budget_, "macro-batch id maps");
   batch.maps_charge->Update(batch.global_of.size() * 16 + batch.train_local.size() * 8);
 }

@@ -46,66 +46,6 @@ DatasetMeta ImportEdges(const testing::ScratchDir& dir, const std::string& edges
   return ImportEdgeList(sources, o);
 }
 
-bool IsInNeighbor(const CscGraph& graph, uint64_t v, uint64_t u) {
-  for (uint64_t k = 0; k < graph.InDegree(v); ++k) {
-    if (graph.InNeighbor(v, k) == u) return true;
-  }
-  return false;
-}
-
-// Everything a batch must satisfy: the Block invariants, the chain between layers, every edge
-// a real in-edge, and per destination min(fanout, degree) distinct sources in ascending
-// global id.
-void ExpectValidBatch(const CscGraph& graph, const SampledBatch& batch,
-                      const std::vector<int>& fanouts, const std::vector<uint64_t>& seeds) {
-  ASSERT_EQ(batch.blocks.size(), fanouts.size());
-  EXPECT_EQ(batch.seeds(), seeds);
-  for (size_t l = 0; l < batch.blocks.size(); ++l) {
-    SCOPED_TRACE(::testing::Message() << "layer " << l);
-    const Block& b = batch.blocks[l];
-    if (l + 1 < batch.blocks.size()) {
-      ASSERT_EQ(b.num_dst(), batch.blocks[l + 1].num_src());
-      ASSERT_TRUE(std::equal(b.src_nodes.begin(), b.src_nodes.begin() + b.num_dst(),
-                             batch.blocks[l + 1].src_nodes.begin()));
-    }
-    ASSERT_LE(b.num_dst(), b.num_src());
-    ASSERT_EQ(b.indptr.size(), b.num_dst() + 1u);
-    ASSERT_EQ(b.indptr.front(), 0u);
-    ASSERT_EQ(b.indptr.back(), b.indices.size());
-    std::set<uint64_t> distinct(b.src_nodes.begin(), b.src_nodes.end());
-    ASSERT_EQ(distinct.size(), b.src_nodes.size());
-    std::vector<bool> used(b.num_src(), false);
-    for (uint32_t d = 0; d < b.num_dst(); ++d) {
-      ASSERT_LE(b.indptr[d], b.indptr[d + 1]);
-      const uint64_t v = b.src_nodes[d];
-      const uint64_t degree = graph.InDegree(v);
-      const uint64_t expected =
-          fanouts[l] < 0 ? degree : std::min<uint64_t>(degree, static_cast<uint64_t>(fanouts[l]));
-      ASSERT_EQ(b.indptr[d + 1] - b.indptr[d], expected) << "node " << v;
-      uint64_t previous = 0;
-      for (uint32_t e = b.indptr[d]; e < b.indptr[d + 1]; ++e) {
-        ASSERT_LT(b.indices[e], b.num_src());
-        used[b.indices[e]] = true;
-        const uint64_t u = b.src_nodes[b.indices[e]];
-        ASSERT_TRUE(IsInNeighbor(graph, v, u)) << u << " -> " << v;
-        if (e > b.indptr[d]) {
-          ASSERT_LT(previous, u) << "sources not distinct and ascending";
-        }
-        previous = u;
-      }
-    }
-    // Local ids by first appearance: each new source first appears right after the last.
-    uint32_t next_new = b.num_dst();
-    for (uint32_t idx : b.indices) {
-      if (idx >= next_new) {
-        ASSERT_EQ(idx, next_new);
-        ++next_new;
-      }
-    }
-    ASSERT_EQ(next_new, b.num_src());
-  }
-}
-
 // A generated SBM graph (5000 nodes, power-law degrees, 3000 training nodes), built once.
 class NeighborSamplerTest : public ::testing::Test {
  protected:
@@ -317,6 +257,39 @@ TEST(NeighborSampler, HandMadeGraphGivesDglNumbering) {
   EXPECT_EQ(in.indices, (std::vector<uint32_t>{2, 1, 3, 4, 2, 3, 1, 3, 4, 4}));
   // Sampled training batches of the same graph and fanouts are the same blocks up to order.
   ExpectValidBatch(graph, sampler.Sample(0, 0), {-1, -1}, sampler.BatchSeeds(0, 0));
+}
+
+// A graph in memory from its in-neighbour lists.
+CscGraph GraphOf(const std::vector<std::vector<uint32_t>>& in_neighbors, MemoryBudget& budget) {
+  uint64_t edges = 0;
+  for (const auto& list : in_neighbors) edges += list.size();
+  ChargedArray<uint64_t> indptr(budget, in_neighbors.size() + 1, "test graph");
+  ChargedArray<uint32_t> indices(budget, edges, "test graph");
+  indptr[0] = 0;
+  for (size_t v = 0, e = 0; v < in_neighbors.size(); ++v) {
+    for (uint32_t u : in_neighbors[v]) indices[e++] = u;
+    indptr[v + 1] = indptr[v] + in_neighbors[v].size();
+  }
+  return CscGraph(std::move(indptr), std::move(indices), budget);
+}
+
+// With one graph per layer, layer l's picks come from graph l only: here the output layer
+// (graph 1) links 0 <- {1, 2} and the input layer (graph 0) 0 <- {3}, 1 <- {4}, 2 <- {5}.
+TEST(NeighborSampler, EachLayerDrawsFromItsOwnGraph) {
+  MemoryBudget budget(kBudgetBytes);
+  const CscGraph input = GraphOf({{3}, {4}, {5}, {}, {}, {}}, budget);
+  const CscGraph output = GraphOf({{1, 2}, {}, {}, {}, {}, {}}, budget);
+  const NeighborSampler sampler({&input, &output}, {0}, {-1, -1}, 1, 0, budget, 1);
+  const SampledBatch batch = sampler.Sample(0, 0);
+  ASSERT_EQ(batch.blocks.size(), 2u);
+  EXPECT_EQ(batch.blocks[1].src_nodes, (std::vector<uint64_t>{0, 1, 2}));
+  EXPECT_EQ(batch.blocks[1].indices, (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(batch.blocks[0].src_nodes, (std::vector<uint64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(batch.blocks[0].indptr, (std::vector<uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(batch.blocks[0].indices, (std::vector<uint32_t>{3, 4, 5}));
+  const CscGraph smaller = GraphOf({{}, {}}, budget);
+  EXPECT_THROW(NeighborSampler({&input, &smaller}, {0}, {-1, -1}, 1, 0, budget, 1), Error);
+  EXPECT_THROW(NeighborSampler({&input, &output, &input}, {0}, {-1, -1}, 1, 0, budget, 1), Error);
 }
 
 // Node 0 has in-neighbours 1..100. Over many draws every neighbour must be chosen with

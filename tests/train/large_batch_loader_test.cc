@@ -1,7 +1,7 @@
-// Large-batch sampling's macro-batches: the graph is the union of the first stage's sampled
-// edges (each a real edge, none twice), the seeds come first, the rows are the dataset's, every
-// training node is a seed exactly once per epoch, the same seed gives the same batches
-// whatever the run-ahead, and the buffers are sized within the budget.
+// Large-batch sampling's macro-batches: one graph per layer holding the edges the first stage
+// drew in that layer, the seeds first, the dataset's rows; every training node a seed exactly
+// once per epoch, mini-batches that are slices of the first stage's sample, the same batches
+// whatever the run-ahead, and buffers sized within the budget.
 #include "train/large_batch_loader.h"
 
 #include <gtest/gtest.h>
@@ -51,44 +51,46 @@ class LargeBatchTest : public MacroBatchFixture {
 
 ScratchDir* LargeBatchTest::dir_ = nullptr;
 
-TEST_F(LargeBatchTest, GraphIsTheUnionOfTheSampledEdges) {
+// The output layer's graph holds the seeds' picks, the input layer's those of the seeds and of
+// the output layer's picks: min(fanout, in-degree) distinct real in-edges each, none elsewhere.
+TEST_F(LargeBatchTest, LayerGraphsHoldTheEdgesEachLayerDrew) {
   const TrainOptions o = Options(3);
   LargeBatchLoader loader(*dataset_, *graph_, train_, o, *budget_);
   ASSERT_EQ(loader.macro_batch(), 3u);
-  auto store = OpenFeatureStore(*dataset_, FeatureStoreKind::kMemory, {}, *budget_);
   std::unique_ptr<MacroBatch> batch = loader.Load(2, 1, 0);
   const std::vector<uint64_t>& global = batch->global_of;
   ASSERT_EQ(std::set<uint64_t>(global.begin(), global.end()).size(), global.size());
-  ASSERT_EQ(batch->graph->num_nodes(), global.size());
-  ASSERT_EQ(batch->train_local.size(), 3 * o.sampling.batch_size);
+  ASSERT_EQ(batch->graphs.size(), 2u);
+  const uint64_t seeds = 3 * o.sampling.batch_size;
+  ASSERT_EQ(batch->train_local.size(), seeds);
   const std::set<uint64_t> train(train_.begin(), train_.end());
-  uint64_t edges = 0;
-  for (uint64_t local = 0; local < global.size(); ++local) {
-    const bool seed = local < batch->train_local.size();
-    if (seed) {
-      EXPECT_EQ(batch->train_local[local], local);
-      EXPECT_TRUE(train.contains(global[local]));
-    }
-    std::set<uint64_t> in_neighbors;
-    for (uint64_t k = 0; k < graph_->InDegree(global[local]); ++k) {
-      in_neighbors.insert(graph_->InNeighbor(global[local], k));
-    }
-    const uint64_t degree = batch->graph->InDegree(local);
-    // A seed is a destination in both layers: at most 4 + 3 of its edges were sampled.
-    ASSERT_LE(degree, seed ? 7u : 4u);
-    // Every seed keeps at least its output layer's picks.
-    if (seed) {
-      ASSERT_GE(degree, std::min<uint64_t>(3, in_neighbors.size()));
-    }
-    std::set<uint64_t> sources;
-    for (uint64_t k = 0; k < degree; ++k) {
-      const uint64_t source = global[batch->graph->InNeighbor(local, k)];
-      ASSERT_TRUE(in_neighbors.contains(source)) << source << " -> " << global[local];
-      ASSERT_TRUE(sources.insert(source).second) << "edge twice";
-    }
-    edges += degree;
+  for (uint64_t local = 0; local < seeds; ++local) {
+    EXPECT_EQ(batch->train_local[local], local);
+    EXPECT_TRUE(train.contains(global[local]));
   }
-  EXPECT_GT(edges, 0u);
+  std::set<uint64_t> output_picks;
+  for (int layer : {1, 0}) {
+    const CscGraph& graph = *batch->graphs[layer];
+    ASSERT_EQ(graph.num_nodes(), global.size());
+    for (uint64_t local = 0; local < global.size(); ++local) {
+      std::set<uint64_t> in_neighbors, sources;
+      for (uint64_t k = 0; k < graph_->InDegree(global[local]); ++k) {
+        in_neighbors.insert(graph_->InNeighbor(global[local], k));
+      }
+      const bool destination = local < seeds || (layer == 0 && output_picks.contains(local));
+      const uint64_t fanout = o.sampling.fanouts[layer];
+      ASSERT_EQ(graph.InDegree(local),
+                destination ? std::min<uint64_t>(fanout, in_neighbors.size()) : 0)
+          << "layer " << layer << " node " << global[local];
+      for (uint64_t k = 0; k < graph.InDegree(local); ++k) {
+        const uint64_t source = graph.InNeighbor(local, k);
+        ASSERT_TRUE(in_neighbors.contains(global[source])) << "not an edge";
+        ASSERT_TRUE(sources.insert(source).second) << "edge twice";
+        if (layer == 1) output_picks.insert(source);
+      }
+    }
+  }
+  auto store = OpenFeatureStore(*dataset_, FeatureStoreKind::kMemory, {}, *budget_);
   std::vector<float> rows(global.size() * kDim);
   store->Gather(global, rows);
   for (uint64_t local = 0; local < global.size(); ++local) {
@@ -98,11 +100,14 @@ TEST_F(LargeBatchTest, GraphIsTheUnionOfTheSampledEdges) {
   EXPECT_GT(batch->bytes_read, 0u);
 }
 
-TEST_F(LargeBatchTest, EveryTrainingNodeIsASeedOncePerEpoch) {
+TEST_F(LargeBatchTest, EveryTrainingNodeIsASeedOncePerEpochInAValidBatch) {
   MacroBatchSource source(*dataset_, *graph_, train_, Options(2), *budget_);
   auto store = OpenFeatureStore(*dataset_, FeatureStoreKind::kMemory, {}, *budget_);
   std::map<uint64_t, int> seen;
   for (const ReadyBatch& ready : Epoch(source, 1)) {
+    // With the first stage's fanouts a mini-batch is a slice of its sample: each node keeps
+    // min(fanout, in-degree) of its real in-edges, as in ordinary neighbour sampling.
+    ExpectValidBatch(*graph_, ready.batch, {4, 3}, ready.batch.seeds());
     for (uint64_t v : ready.batch.seeds()) ++seen[v];
     const std::vector<uint64_t>& inputs = ready.batch.input_nodes();
     std::vector<float> rows(inputs.size() * kDim);

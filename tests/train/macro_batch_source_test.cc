@@ -73,15 +73,15 @@ TEST_F(MacroBatchTest, GraphIsInducedOnThePartitionsAndTheHubs) {
   const std::vector<uint64_t>& global = batch->global_of;
   const std::set<uint64_t> members(global.begin(), global.end());
   ASSERT_EQ(members.size(), global.size()) << "a node twice in the macro-batch";
-  ASSERT_EQ(batch->graph->num_nodes(), global.size());
+  ASSERT_EQ(batch->graphs[0]->num_nodes(), global.size());
   for (uint64_t local = 0; local < global.size(); ++local) {
     std::multiset<uint64_t> expected, actual;
     const uint64_t v = global[local];
     for (uint64_t k = 0; k < graph_->InDegree(v); ++k) {
       if (members.contains(graph_->InNeighbor(v, k))) expected.insert(graph_->InNeighbor(v, k));
     }
-    for (uint64_t k = 0; k < batch->graph->InDegree(local); ++k) {
-      actual.insert(global[batch->graph->InNeighbor(local, k)]);
+    for (uint64_t k = 0; k < batch->graphs[0]->InDegree(local); ++k) {
+      actual.insert(global[batch->graphs[0]->InNeighbor(local, k)]);
     }
     ASSERT_EQ(actual, expected) << "node " << v;
   }
