@@ -6,7 +6,6 @@
 #include <cstring>
 #include <functional>
 #include <numeric>
-#include <unordered_map>
 
 #include "common/interrupt.h"
 #include "common/random.h"
@@ -64,6 +63,7 @@ PartitionLoader::PartitionLoader(const Dataset& dataset, const CscGraph& graph,
   const ChargedArray<uint64_t> offsets =
       ReadValues(dataset.PathOf(kPartitionOffsetsFile), 8, budget);
   offsets_.assign(offsets.data(), offsets.data() + offsets.size());
+  partition_of_ = PartitionLookup(offsets_, budget);
   LoadHubs(dataset);
   for (uint32_t p = 0; p < parts(); ++p) {
     sorted_spans_.push_back(FeatureSpan(p) + IndicesSpan(p));
@@ -141,11 +141,6 @@ uint64_t PartitionLoader::BufferBytes(uint32_t count) const {
   return span + (span / id_bytes_ + edge_hub_.size()) * 4 + (nodes + 1) * 8 + nodes * 24;
 }
 
-uint32_t PartitionLoader::PartitionOf(uint64_t v) const {
-  return static_cast<uint32_t>(std::upper_bound(offsets_.begin(), offsets_.end(), v) -
-                               offsets_.begin() - 1);
-}
-
 void PartitionLoader::LoadHubs(const Dataset& dataset) {
   hub_ids_ = ReadValues(dataset.PathOf(kHubIdsFile), id_bytes_, budget_);
   const ChargedArray<uint64_t> indptr = ReadValues(dataset.PathOf(kHubIndptrFile), 8, budget_);
@@ -155,14 +150,7 @@ void PartitionLoader::LoadHubs(const Dataset& dataset) {
   const uint64_t bytes = hubs * row_stride_;
   hub_rows_ = AlignedBuffer(budget_, AlignUp(std::max<uint64_t>(bytes, 1)), "hub feature rows");
   if (bytes > 0) FileReader(dataset.PathOf(kHubFeaturesFile)).ReadExact(0, hub_rows_.data(), bytes);
-  is_hub_.assign(graph_.num_nodes(), false);
-  for (uint64_t h = 0; h < hubs; ++h) {
-    hub_index_.emplace(hub_ids_[h], h);
-    is_hub_[hub_ids_[h]] = true;
-  }
-  // A hash node holds the pair, a next pointer and the cached hash; buckets one pointer each.
-  hub_index_charge_ = std::make_unique<TrackedCharge>(budget_, "hub index");
-  hub_index_charge_->Update(hubs * 48 + graph_.num_nodes() / 8);
+  hub_index_ = HubLookup({hub_ids_.data(), hubs}, graph_.num_nodes(), budget_);
 
   // A hub's in-neighbour is kept in a macro-batch when it is a hub too (always) or when its
   // partition is in the macro-batch; so the hub section's edges are sorted once by source
@@ -170,10 +158,10 @@ void PartitionLoader::LoadHubs(const Dataset& dataset) {
   std::vector<uint64_t> count(parts() + 1, 0);
   uint64_t hub_to_hub = 0;
   for (uint64_t e = 0; e < indices.size(); ++e) {
-    if (hub_index_.contains(indices[e])) {
+    if (hub_index_(indices[e]) >= 0) {
       ++hub_to_hub;
     } else {
-      ++count[PartitionOf(indices[e]) + 1];
+      ++count[partition_of_(indices[e]) + 1];
     }
   }
   for (uint32_t p = 0; p < parts(); ++p) count[p + 1] += count[p];
@@ -184,11 +172,10 @@ void PartitionLoader::LoadHubs(const Dataset& dataset) {
   for (uint64_t h = 0; h < hubs; ++h) {
     for (uint64_t e = indptr[h]; e < indptr[h + 1]; ++e) {
       const uint64_t v = indices[e];
-      auto hub = hub_index_.find(v);
-      const bool from_hub = hub != hub_index_.end();
-      const uint64_t slot = from_hub ? next_hub_edge++ : count[PartitionOf(v)]++;
+      const int64_t hub = hub_index_(v);
+      const uint64_t slot = hub >= 0 ? next_hub_edge++ : count[partition_of_(v)]++;
       edge_hub_[slot] = static_cast<uint32_t>(h);
-      edge_source_[slot] = from_hub ? hub->second : v;
+      edge_source_[slot] = hub >= 0 ? static_cast<uint64_t>(hub) : v;
     }
   }
 }
@@ -230,6 +217,10 @@ std::unique_ptr<MacroBatch> PartitionLoader::LoadPartitions(std::span<const uint
   for (const ReadRequest& r : reads) batch->bytes_read += r.length;
 
   // Rows of the partitions' nodes, then of the hubs outside them.
+  uint64_t nodes = hub_ids_.size();
+  for (uint32_t p : partitions) nodes += offsets_[p + 1] - offsets_[p];
+  batch->global_of.reserve(nodes);
+  batch->row_of.reserve(nodes);
   for (size_t i = 0; i < partitions.size(); ++i) {
     const uint32_t p = partitions[i];
     for (uint64_t v = offsets_[p]; v < offsets_[p + 1]; ++v) {
@@ -254,9 +245,9 @@ void PartitionLoader::BuildGraph(MacroBatch& batch, std::span<const uint32_t> pa
   const uint64_t hubs = hub_ids_.size();
   std::vector<int64_t> hub_local(hubs, -1);
   for (uint64_t h = 0; h < hubs; ++h) {
-    const int64_t first = first_local[PartitionOf(hub_ids_[h])];
-    if (first >= 0) {
-      hub_local[h] = first + static_cast<int64_t>(hub_ids_[h] - offsets_[PartitionOf(hub_ids_[h])]);
+    const uint32_t p = partition_of_(hub_ids_[h]);
+    if (first_local[p] >= 0) {
+      hub_local[h] = first_local[p] + static_cast<int64_t>(hub_ids_[h] - offsets_[p]);
       continue;
     }
     hub_local[h] = static_cast<int64_t>(next++);
@@ -264,16 +255,21 @@ void PartitionLoader::BuildGraph(MacroBatch& batch, std::span<const uint32_t> pa
     batch.row_of.push_back(hub_rows_.data() + h * row_stride_);
   }
   auto local_of = [&](uint64_t v) -> int64_t {
-    const uint32_t p = PartitionOf(v);
+    const uint32_t p = partition_of_(v);
     if (first_local[p] >= 0) return first_local[p] + static_cast<int64_t>(v - offsets_[p]);
-    if (!is_hub_[v]) return -1;
-    auto it = hub_index_.find(v);
-    return it == hub_index_.end() ? -1 : hub_local[it->second];
+    const int64_t hub = hub_index_(v);
+    return hub < 0 ? -1 : hub_local[hub];
   };
 
   const uint64_t nodes = next;
   ChargedArray<uint64_t> indptr(budget_, nodes + 1, "macro-batch graph");
+  // At most every edge of the partitions and of the hub section: reserved, never regrown.
   std::vector<uint32_t> kept;
+  uint64_t partition_edges = 0;
+  for (uint32_t p : partitions) {
+    partition_edges += graph_.EdgeBegin(offsets_[p + 1]) - graph_.EdgeBegin(offsets_[p]);
+  }
+  kept.reserve(partition_edges + edge_hub_.size());
   uint64_t local = 0;
   indptr[0] = 0;
   for (size_t i = 0; i < partitions.size(); ++i) {

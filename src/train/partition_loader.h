@@ -19,7 +19,6 @@
 #include <cstdint>
 #include <memory>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "storage/aligned_buffer.h"
@@ -27,7 +26,9 @@
 #include "strata/graph.h"
 #include "strata/io_engine.h"
 #include "strata/memory_budget.h"
+#include "train/hub_lookup.h"
 #include "train/macro_batch_loader.h"
+#include "train/partition_lookup.h"
 
 namespace strata {
 
@@ -73,12 +74,10 @@ class PartitionLoader final : public MacroBatchLoader {
   uint32_t id_bytes_;
   uint32_t macro_batch_ = 0;
   uint64_t seed_;
-  uint32_t PartitionOf(uint64_t v) const;
+  PartitionLookup partition_of_;
 
   ChargedArray<uint64_t> hub_ids_;
-  std::unordered_map<uint64_t, uint32_t> hub_index_;  // node id -> index in the hub section
-  std::vector<bool> is_hub_;  // by node id: most sources are not hubs, and skip the hash
-  std::unique_ptr<TrackedCharge> hub_index_charge_;
+  HubLookup hub_index_;  // node id -> index in the hub section, or -1
   // The hub section's edges: those from non-hub sources by source partition (partition p's
   // are [start[p], start[p+1])), then those between hubs, from start[parts] to the end.
   std::vector<uint64_t> edges_by_partition_start_;
