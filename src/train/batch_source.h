@@ -39,7 +39,6 @@ struct StageBusy {
   // Macro-batch sources only.
   uint64_t macro_batches_planned = 0;  // in the epoch
   uint64_t macro_batches = 0;          // every pass sampled
-  uint64_t macro_batch_handed = 0;     // 1 + the macro-batch of the last batch Next returned
   uint64_t macro_passes = 0;
   uint64_t load_bytes = 0;
   double load_s = 0;

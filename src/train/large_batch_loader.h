@@ -53,9 +53,13 @@ class LargeBatchLoader final : public MacroBatchLoader {
   std::unique_ptr<MacroBatch> Load(uint64_t epoch, uint64_t m, int buffer) override;
 
  private:
-  // What one macro-batch of `macro_batch` mini-batches takes, from a trial sample.
-  uint64_t TrialBytes(const std::vector<uint64_t>& train_ids, uint32_t macro_batch,
-                      uint64_t& rows) const;
+  // What one macro-batch of `macro_batch` mini-batches takes, from a trial sample: its rows
+  // and its bytes (rows with a margin, graphs, maps).
+  struct Trial {
+    uint64_t rows = 0;
+    uint64_t bytes = 0;
+  };
+  Trial RunTrial(const std::vector<uint64_t>& train_ids, uint32_t macro_batch) const;
   // Buffer `buffer`, holding at least `rows` rows.
   float* Reserve(int buffer, uint64_t rows);
 

@@ -55,7 +55,6 @@ class MacroBatchStream final : public BatchStream {
     while (true) {
       bool timed_out = false;
       std::optional<ReadyBatch> ready = ready_.PopFor(std::chrono::milliseconds(100), timed_out);
-      if (ready) handed_ = ready->macro_batch + 1;
       if (!timed_out) return ready;
       ThrowIfInterrupted();
     }
@@ -66,7 +65,6 @@ class MacroBatchStream final : public BatchStream {
     busy.sample_s = sample_ns_ * 1e-9;
     busy.macro_batches_planned = planned_;
     busy.macro_batches = macro_batches_;
-    busy.macro_batch_handed = handed_;
     busy.macro_passes = macro_passes_;
     busy.load_bytes = load_bytes_;
     busy.load_s = load_ns_ * 1e-9;
@@ -159,7 +157,6 @@ class MacroBatchStream final : public BatchStream {
   uint64_t epoch_;
   MemoryBudget& budget_;
   uint64_t planned_;
-  uint64_t handed_ = 0;  // only the thread that calls Next reads and writes it
   BoundedQueue<int> free_;
   BoundedQueue<std::unique_ptr<MacroBatch>> loaded_;
   BoundedQueue<ReadyBatch> ready_;

@@ -97,7 +97,7 @@ EpochReport MiniBatchRunner::TrainEpoch(uint64_t epoch) {
       labelled += loss.labelled;
       ++report.batches;
       ThrowIfInterrupted();
-      ShowProgress(epoch, report.batches, labelled ? loss_sum / labelled : 0.0,
+      ShowProgress(epoch, report.batches, ready->macro_batch, labelled ? loss_sum / labelled : 0.0,
                    Seconds(epoch_start), *stream, before);
     }
     CopyStageBusy(stream->busy(), report);
@@ -116,8 +116,8 @@ double MiniBatchRunner::Accuracy(Split split) {
   return EvaluateNodes(session_, session_.split_ids(split)).accuracy();
 }
 
-void MiniBatchRunner::ShowProgress(uint64_t epoch, uint64_t batches, double mean_loss,
-                                   double elapsed_s, const BatchStream& stream,
+void MiniBatchRunner::ShowProgress(uint64_t epoch, uint64_t batches, uint64_t macro_batch,
+                                   double mean_loss, double elapsed_s, const BatchStream& stream,
                                    const FeatureStoreStats& epoch_start) {
   const uint64_t log_every = session_.options().log_every;
   const bool log = log_every && batches % log_every == 0;
@@ -127,7 +127,7 @@ void MiniBatchRunner::ShowProgress(uint64_t epoch, uint64_t batches, double mean
       fmt::format("loss {:.4f}, {:.1f} batches/s, ", mean_loss, batches / elapsed_s);
   if (const StageBusy busy = stream.busy(); busy.macro_batches_planned > 0) {
     status +=
-        fmt::format("macro-batch {}/{}, load {:.0f} MB/s, stall {:.1f} s", busy.macro_batch_handed,
+        fmt::format("macro-batch {}/{}, load {:.0f} MB/s, stall {:.1f} s", macro_batch + 1,
                     busy.macro_batches_planned, busy.load_bytes / elapsed_s / 1e6, busy.stall_s);
   } else {
     status +=

@@ -32,9 +32,11 @@ class MiniBatchRunner final : public EpochRunner {
   Optimizer& optimizer() override { return *optimizer_; }
 
  private:
-  // Progress bar and --log-every line after `batches` batches of the epoch.
-  void ShowProgress(uint64_t epoch, uint64_t batches, double mean_loss, double elapsed_s,
-                    const BatchStream& stream, const FeatureStoreStats& epoch_start);
+  // Progress bar and --log-every line after `batches` batches of the epoch, the last of them
+  // from macro-batch `macro_batch` (macro-batch sources).
+  void ShowProgress(uint64_t epoch, uint64_t batches, uint64_t macro_batch, double mean_loss,
+                    double elapsed_s, const BatchStream& stream,
+                    const FeatureStoreStats& epoch_start);
 
   Session& session_;
   std::unique_ptr<Optimizer> optimizer_;

@@ -1,7 +1,5 @@
 #include "train/partition_loader.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -11,6 +9,7 @@
 #include "common/random.h"
 #include "storage/file.h"
 #include "strata/error.h"
+#include "train/macro_batch_size.h"
 
 namespace strata {
 namespace {
@@ -29,8 +28,6 @@ ChargedArray<uint64_t> ReadValues(const std::string& path, uint32_t width, Memor
   }
   return values;
 }
-
-std::string FormatMiB(uint64_t bytes) { return fmt::format("{:.1f} MiB", bytes / 1048576.0); }
 
 constexpr uint64_t kPartitionOrderStream = 0x6d61637200000000ull;  // "macr"
 
@@ -72,29 +69,11 @@ PartitionLoader::PartitionLoader(const Dataset& dataset, const CscGraph& graph,
   std::sort(sorted_spans_.rbegin(), sorted_spans_.rend());
   std::sort(sorted_nodes_.rbegin(), sorted_nodes_.rend());
 
-  // Half of what is left goes to the two buffers; the model, the batches in flight and
-  // evaluation need the rest.
-  const uint64_t room = budget.available() / 2;
-  uint32_t fits = 0;
-  while (fits < parts() && 2 * BufferBytes(fits + 1) <= room) ++fits;
-  if (macro_batch == 0) {
-    if (fits == 0) {
-      throw Error::Input(fmt::format(
-          "the memory budget is too small for multistage training: two buffers of one "
-          "partition need {}, half of what the budget leaves is {}; raise --memory-budget or "
-          "partition into more parts",
-          FormatMiB(2 * BufferBytes(1)), FormatMiB(room)));
-    }
-    macro_batch = fits;
-  }
-  macro_batch_ = std::min(macro_batch, parts());
-  if (macro_batch_ > fits) {
-    throw Error::Input(fmt::format(
-        "--macro-batch {} needs {} for its two buffers, half of what the budget leaves is {}: "
-        "{}",
-        macro_batch_, FormatMiB(2 * BufferBytes(macro_batch_)), FormatMiB(room),
-        fits ? fmt::format("--macro-batch {} fits", fits) : "raise --memory-budget"));
-  }
+  std::vector<uint32_t> sizes(parts());
+  std::iota(sizes.begin(), sizes.end(), 1);
+  macro_batch_ =
+      ChooseMacroBatch(macro_batch, sizes, [&](uint32_t n) { return 2 * BufferBytes(n); }, budget,
+                       {"multistage training", "partition", "partition into more parts"});
   uint64_t span = 0;
   for (uint32_t i = 0; i < macro_batch_; ++i) span += sorted_spans_[i];
   // Both buffers in one arena, registered with the engine so that large reads skip pinning.
