@@ -24,6 +24,10 @@ struct GenerateOptions {
   double homophily = 0.8;        // SBM: share of pairs inside one class
   double degree_exponent = 2.5;  // SBM: power-law exponent of the degree distribution
   double noise = 1.0;            // feature noise standard deviation; centroids have norm ~1
+  // > 0: dense binary bag-of-words features instead, this many ones per row, drawn from class
+  // word distributions whose topic words are 1 + 1/noise times as likely as the background's
+  // (dataset/binary_features.h).
+  uint64_t binary_ones = 0;
   double train_ratio = 0.1, val_ratio = 0.05, test_ratio = 0.05;
   FeatureDtype feature_dtype = FeatureDtype::kFloat32;
   uint64_t memory_budget_bytes = 0;

@@ -31,8 +31,12 @@ Runner AddGenerateCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--degree-exponent", o.degree_exponent, "SBM: power-law degree exponent")
       ->capture_default_str();
-  cmd->add_option("--noise", o.noise, "feature noise std (class centroids have norm ~1)")
+  cmd->add_option("--noise", o.noise,
+                  "feature noise std (class centroids have norm ~1); binary: topic words are "
+                  "1 + 1/noise times as likely")
       ->capture_default_str();
+  cmd->add_option("--binary-features", o.binary_ones,
+                  "dense binary bag-of-words features with this many ones per row");
   cmd->add_option("--train-ratio", o.train_ratio, "share of nodes in the train split")
       ->capture_default_str();
   cmd->add_option("--val-ratio", o.val_ratio, "share of nodes in the val split")

@@ -10,6 +10,7 @@
 #include "common/parallel.h"
 #include "common/progress.h"
 #include "common/random.h"
+#include "dataset/binary_features.h"
 #include "dataset/build_common.h"
 #include "dataset/csc_builder.h"
 #include "dataset/dataset_writer.h"
@@ -27,6 +28,7 @@ constexpr uint64_t kRowsPerChunk = 2048;
 constexpr uint64_t kCentroidStream = 0xC3;
 constexpr uint64_t kFeatureStream = 0xFEA7;
 constexpr uint64_t kSplitStream = 0x5917;
+constexpr uint64_t kVocabularyStream = 0xB0C4;
 
 void Validate(const GenerateOptions& o) {
   auto bad = [](const std::string& what) { return Error::Input(what); };
@@ -39,6 +41,10 @@ void Validate(const GenerateOptions& o) {
     throw bad("--degree-exponent must be in (2, 10]");
   }
   if (!(o.noise >= 0) || !std::isfinite(o.noise)) throw bad("--noise must be >= 0");
+  if (o.binary_ones > o.feature_dim) {
+    throw bad("--binary-features must not exceed --feature-dim");
+  }
+  if (o.binary_ones > 0 && o.noise == 0) throw bad("--binary-features needs --noise > 0");
   double sum = o.train_ratio + o.val_ratio + o.test_ratio;
   if (o.train_ratio < 0 || o.val_ratio < 0 || o.test_ratio < 0 || sum > 1 + 1e-9) {
     throw bad("split ratios must be >= 0 and sum to at most 1");
@@ -90,8 +96,8 @@ void GenerateEdges(const Model& model, const GenerateOptions& o, unsigned thread
   }
 }
 
-// Writes features (class centroid + Gaussian noise), labels and splits in one pass over the
-// nodes, each node's numbers drawn from its own stream.
+// Writes features (class centroid + Gaussian noise, or binary words), labels and splits in one
+// pass over the nodes, each node's numbers drawn from its own stream.
 template <typename Model>
 void GenerateNodes(const Model& model, const GenerateOptions& o, unsigned threads,
                    MemoryBudget& budget, DatasetWriter& writer, ProgressBar* progress) {
@@ -100,6 +106,11 @@ void GenerateNodes(const Model& model, const GenerateOptions& o, unsigned thread
   Rng centroid_rng(MixSeed(o.seed, kCentroidStream));
   const double centroid_scale = dim == 0 ? 0 : 1.0 / std::sqrt(static_cast<double>(dim));
   for (float& x : centroids) x = static_cast<float>(centroid_rng.Normal() * centroid_scale);
+  std::unique_ptr<BinaryFeatureModel> words;
+  if (o.binary_ones > 0) {
+    words = std::make_unique<BinaryFeatureModel>(dim, o.classes, o.binary_ones, 1 + 1 / o.noise,
+                                                 MixSeed(o.seed, kVocabularyStream));
+  }
 
   const uint64_t chunk_rows = kRowsPerChunk * threads;
   ChargedArray<float> rows(budget, chunk_rows * std::max<uint64_t>(dim, 1), "feature rows");
@@ -120,15 +131,20 @@ void GenerateNodes(const Model& model, const GenerateOptions& o, unsigned thread
   for (uint64_t first = 0; first < o.nodes; first += chunk_rows) {
     uint64_t count = std::min(chunk_rows, o.nodes - first);
     ParallelFor(threads, count, [&](uint64_t begin, uint64_t end) {
+      BinaryFeatureModel::Scratch scratch;
       for (uint64_t i = begin; i < end; ++i) {
         uint64_t node = first + i;
         uint32_t cls = model.ClassOf(node);
         labels[i] = static_cast<int32_t>(cls);
         Rng rng(MixSeed(o.seed ^ kFeatureStream, node));
-        const float* centroid = centroids.data() + cls * dim;
         float* row = rows.data() + i * dim;
-        for (uint64_t k = 0; k < dim; ++k) {
-          row[k] = centroid[k] + static_cast<float>(o.noise * rng.Normal());
+        if (words) {
+          words->FillRow(cls, rng, {row, dim}, scratch);
+        } else {
+          const float* centroid = centroids.data() + cls * dim;
+          for (uint64_t k = 0; k < dim; ++k) {
+            row[k] = centroid[k] + static_cast<float>(o.noise * rng.Normal());
+          }
         }
         uint64_t state = MixSeed(o.seed ^ kSplitStream, node);
         double u = static_cast<double>(state >> 11) * 0x1.0p-53;

@@ -110,6 +110,54 @@ TEST(Generate, FeaturesAreClassCentroidPlusNoise) {
   }
 }
 
+// Binary bag-of-words rows: exactly `ones` ones per row, the same files for any thread count,
+// and class-dependent enough that the nearest class-mean row predicts the class well above
+// chance while every class shares most of its words.
+TEST(Generate, BinaryFeaturesHaveFixedOnesAndClassTopics) {
+  testing::ScratchDir dir;
+  GenerateOptions o = SmallOptions(dir / "a");
+  o.nodes = 4000;
+  o.feature_dim = 120;
+  o.binary_ones = 40;
+  o.threads = 1;
+  DatasetMeta meta = GenerateDataset(o);
+  GenerateOptions b = o;
+  b.out = dir / "b";
+  b.threads = 3;
+  EXPECT_EQ(GenerateDataset(b).ToJson(), meta.ToJson());
+
+  auto features = ReadArray<float>(dir / "a/features.bin");
+  auto labels = ReadArray<int32_t>(dir / "a/labels.bin");
+  const uint64_t dim = o.feature_dim, stride = RowStrideBytes(dim, o.feature_dtype) / 4;
+  std::vector<double> mean(o.classes * dim, 0), count(o.classes, 0);
+  for (uint64_t v = 0; v < o.nodes; ++v) {
+    uint64_t ones = 0;
+    for (uint64_t k = 0; k < dim; ++k) {
+      const float x = features[v * stride + k];
+      ASSERT_TRUE(x == 0.0f || x == 1.0f);
+      ones += x == 1.0f;
+      mean[labels[v] * dim + k] += x;
+    }
+    ASSERT_EQ(ones, o.binary_ones);
+    count[labels[v]] += 1;
+  }
+  for (uint64_t i = 0; i < mean.size(); ++i) mean[i] /= count[i / dim];
+  uint64_t correct = 0;
+  for (uint64_t v = 0; v < o.nodes; ++v) {
+    double best = -1;
+    uint32_t predicted = 0;
+    for (uint32_t c = 0; c < o.classes; ++c) {
+      double dot = 0;
+      for (uint64_t k = 0; k < dim; ++k) dot += features[v * stride + k] * mean[c * dim + k];
+      if (dot > best) best = dot, predicted = c;
+    }
+    correct += predicted == static_cast<uint32_t>(labels[v]);
+  }
+  const double accuracy = static_cast<double>(correct) / o.nodes;
+  EXPECT_GT(accuracy, 2.0 / o.classes);
+  EXPECT_LT(accuracy, 1.0);
+}
+
 TEST(Generate, RmatAndFloat16AndWideIds) {
   testing::ScratchDir dir;
   GenerateOptions o = SmallOptions(dir / "r");
@@ -136,6 +184,9 @@ TEST(Generate, RefusesBadOptions) {
   EXPECT_THROW(GenerateDataset(o), Error);
   o = SmallOptions(dir / "x");
   o.classes = 0;
+  EXPECT_THROW(GenerateDataset(o), Error);
+  o = SmallOptions(dir / "x");
+  o.binary_ones = o.feature_dim + 1;
   EXPECT_THROW(GenerateDataset(o), Error);
   EXPECT_TRUE(testing::ListDirectory(dir.path()).empty());
 }
