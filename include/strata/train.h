@@ -60,6 +60,13 @@ struct MultistageOptions {
   bool enabled() const { return method != MultistageMethod::kNone; }
 };
 
+// Which model a run's accuracies are those of: the last epoch's (Kipf's GCN reference) or
+// the epoch with the best validation accuracy (early-stopping recipes). Both are always
+// measured and written to the metrics; this picks the one reported as test_acc.
+enum class EvalPoint { kFinal, kBest };
+EvalPoint ParseEvalPoint(std::string_view name);  // final | best
+std::string_view EvalPointName(EvalPoint point);
+
 struct TrainOptions {
   std::string dataset;
   ModelOptions model;
@@ -75,6 +82,7 @@ struct TrainOptions {
   unsigned threads = 2;        // sampling and compute threads
   uint64_t epochs = 10;
   uint64_t eval_every = 1;  // epochs between validation runs (0: only at the end)
+  EvalPoint eval_point = EvalPoint::kFinal;
   uint64_t log_every = 0;   // batches between progress lines on stderr (0: none)
   std::string metrics_out;  // JSON lines: one per epoch, one final (empty: none)
   std::string checkpoint_dir;
@@ -109,14 +117,21 @@ struct EpochReport {
 };
 
 struct TrainResult {
-  double test_acc = 0;
+  double test_acc = 0;  // of the model options.eval_point picks
   double val_acc = 0;
+  double final_test_acc = 0;  // the last epoch's model
+  double final_val_acc = 0;
+  // The evaluated epoch with the highest validation accuracy (the first such one) among the
+  // epochs this run trained, and its model's accuracies.
   uint64_t best_epoch = 0;
+  double best_val_acc = 0;
+  double best_test_acc = 0;
   double total_time_s = 0;
   std::vector<EpochReport> epochs;
 };
 
-// Trains, calling `on_epoch` after each epoch; returns the final model's accuracies.
+// Trains, calling `on_epoch` after each epoch; returns the final and the best-validation
+// model's accuracies.
 TrainResult Train(const TrainOptions& options,
                   const std::function<void(const EpochReport&)>& on_epoch = {});
 

@@ -29,6 +29,9 @@ struct TrainArgs {
   std::string adjacency_cache;
   std::string multistage;
   std::string macro_fanouts;
+  std::string activation = "relu";
+  std::string weight_decay_scope = "all";
+  std::string eval_point = "final";
 };
 
 // Options shared by train and eval: the dataset, how features are read, evaluation.
@@ -71,6 +74,9 @@ void Resolve(TrainArgs& a) {
   TrainOptions& o = a.options;
   o.model.kind = ParseModelKind(a.model);
   o.optimizer.kind = ParseOptimizerKind(a.optimizer);
+  o.model.activation = ParseActivation(a.activation);
+  o.optimizer.weight_decay_scope = ParseWeightDecayScope(a.weight_decay_scope);
+  o.eval_point = ParseEvalPoint(a.eval_point);
   o.sampling.fanouts = ParseFanouts(a.fanouts, "--fanouts");
   if (!a.eval_fanouts.empty()) {
     o.sampling.eval_fanouts = ParseFanouts(a.eval_fanouts, "--eval-fanouts");
@@ -119,6 +125,16 @@ Runner AddTrainCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--weight-decay", o.optimizer.weight_decay, "L2 weight decay")
       ->capture_default_str();
+  cmd->add_option("--weight-decay-scope", args->weight_decay_scope,
+                  "parameters weight decay applies to: all, weights (not biases) or first-layer "
+                  "(its weights only, as Kipf's GCN)")
+      ->check(CLI::IsMember({"all", "weights", "first-layer"}))
+      ->capture_default_str();
+  cmd->add_option("--bias", m.bias, "learned bias in every layer (true/false)")
+      ->capture_default_str();
+  cmd->add_option("--activation", args->activation, "between layers: relu, or elu (GAT paper)")
+      ->check(CLI::IsMember({"relu", "elu"}))
+      ->capture_default_str();
   cmd->add_option("--optimizer", args->optimizer, "adam or sgd")
       ->check(CLI::IsMember({"adam", "sgd"}));
   cmd->add_option("--run-ahead", o.max_run_ahead, "most batches sampled ahead of training")
@@ -134,6 +150,11 @@ Runner AddTrainCommand(CLI::App& app) {
   cmd->add_option("--reuse", o.multistage.reuse, "passes over each macro-batch, 1..4")
       ->capture_default_str();
   cmd->add_option("--eval-every", o.eval_every, "epochs between validation runs")
+      ->capture_default_str();
+  cmd->add_option("--eval-point", args->eval_point,
+                  "model whose accuracy is reported: final (last epoch) or best (best "
+                  "validation); the metrics hold both")
+      ->check(CLI::IsMember({"final", "best"}))
       ->capture_default_str();
   cmd->add_option("--log-every", o.log_every, "batches between progress lines on stderr");
   cmd->add_option("--metrics-out", o.metrics_out, "JSON lines: one per epoch, one final");
@@ -153,9 +174,12 @@ Runner AddTrainCommand(CLI::App& app) {
           r.fetch_busy_s, r.fetch_wait_s, r.train_busy_s, r.peak_rss_bytes / 1e6);
       std::fflush(stdout);
     });
-    std::printf("final: test accuracy %.4f, val accuracy %.4f, best epoch %llu, %.1f s\n",
-                result.test_acc, result.val_acc, static_cast<unsigned long long>(result.best_epoch),
-                result.total_time_s);
+    std::printf(
+        "final: test accuracy %.4f, val accuracy %.4f (%s model); best epoch %llu: val %.4f, "
+        "test %.4f; %.1f s\n",
+        result.test_acc, result.val_acc, EvalPointName(args->options.eval_point).data(),
+        static_cast<unsigned long long>(result.best_epoch), result.best_val_acc,
+        result.best_test_acc, result.total_time_s);
   };
 }
 

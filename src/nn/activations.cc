@@ -246,6 +246,57 @@ void ReluDropoutBackward(MatrixSpan<const std::type_identity_t<T>> y, MatrixSpan
   });
 }
 
+namespace {
+
+// Calls row(i, mask) for every row, mask holding the row's dropout mask ({1/(1-p), 0}, or all
+// 1 when p == 0), split over threads.
+template <typename T, typename RowFn>
+void ForRowsWithMask(size_t rows, size_t cols, double p, uint64_t seed, unsigned threads,
+                     RowFn row) {
+  const uint32_t threshold = DropThreshold(p);
+  const T scale = static_cast<T>(1.0 / (1.0 - p));
+  ForRows(threads, rows, cols * 8, [&](uint64_t begin, uint64_t end) {
+    std::vector<T> mask(cols, T{1});
+    for (size_t i = begin; i < end; ++i) {
+      if (p > 0) FillRowMask(seed, i, cols, threshold, scale, mask.data());
+      row(i, mask.data());
+    }
+  });
+}
+
+}  // namespace
+
+template <typename T>
+void EluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads) {
+  CheckProbability("EluDropout", p);
+  ForRowsWithMask<T>(x.rows(), x.cols(), p, seed, threads, [&](size_t i, const T* mask) {
+    T* row = x.row(i);
+    for (size_t j = 0; j < x.cols(); ++j) {
+      const T elu = row[j] > T{0} ? row[j] : std::expm1(row[j]);
+      row[j] = mask[j] == T{0} ? T{0} : elu * mask[j];
+    }
+  });
+}
+
+template <typename T>
+void EluDropoutBackward(MatrixSpan<const std::type_identity_t<T>> y, MatrixSpan<T> grad, double p,
+                        uint64_t seed, unsigned threads) {
+  CheckSameShape("EluDropoutBackward", y, grad);
+  CheckProbability("EluDropoutBackward", p);
+  ForRowsWithMask<T>(y.rows(), y.cols(), p, seed, threads, [&](size_t i, const T* mask) {
+    const T* out = y.row(i);
+    T* g = grad.row(i);
+    for (size_t j = 0; j < y.cols(); ++j) {
+      if (mask[j] == T{0}) {
+        g[j] = T{0};
+        continue;
+      }
+      const T elu = out[j] / mask[j];  // a kept y is elu(x) / (1 - p)
+      g[j] *= mask[j] * (elu > T{0} ? T{1} : elu + T{1});
+    }
+  });
+}
+
 template <typename T>
 void BroadcastRows(std::span<const std::type_identity_t<T>> bias, MatrixSpan<T> out,
                    unsigned threads) {
@@ -283,6 +334,9 @@ void ColumnSums(MatrixSpan<const std::type_identity_t<T>> in, std::span<T> out, 
                                    unsigned);                                                 \
   template void ReluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned);                    \
   template void ReluDropoutBackward<T>(MatrixSpan<const T>, MatrixSpan<T>, double, unsigned); \
+  template void EluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned);                     \
+  template void EluDropoutBackward<T>(MatrixSpan<const T>, MatrixSpan<T>, double, uint64_t,   \
+                                      unsigned);                                              \
   template void BroadcastRows<T>(std::span<const T>, MatrixSpan<T>, unsigned);                \
   template void ColumnSums<T>(MatrixSpan<const T>, std::span<T>, unsigned);
 STRATA_INSTANTIATE_ACTIVATIONS(float)

@@ -57,6 +57,17 @@ template <typename T>
 void ReluDropoutBackward(MatrixSpan<const std::type_identity_t<T>> y, MatrixSpan<T> grad, double p,
                          unsigned threads = 1);
 
+// x = dropout(elu(x)) in place (ELU with alpha 1: x > 0 ? x : exp(x) - 1), the mask drawn
+// from `seed` as Dropout draws it.
+template <typename T>
+void EluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads = 1);
+// grad = grad * mask / (1 - p) * elu'(x), in place, where y is EluDropout's output for the
+// same p and seed: the mask is drawn again and elu'(x) (1, or elu(x) + 1 for x <= 0) is
+// recovered from a kept y, so no mask or input needs to be stored.
+template <typename T>
+void EluDropoutBackward(MatrixSpan<const std::type_identity_t<T>> y, MatrixSpan<T> grad, double p,
+                        uint64_t seed, unsigned threads = 1);
+
 // Every row of out = bias (bias.size() == out.cols()).
 template <typename T>
 void BroadcastRows(std::span<const std::type_identity_t<T>> bias, MatrixSpan<T> out,

@@ -22,9 +22,9 @@ void Adam::Step() {
   const float step_size = static_cast<float>(options_.lr / (1.0 - std::pow(options_.beta1, t)));
   const float bias2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(options_.beta2, t)));
   const float eps = static_cast<float>(options_.eps);
-  const float decay = static_cast<float>(options_.weight_decay);
   for (size_t i = 0; i < params_.size(); ++i) {
     const Parameter& p = params_[i];
+    const float decay = decayed(i) ? static_cast<float>(options_.weight_decay) : 0.0f;
     float* m = m_[i].data();
     float* v = v_[i].data();
     size_t k = 0;

@@ -18,7 +18,7 @@ namespace strata {
 
 template <typename T>
 BasicGatConv<T>::BasicGatConv(size_t in_dim, size_t out_per_head, const GatOptions& options,
-                              uint64_t seed)
+                              uint64_t seed, bool bias)
     : in_dim_(in_dim),
       per_head_(out_per_head),
       options_(options),
@@ -28,8 +28,7 @@ BasicGatConv<T>::BasicGatConv(size_t in_dim, size_t out_per_head, const GatOptio
       attn_l_grad_(options.heads, out_per_head),
       attn_r_(options.heads, out_per_head),
       attn_r_grad_(options.heads, out_per_head),
-      bias_(1, out_dim()),
-      bias_grad_(1, out_dim()) {
+      bias_(options.concat_heads ? options.heads * out_per_head : out_per_head, bias) {
   if (options.heads == 0 || out_per_head == 0) {
     throw Error::Input("GAT needs at least one head of at least one feature");
   }
@@ -86,11 +85,7 @@ void BasicGatConv<T>::Forward(const LayerInput<T>& input, BasicMatrix<T>& out) {
   if (options_.concat_heads) {
     out.Resize(nd, width);
     SpmmWeighted<T>(g, weights, wh_.span(), out.span(), threads);
-    MatrixSpan<T> o = out.span();
-    const T* b = bias_.data();
-    ForRows(threads, nd, width, [&](uint64_t begin, uint64_t end) {
-      for (uint64_t d = begin; d < end; ++d) AddRow(o.row(d), b, width);
-    });
+    bias_.AddTo(out.span(), threads);
   } else {
     aggregate_.Resize(nd, width);
     SpmmWeighted<T>(g, weights, wh_.span(), aggregate_.span(), threads);
@@ -102,7 +97,7 @@ void BasicGatConv<T>::Forward(const LayerInput<T>& input, BasicMatrix<T>& out) {
       for (size_t j = 0; j < per_head_; ++j) {
         T sum{0};
         for (size_t h = 0; h < heads; ++h) sum += a[h * per_head_ + j];
-        o[j] = sum * inv_heads + bias_(0, j);
+        o[j] = sum * inv_heads + bias_.at(j);
       }
     }
   }
@@ -120,7 +115,7 @@ void BasicGatConv<T>::Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* gra
   if (grad_out.rows() != nd || grad_out.cols() != out_dim()) {
     throw Error::Internal("GatConv: output gradient has the wrong shape");
   }
-  ColumnSums<T>(grad_out, bias_grad_.values(), threads);
+  bias_.Backward(grad_out, threads);
 
   // Gradient of the per-head aggregate.
   MatrixSpan<const T> grad_agg = grad_out;
@@ -188,12 +183,13 @@ void BasicGatConv<T>::Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* gra
 
 template <typename T>
 std::vector<BasicParameter<T>> BasicGatConv<T>::Parameters(const std::string& prefix) {
-  return {
+  std::vector<BasicParameter<T>> params = {
       {prefix + "weight", weight_.span(), weight_grad_.span()},
       {prefix + "attn_l", attn_l_.span(), attn_l_grad_.span()},
       {prefix + "attn_r", attn_r_.span(), attn_r_grad_.span()},
-      {prefix + "bias", bias_.span(), bias_grad_.span()},
   };
+  bias_.AppendParameter(prefix, params);
+  return params;
 }
 
 template class BasicGatConv<float>;

@@ -20,12 +20,13 @@
 // the mask drawn from LayerInput::seed.
 //
 // Parameters: "weight" (in x H*F, Glorot uniform, gain sqrt(2)), "attn_l" and "attn_r" (H x
-// F, Glorot uniform with DGL's fans, gain sqrt(2)), "bias" (1 x out_dim, 0).
+// F, Glorot uniform with DGL's fans, gain sqrt(2)), "bias" (1 x out_dim, 0, unless disabled).
 #pragma once
 
 #include <cstdint>
 
 #include "nn/layer.h"
+#include "nn/layer_bias.h"
 
 namespace strata {
 
@@ -39,7 +40,8 @@ template <typename T>
 class BasicGatConv final : public BasicLayer<T> {
  public:
   // out_per_head is F; out_dim() is heads * F when concatenating, F when averaging.
-  BasicGatConv(size_t in_dim, size_t out_per_head, const GatOptions& options, uint64_t seed);
+  BasicGatConv(size_t in_dim, size_t out_per_head, const GatOptions& options, uint64_t seed,
+               bool bias = true);
 
   void Forward(const LayerInput<T>& input, BasicMatrix<T>& out) override;
   void Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* grad_in) override;
@@ -49,12 +51,11 @@ class BasicGatConv final : public BasicLayer<T> {
     return options_.concat_heads ? options_.heads * per_head_ : per_head_;
   }
   size_t AllocatedBytes() const override {
-    return CapacityBytes<T>({&weight_,     &weight_grad_, &attn_l_,    &attn_l_grad_,
-                             &attn_r_,     &attn_r_grad_, &bias_,      &bias_grad_,
-                             &wh_,         &logits_,      &alpha_,     &alpha_drop_,
-                             &el_,         &er_,          &aggregate_, &grad_aggregate_,
-                             &grad_edges_, &grad_wh_,     &grad_el_,   &grad_er_}) +
-           loops_.allocated_bytes() + csc_.allocated_bytes();
+    return CapacityBytes<T>({&weight_, &weight_grad_, &attn_l_, &attn_l_grad_, &attn_r_,
+                             &attn_r_grad_, &wh_, &logits_, &alpha_, &alpha_drop_, &el_, &er_,
+                             &aggregate_, &grad_aggregate_, &grad_edges_, &grad_wh_, &grad_el_,
+                             &grad_er_}) +
+           bias_.AllocatedBytes() + loops_.allocated_bytes() + csc_.allocated_bytes();
   }
 
  private:
@@ -67,8 +68,7 @@ class BasicGatConv final : public BasicLayer<T> {
   BasicMatrix<T> attn_l_grad_;
   BasicMatrix<T> attn_r_;  // H x F, scores the destination
   BasicMatrix<T> attn_r_grad_;
-  BasicMatrix<T> bias_;
-  BasicMatrix<T> bias_grad_;
+  LayerBias<T> bias_;
 
   // Saved by Forward for Backward.
   SelfLoopCsr loops_;

@@ -11,13 +11,12 @@
 namespace strata {
 
 template <typename T>
-BasicGcnConv<T>::BasicGcnConv(size_t in_dim, size_t out_dim, uint64_t seed)
+BasicGcnConv<T>::BasicGcnConv(size_t in_dim, size_t out_dim, uint64_t seed, bool bias)
     : in_dim_(in_dim),
       out_dim_(out_dim),
       weight_(in_dim, out_dim),
       weight_grad_(in_dim, out_dim),
-      bias_(1, out_dim),
-      bias_grad_(1, out_dim) {
+      bias_(out_dim, bias) {
   GlorotUniform(weight_.span(), in_dim, out_dim, seed);
 }
 
@@ -40,8 +39,8 @@ void BasicGcnConv<T>::Forward(const LayerInput<T>& input, BasicMatrix<T>& out) {
   aggregate_.Resize(g.num_dst, in_dim_);
   SpmmGcn<T>(g, norm_, input.features, aggregate_.span(), threads);
   out.Resize(g.num_dst, out_dim_);
-  BroadcastRows<T>(bias_.values(), out.span(), threads);
-  Gemm<T>(Trans::kNo, Trans::kNo, 1, aggregate_.span(), weight_.span(), 1, out.span(), threads);
+  const T beta = bias_.Broadcast(out.span(), threads);
+  Gemm<T>(Trans::kNo, Trans::kNo, 1, aggregate_.span(), weight_.span(), beta, out.span(), threads);
 }
 
 template <typename T>
@@ -52,7 +51,7 @@ void BasicGcnConv<T>::Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* gra
     throw Error::Internal("GcnConv: output gradient has the wrong shape");
   }
   Gemm<T>(Trans::kYes, Trans::kNo, 1, aggregate_.span(), grad_out, 0, weight_grad_.span(), threads);
-  ColumnSums<T>(grad_out, bias_grad_.values(), threads);
+  bias_.Backward(grad_out, threads);
   if (grad_in == nullptr) return;
   grad_aggregate_.Resize(g.num_dst, in_dim_);
   Gemm<T>(Trans::kNo, Trans::kYes, 1, grad_out, weight_.span(), 0, grad_aggregate_.span(), threads);
@@ -63,10 +62,10 @@ void BasicGcnConv<T>::Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* gra
 
 template <typename T>
 std::vector<BasicParameter<T>> BasicGcnConv<T>::Parameters(const std::string& prefix) {
-  return {
-      {prefix + "weight", weight_.span(), weight_grad_.span()},
-      {prefix + "bias", bias_.span(), bias_grad_.span()},
-  };
+  std::vector<BasicParameter<T>> params = {
+      {prefix + "weight", weight_.span(), weight_grad_.span()}};
+  bias_.AppendParameter(prefix, params);
+  return params;
 }
 
 template class BasicGcnConv<float>;

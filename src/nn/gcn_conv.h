@@ -9,20 +9,21 @@
 // Aggregate first, then transform (as SAGEConv, for the same reason): the normalised
 // aggregate is num_dst x in_dim, then one GEMM.
 //
-// Parameters: "weight" (in x out, Glorot uniform, gain 1 as DGL's GraphConv), "bias" (1 x
-// out, 0).
+// Parameters: "weight" (in x out, Glorot uniform, gain 1 as DGL's GraphConv and Kipf's GCN),
+// "bias" (1 x out, 0; Kipf's reference has none, so it can be disabled).
 #pragma once
 
 #include <cstdint>
 
 #include "nn/layer.h"
+#include "nn/layer_bias.h"
 
 namespace strata {
 
 template <typename T>
 class BasicGcnConv final : public BasicLayer<T> {
  public:
-  BasicGcnConv(size_t in_dim, size_t out_dim, uint64_t seed);
+  BasicGcnConv(size_t in_dim, size_t out_dim, uint64_t seed, bool bias = true);
 
   void Forward(const LayerInput<T>& input, BasicMatrix<T>& out) override;
   void Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* grad_in) override;
@@ -30,9 +31,8 @@ class BasicGcnConv final : public BasicLayer<T> {
   size_t in_dim() const override { return in_dim_; }
   size_t out_dim() const override { return out_dim_; }
   size_t AllocatedBytes() const override {
-    return CapacityBytes<T>(
-               {&weight_, &weight_grad_, &bias_, &bias_grad_, &aggregate_, &grad_aggregate_}) +
-           csc_.allocated_bytes();
+    return CapacityBytes<T>({&weight_, &weight_grad_, &aggregate_, &grad_aggregate_}) +
+           bias_.AllocatedBytes() + csc_.allocated_bytes();
   }
 
  private:
@@ -40,8 +40,7 @@ class BasicGcnConv final : public BasicLayer<T> {
   size_t out_dim_;
   BasicMatrix<T> weight_;
   BasicMatrix<T> weight_grad_;
-  BasicMatrix<T> bias_;
-  BasicMatrix<T> bias_grad_;
+  LayerBias<T> bias_;
 
   // Saved by Forward for Backward.
   BlockCsr graph_;

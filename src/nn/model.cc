@@ -27,11 +27,15 @@ constexpr uint64_t kInputStream = 0;
 
 constexpr EnumNames<ModelKind, 3> kModelNames(
     "model", {{{ModelKind::kSage, "sage"}, {ModelKind::kGcn, "gcn"}, {ModelKind::kGat, "gat"}}});
+constexpr EnumNames<Activation, 2> kActivationNames("activation", {{{Activation::kRelu, "relu"},
+                                                                    {Activation::kElu, "elu"}}});
 
 }  // namespace
 
 ModelKind ParseModelKind(std::string_view name) { return kModelNames.Parse(name); }
 std::string_view ModelKindName(ModelKind kind) { return kModelNames.Name(kind); }
+Activation ParseActivation(std::string_view name) { return kActivationNames.Parse(name); }
+std::string_view ActivationName(Activation activation) { return kActivationNames.Name(activation); }
 
 template <typename T>
 BasicModel<T>::BasicModel(const ModelConfig& config) : config_(config) {
@@ -53,12 +57,12 @@ BasicModel<T>::BasicModel(const ModelConfig& config) : config_(config) {
     std::unique_ptr<BasicLayer<T>> layer;
     switch (config.kind) {
       case ModelKind::kSage:
-        layer =
-            std::make_unique<BasicSageConv<T>>(in, last ? config.num_classes : config.hidden, seed);
+        layer = std::make_unique<BasicSageConv<T>>(in, last ? config.num_classes : config.hidden,
+                                                   seed, config.bias);
         break;
       case ModelKind::kGcn:
-        layer =
-            std::make_unique<BasicGcnConv<T>>(in, last ? config.num_classes : config.hidden, seed);
+        layer = std::make_unique<BasicGcnConv<T>>(in, last ? config.num_classes : config.hidden,
+                                                  seed, config.bias);
         break;
       case ModelKind::kGat: {
         GatOptions options;
@@ -66,7 +70,7 @@ BasicModel<T>::BasicModel(const ModelConfig& config) : config_(config) {
         options.concat_heads = !last;
         options.attention_dropout = config.attention_dropout;
         layer = std::make_unique<BasicGatConv<T>>(in, last ? config.num_classes : config.hidden,
-                                                  options, seed);
+                                                  options, seed, config.bias);
         break;
       }
     }
@@ -119,6 +123,7 @@ MatrixSpan<const T> BasicModel<T>::Forward(std::span<const Block> blocks,
     h = dropped_input_.span();
   }
   step_dropout_ = training ? config_.dropout : 0.0;
+  step_seed_ = step_seed;
   for (size_t l = 0; l < num_layers; ++l) {
     LayerInput<T> input;
     input.graph = CsrOf(blocks[l]);
@@ -128,8 +133,12 @@ MatrixSpan<const T> BasicModel<T>::Forward(std::span<const Block> blocks,
     input.seed = MixSeed(step_seed, AttentionStream(l));
     layers_[l]->Forward(input, outputs_[l]);
     if (l + 1 < num_layers) {
-      ReluDropout<T>(outputs_[l].span(), step_dropout_, MixSeed(step_seed, ActivationStream(l)),
-                     threads);
+      const uint64_t seed = MixSeed(step_seed, ActivationStream(l));
+      if (config_.activation == Activation::kElu) {
+        EluDropout<T>(outputs_[l].span(), step_dropout_, seed, threads);
+      } else {
+        ReluDropout<T>(outputs_[l].span(), step_dropout_, seed, threads);
+      }
     }
     h = outputs_[l].span();
   }
@@ -144,7 +153,13 @@ void BasicModel<T>::Backward(MatrixSpan<const T> grad_logits) {
     BasicMatrix<T>* grad_in = l > 0 ? &grads_[l - 1] : nullptr;
     layers_[l]->Backward(grad, grad_in);
     if (l > 0) {
-      ReluDropoutBackward<T>(outputs_[l - 1].span(), grads_[l - 1].span(), step_dropout_, threads);
+      if (config_.activation == Activation::kElu) {
+        EluDropoutBackward<T>(outputs_[l - 1].span(), grads_[l - 1].span(), step_dropout_,
+                              MixSeed(step_seed_, ActivationStream(l - 1)), threads);
+      } else {
+        ReluDropoutBackward<T>(outputs_[l - 1].span(), grads_[l - 1].span(), step_dropout_,
+                               threads);
+      }
       grad = grads_[l - 1].span();
     }
   }

@@ -3,9 +3,10 @@
 // the input feature matrix to the seeds' logits, backward from the loss gradient, and the
 // list of parameters for the optimizer and checkpoints.
 //
-// Between layers: ReLU, then dropout (training only), fused into one pass whose backward
-// needs no stored mask. Optionally dropout on the input features too (the GCN and GAT
-// papers do this; it costs a copy of the input matrix, so it is off by default).
+// Between layers: the activation (ReLU, or ELU for the GAT paper's recipe), then dropout
+// (training only), fused into one pass whose backward needs no stored mask. Optionally dropout on
+// the input features too (the GCN and GAT papers do this; it costs a copy of the input matrix, so
+// it is off by default).
 //
 // Dropout masks come from (step_seed, layer); parameters from (config.seed, layer): the same
 // seeds give bit-identical parameters, outputs and gradients, for any config.threads.
@@ -76,6 +77,7 @@ class BasicModel {
   std::vector<BasicMatrix<T>> grads_;    // grads_[l]: dL/d(input of layer l + 1)
   BasicMatrix<T> dropped_input_;
   double step_dropout_ = 0;  // the between-layer dropout of the last Forward
+  uint64_t step_seed_ = 0;   // and its step seed, which ELU's backward draws the masks from
 };
 
 using Model = BasicModel<float>;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,10 @@ class Optimizer {
   // The per-parameter state tensors, named "<kind>.<what>.<parameter name>".
   virtual std::vector<OptimizerState> State() = 0;
 
+  // Weight decay applies to parameter i only where decayed[i] (default: to every parameter).
+  void set_decayed(std::vector<bool> decayed) { decayed_ = std::move(decayed); }
+  bool decayed(size_t i) const { return decayed_.empty() || decayed_[i]; }
+
   uint64_t steps() const { return steps_; }
   void set_steps(uint64_t steps) { steps_ = steps; }
   const std::vector<Parameter>& parameters() const { return params_; }
@@ -41,10 +46,15 @@ class Optimizer {
  protected:
   explicit Optimizer(std::vector<Parameter> params) : params_(std::move(params)) {}
   std::vector<Parameter> params_;
+  std::vector<bool> decayed_;
   uint64_t steps_ = 0;
 };
 
-// Adam (betas 0.9, 0.999) or SGD with momentum 0.9, as `options` asks, over `params`.
+// Which of `params` (named "layers.<l>.<name>", as BasicModel names them) `scope` decays.
+std::vector<bool> DecayedParameters(std::span<const Parameter> params, WeightDecayScope scope);
+
+// Adam (betas 0.9, 0.999) or SGD with momentum 0.9, as `options` asks, over `params`, with
+// weight decay on the parameters of options.weight_decay_scope.
 std::unique_ptr<Optimizer> MakeOptimizer(const OptimizerOptions& options,
                                          std::vector<Parameter> params);
 

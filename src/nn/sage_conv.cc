@@ -15,13 +15,12 @@
 namespace strata {
 
 template <typename T>
-BasicSageConv<T>::BasicSageConv(size_t in_dim, size_t out_dim, uint64_t seed)
+BasicSageConv<T>::BasicSageConv(size_t in_dim, size_t out_dim, uint64_t seed, bool bias)
     : in_dim_(in_dim),
       out_dim_(out_dim),
       weight_(2 * in_dim, out_dim),
       weight_grad_(2 * in_dim, out_dim),
-      bias_(1, out_dim),
-      bias_grad_(1, out_dim) {
+      bias_(out_dim, bias) {
   const double gain = std::sqrt(2.0);
   GlorotUniform(weight_.span().RowRange(0, in_dim), in_dim, out_dim, MixSeed(seed, 0), gain);
   GlorotUniform(weight_.span().RowRange(in_dim, in_dim), in_dim, out_dim, MixSeed(seed, 1), gain);
@@ -45,8 +44,9 @@ void BasicSageConv<T>::Forward(const LayerInput<T>& input, BasicMatrix<T>& out) 
   });
   Spmm<T>(g, Reduce::kMean, input.features, cat.Sub(0, in_dim_, g.num_dst, in_dim_), threads);
   out.Resize(g.num_dst, out_dim_);
-  BroadcastRows<T>(bias_.values(), out.span(), threads);
-  Gemm<T>(Trans::kNo, Trans::kNo, 1, self_and_mean_.span(), weight_.span(), 1, out.span(), threads);
+  const T beta = bias_.Broadcast(out.span(), threads);
+  Gemm<T>(Trans::kNo, Trans::kNo, 1, self_and_mean_.span(), weight_.span(), beta, out.span(),
+          threads);
 }
 
 template <typename T>
@@ -58,7 +58,7 @@ void BasicSageConv<T>::Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* gr
   }
   Gemm<T>(Trans::kYes, Trans::kNo, 1, self_and_mean_.span(), grad_out, 0, weight_grad_.span(),
           threads);
-  ColumnSums<T>(grad_out, bias_grad_.values(), threads);
+  bias_.Backward(grad_out, threads);
   if (grad_in == nullptr) return;
   grad_self_and_mean_.Resize(g.num_dst, 2 * in_dim_);
   Gemm<T>(Trans::kNo, Trans::kYes, 1, grad_out, weight_.span(), 0, grad_self_and_mean_.span(),
@@ -76,13 +76,14 @@ void BasicSageConv<T>::Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* gr
 
 template <typename T>
 std::vector<BasicParameter<T>> BasicSageConv<T>::Parameters(const std::string& prefix) {
-  return {
+  std::vector<BasicParameter<T>> params = {
       {prefix + "w_self", weight_.span().RowRange(0, in_dim_),
        weight_grad_.span().RowRange(0, in_dim_)},
       {prefix + "w_neigh", weight_.span().RowRange(in_dim_, in_dim_),
        weight_grad_.span().RowRange(in_dim_, in_dim_)},
-      {prefix + "bias", bias_.span(), bias_grad_.span()},
   };
+  bias_.AppendParameter(prefix, params);
+  return params;
 }
 
 template class BasicSageConv<float>;

@@ -10,20 +10,21 @@
 // matrix [h_d | mean], and W_self, W_neigh are the two halves of one 2*in_dim x out_dim
 // weight, so forward is one GEMM (K = 2*in_dim) and the weight gradient is another.
 //
-// Parameters: "w_self" (in x out), "w_neigh" (in x out), "bias" (1 x out). Glorot uniform
-// with gain sqrt(2) (DGL's choice for SAGEConv), bias 0.
+// Parameters: "w_self" (in x out), "w_neigh" (in x out), "bias" (1 x out, unless disabled).
+// Glorot uniform with gain sqrt(2) (DGL's choice for SAGEConv), bias 0.
 #pragma once
 
 #include <cstdint>
 
 #include "nn/layer.h"
+#include "nn/layer_bias.h"
 
 namespace strata {
 
 template <typename T>
 class BasicSageConv final : public BasicLayer<T> {
  public:
-  BasicSageConv(size_t in_dim, size_t out_dim, uint64_t seed);
+  BasicSageConv(size_t in_dim, size_t out_dim, uint64_t seed, bool bias = true);
 
   void Forward(const LayerInput<T>& input, BasicMatrix<T>& out) override;
   void Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* grad_in) override;
@@ -31,9 +32,8 @@ class BasicSageConv final : public BasicLayer<T> {
   size_t in_dim() const override { return in_dim_; }
   size_t out_dim() const override { return out_dim_; }
   size_t AllocatedBytes() const override {
-    return CapacityBytes<T>({&weight_, &weight_grad_, &bias_, &bias_grad_, &self_and_mean_,
-                             &grad_self_and_mean_}) +
-           csc_.allocated_bytes();
+    return CapacityBytes<T>({&weight_, &weight_grad_, &self_and_mean_, &grad_self_and_mean_}) +
+           bias_.AllocatedBytes() + csc_.allocated_bytes();
   }
 
  private:
@@ -41,8 +41,7 @@ class BasicSageConv final : public BasicLayer<T> {
   size_t out_dim_;
   BasicMatrix<T> weight_;  // rows [0, in) are W_self, rows [in, 2 in) W_neigh
   BasicMatrix<T> weight_grad_;
-  BasicMatrix<T> bias_;
-  BasicMatrix<T> bias_grad_;
+  LayerBias<T> bias_;
 
   // Saved by Forward for Backward.
   BlockCsr graph_;

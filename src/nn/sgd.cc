@@ -16,10 +16,10 @@ void Sgd::Step() {
   const bool first = steps_ == 0;
   ++steps_;
   const float lr = static_cast<float>(options_.lr);
-  const float decay = static_cast<float>(options_.weight_decay);
   const float momentum = static_cast<float>(options_.momentum);
   for (size_t i = 0; i < params_.size(); ++i) {
     const Parameter& p = params_[i];
+    const float decay = decayed(i) ? static_cast<float>(options_.weight_decay) : 0.0f;
     float* buf = momentum_.empty() ? nullptr : momentum_[i].data();
     size_t k = 0;
     for (size_t r = 0; r < p.value.rows(); ++r) {

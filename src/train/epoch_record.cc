@@ -39,12 +39,17 @@ nlohmann::ordered_json EpochRecord(const EpochReport& r) {
   return record;
 }
 
-nlohmann::ordered_json FinalRecord(const TrainResult& result, uint64_t peak_rss_bytes,
-                                   uint64_t memory_budget_bytes) {
+nlohmann::ordered_json FinalRecord(const TrainResult& result, EvalPoint eval_point,
+                                   uint64_t peak_rss_bytes, uint64_t memory_budget_bytes) {
   return {{"event", "final"},
           {"test_acc", result.test_acc},
           {"val_acc", result.val_acc},
+          {"eval_point", std::string(EvalPointName(eval_point))},
+          {"final_test_acc", result.final_test_acc},
+          {"final_val_acc", result.final_val_acc},
           {"best_epoch", result.best_epoch},
+          {"best_val_acc", result.best_val_acc},
+          {"best_test_acc", result.best_test_acc},
           {"total_time_s", result.total_time_s},
           {"peak_rss_bytes", peak_rss_bytes},
           {"memory_budget_bytes", memory_budget_bytes}};

@@ -14,9 +14,10 @@ namespace strata {
 //  "batches", "disk_bytes", ..., "peak_rss_bytes"}
 nlohmann::ordered_json EpochRecord(const EpochReport& report);
 
-// {"event": "final", "test_acc", "val_acc", "best_epoch", "total_time_s", "peak_rss_bytes",
-//  "memory_budget_bytes"}
-nlohmann::ordered_json FinalRecord(const TrainResult& result, uint64_t peak_rss_bytes,
-                                   uint64_t memory_budget_bytes);
+// {"event": "final", "test_acc", "val_acc" (at eval_point), "eval_point", "final_test_acc",
+//  "final_val_acc", "best_epoch", "best_val_acc", "best_test_acc", "total_time_s",
+//  "peak_rss_bytes", "memory_budget_bytes"}
+nlohmann::ordered_json FinalRecord(const TrainResult& result, EvalPoint eval_point,
+                                   uint64_t peak_rss_bytes, uint64_t memory_budget_bytes);
 
 }  // namespace strata

@@ -6,16 +6,22 @@
 #include <filesystem>
 #include <memory>
 
+#include "common/enum_names.h"
 #include "strata/error.h"
 #include "strata/train.h"
 #include "train/epoch_record.h"
 #include "train/metrics_log.h"
 #include "train/minibatch_runner.h"
+#include "train/parameter_snapshot.h"
 #include "train/session.h"
 #include "train/training_checkpoint.h"
 
 namespace strata {
 namespace {
+
+constexpr EnumNames<EvalPoint, 2> kEvalPointNames("evaluation point",
+                                                  {{{EvalPoint::kFinal, "final"},
+                                                    {EvalPoint::kBest, "best"}}});
 
 // The checkpoint file, creating its directory; empty without --checkpoint.
 std::string PrepareCheckpoint(const TrainOptions& o) {
@@ -35,6 +41,9 @@ uint64_t Resume(const TrainOptions& o, const std::string& checkpoint, EpochRunne
 
 }  // namespace
 
+EvalPoint ParseEvalPoint(std::string_view name) { return kEvalPointNames.Parse(name); }
+std::string_view EvalPointName(EvalPoint point) { return kEvalPointNames.Name(point); }
+
 TrainResult Train(const TrainOptions& o, const std::function<void(const EpochReport&)>& on_epoch) {
   CheckTrainOptions(o);
   const auto start = std::chrono::steady_clock::now();
@@ -45,6 +54,7 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
   const uint64_t first_epoch = Resume(o, checkpoint, runner);
 
   TrainResult result;
+  ParameterSnapshot best(runner.Parameters(), session.budget());
   double best_val = -1;
   for (uint64_t epoch = first_epoch; epoch < o.epochs; ++epoch) {
     EpochReport report = runner.TrainEpoch(epoch);
@@ -54,6 +64,7 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
       if (report.val_acc > best_val) {
         best_val = report.val_acc;
         result.best_epoch = epoch;
+        best.Save(runner.Parameters());
       }
     }
     report.peak_rss_bytes = PeakRssBytes();
@@ -65,11 +76,21 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
     result.epochs.push_back(report);
     if (on_epoch) on_epoch(report);
   }
-  result.val_acc = runner.Accuracy(Split::kVal);
-  result.test_acc = runner.Accuracy(Split::kTest);
+  result.final_val_acc = runner.Accuracy(Split::kVal);
+  result.final_test_acc = runner.Accuracy(Split::kTest);
+  result.best_val_acc = result.final_val_acc;
+  result.best_test_acc = result.final_test_acc;
+  if (best.saved() && result.best_epoch + 1 != o.epochs) {
+    best.Restore(runner.Parameters());
+    result.best_val_acc = best_val;
+    result.best_test_acc = runner.Accuracy(Split::kTest);
+  }
+  const bool at_best = o.eval_point == EvalPoint::kBest;
+  result.val_acc = at_best ? result.best_val_acc : result.final_val_acc;
+  result.test_acc = at_best ? result.best_test_acc : result.final_test_acc;
   result.total_time_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  metrics.Append(FinalRecord(result, PeakRssBytes(), o.memory_budget_bytes));
+  metrics.Append(FinalRecord(result, o.eval_point, PeakRssBytes(), o.memory_budget_bytes));
   return result;
 }
 

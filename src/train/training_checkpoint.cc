@@ -21,6 +21,9 @@ CheckpointHeader ReadCheckpointHeader(const std::string& path) {
   header.model.hidden = meta.at("hidden").get<size_t>();
   header.model.heads = meta.at("heads").get<size_t>();
   header.model.out_heads = meta.at("out_heads").get<size_t>();
+  // Checkpoints from before these options had biases and ReLU.
+  header.model.bias = meta.value("bias", true);
+  header.model.activation = ParseActivation(meta.value("activation", std::string("relu")));
   header.in_dim = meta.at("in_dim").get<size_t>();
   header.num_classes = meta.at("num_classes").get<size_t>();
   header.epochs_done = meta.at("epochs_done").get<uint64_t>();
@@ -35,6 +38,8 @@ void SaveCheckpoint(const std::string& path, const ModelConfig& c,
                                        {"hidden", c.hidden},
                                        {"heads", c.heads},
                                        {"out_heads", c.out_heads},
+                                       {"bias", c.bias},
+                                       {"activation", std::string(ActivationName(c.activation))},
                                        {"in_dim", c.in_dim},
                                        {"num_classes", c.num_classes},
                                        {"optimizer", std::string(optimizer.kind())}};

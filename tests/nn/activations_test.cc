@@ -79,6 +79,36 @@ TEST(NnActivations, FusedReluDropoutMatchesSeparateKernels) {
   EXPECT_TRUE(BitIdentical<float>(g.span(), want.span()));
 }
 
+// ELU then dropout, against ELU by hand and Dropout's mask; the backward against the chain
+// rule with the same mask, ELU'(x) = 1 for x > 0, exp(x) for x <= 0.
+TEST(NnActivations, EluDropoutAndBackward) {
+  MatrixD x = RandomMatrix<double>(200, 30, 5);
+  x(0, 0) = 0;  // ELU'(0) = 1, and a kept zero output must not read as dropped
+  MatrixD y = x;
+  EluDropout<double>(y.span(), 0.5, 9, 2);
+  MatrixD ones(200, 30);
+  for (size_t i = 0; i < 200; ++i) {
+    for (size_t j = 0; j < 30; ++j) ones(i, j) = 1;
+  }
+  MatrixD mask(200, 30);
+  Dropout<double>(ones.span(), mask.span(), 0.5, 9);
+  MatrixD g = RandomMatrix<double>(200, 30, 6);
+  MatrixD grad = g;
+  EluDropoutBackward<double>(y.span(), grad.span(), 0.5, 9, 2);
+  for (size_t i = 0; i < 200; ++i) {
+    for (size_t j = 0; j < 30; ++j) {
+      const double v = x(i, j);
+      const double elu = v > 0 ? v : std::expm1(v);
+      const double derivative = v > 0 ? 1 : std::exp(v);
+      EXPECT_NEAR(y(i, j), elu * mask(i, j), 1e-12);
+      EXPECT_NEAR(grad(i, j), g(i, j) * mask(i, j) * derivative, 1e-12);
+    }
+  }
+  MatrixD plain = x;
+  EluDropout<double>(plain.span(), 0.0, 9);
+  EXPECT_NEAR(plain(1, 1), x(1, 1) > 0 ? x(1, 1) : std::expm1(x(1, 1)), 1e-15);
+}
+
 TEST(NnActivations, MasksIndependentOfThreadCount) {
   Matrix a = RandomMatrix<float>(5000, 40, 7);
   Matrix b = a;

@@ -47,9 +47,10 @@ ModelConfig SmallConfig(ModelKind kind) {
 
 // The whole model, cross-entropy included, against finite differences in double, with every
 // dropout on (fixed step seed, so the masks are the same in every evaluation).
-void CheckModelGradients(ModelKind kind) {
-  SCOPED_TRACE(std::string(ModelKindName(kind)));
-  BasicModel<double> model(SmallConfig(kind));
+void CheckModelGradients(ModelConfig config) {
+  SCOPED_TRACE(std::string(ModelKindName(config.kind)) + " " +
+               std::string(ActivationName(config.activation)) + (config.bias ? "" : " no bias"));
+  BasicModel<double> model(config);
   std::vector<Block> blocks = RandomBlocks({16, 8, 5}, 4, 1);
   MatrixD features = RandomMatrix<double>(16, 4, 2);
   std::vector<double> norm = RandomNorms<double>(16);
@@ -72,9 +73,27 @@ void CheckModelGradients(ModelKind kind) {
   }
 }
 
-TEST(Model, SageBackwardMatchesFiniteDifferences) { CheckModelGradients(ModelKind::kSage); }
-TEST(Model, GcnBackwardMatchesFiniteDifferences) { CheckModelGradients(ModelKind::kGcn); }
-TEST(Model, GatBackwardMatchesFiniteDifferences) { CheckModelGradients(ModelKind::kGat); }
+TEST(Model, SageBackwardMatchesFiniteDifferences) {
+  CheckModelGradients(SmallConfig(ModelKind::kSage));
+}
+TEST(Model, GcnBackwardMatchesFiniteDifferences) {
+  CheckModelGradients(SmallConfig(ModelKind::kGcn));
+}
+TEST(Model, GatBackwardMatchesFiniteDifferences) {
+  CheckModelGradients(SmallConfig(ModelKind::kGat));
+}
+
+// The reference recipes' variants: ELU between layers (GAT), no biases (Kipf's GCN).
+TEST(Model, EluAndBiasFreeBackwardMatchesFiniteDifferences) {
+  for (ModelKind kind : {ModelKind::kSage, ModelKind::kGcn, ModelKind::kGat}) {
+    ModelConfig config = SmallConfig(kind);
+    config.activation = Activation::kElu;
+    CheckModelGradients(config);
+    config.activation = Activation::kRelu;
+    config.bias = false;
+    CheckModelGradients(config);
+  }
+}
 
 struct StepResult {
   Matrix logits;
@@ -205,6 +224,12 @@ TEST(Model, ParametersAreNamedByLayer) {
   EXPECT_EQ(params[0].value.cols(), 6u);  // 2 heads x 3 hidden, concatenated
   EXPECT_EQ(params[4].value.rows(), 6u);  // the last layer reads the concatenation
   EXPECT_EQ(params[7].value.cols(), 3u);  // averaged heads: one bias per class
+
+  ModelConfig no_bias = SmallConfig(ModelKind::kGcn);
+  no_bias.bias = false;
+  names.clear();
+  for (auto& p : Model(no_bias).Parameters()) names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"layers.0.weight", "layers.1.weight"}));
 }
 
 // What the trainer charges to the memory budget: at least the parameters and their gradients,

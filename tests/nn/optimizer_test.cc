@@ -4,6 +4,7 @@
 
 #include "nn/adam.h"
 #include "nn/sgd.h"
+#include "strata/error.h"
 
 namespace strata {
 namespace {
@@ -39,6 +40,45 @@ TEST(Adam, StepsMatchHandComputedValues) {
   EXPECT_EQ(adam.steps(), 2u);
   EXPECT_EQ(adam.State().size(), 2u);
   EXPECT_EQ(adam.State()[0].name, "adam.m.p");
+}
+
+// The scopes PyTorch recipes build with parameter groups.
+TEST(WeightDecayScope, PicksParametersByName) {
+  Matrix m(1, 1), g(1, 1);
+  std::vector<Parameter> params;
+  for (const char* name : {"layers.0.weight", "layers.0.attn_l", "layers.0.bias", "layers.1.weight",
+                           "layers.1.bias"}) {
+    params.push_back({name, m.span(), g.span()});
+  }
+  using V = std::vector<bool>;
+  EXPECT_EQ(DecayedParameters(params, WeightDecayScope::kAll), V(5, true));
+  EXPECT_EQ(DecayedParameters(params, WeightDecayScope::kWeights),
+            (V{true, true, false, true, false}));
+  EXPECT_EQ(DecayedParameters(params, WeightDecayScope::kFirstLayer),
+            (V{true, true, false, false, false}));
+  EXPECT_EQ(ParseWeightDecayScope("first-layer"), WeightDecayScope::kFirstLayer);
+  EXPECT_THROW(ParseWeightDecayScope("biases"), Error);
+}
+
+// A parameter outside the scope steps as if weight decay were 0.
+TEST(WeightDecayScope, UndecayedParametersIgnoreWeightDecay) {
+  OneParameter decayed, kept, plain;
+  for (OneParameter* p : {&decayed, &kept, &plain}) {
+    p->value(0, 0) = 1.0f;
+    p->grad(0, 0) = 0.1f;
+  }
+  std::vector<Parameter> both = {{"layers.0.weight", decayed.value.span(), decayed.grad.span()},
+                                 {"layers.1.weight", kept.value.span(), kept.grad.span()}};
+  auto optimizer = MakeOptimizer({.kind = OptimizerKind::kSgd,
+                                  .lr = 0.1,
+                                  .weight_decay = 0.5,
+                                  .weight_decay_scope = WeightDecayScope::kFirstLayer},
+                                 both);
+  Sgd reference(plain.list(), {.lr = 0.1, .momentum = 0.9});
+  optimizer->Step();
+  reference.Step();
+  EXPECT_FLOAT_EQ(kept.value(0, 0), plain.value(0, 0));
+  EXPECT_LT(decayed.value(0, 0), kept.value(0, 0));
 }
 
 TEST(Sgd, StepsMatchHandComputedValues) {

@@ -1,0 +1,52 @@
+// ParameterSnapshot keeps a copy of a model's parameter values, charged to the budget: the
+// best-validation model, so that a run can report that model's test accuracy (the
+// "best-validation" evaluation point) without evaluating the test split every epoch.
+//
+// Invariant: Save and Restore are given parameters of the same shapes, in the same order, as
+// the constructor.
+#pragma once
+
+#include <algorithm>
+#include <span>
+
+#include "nn/parameter.h"
+#include "strata/memory_budget.h"
+
+namespace strata {
+
+class ParameterSnapshot {
+ public:
+  ParameterSnapshot(std::span<const Parameter> params, MemoryBudget& budget)
+      : values_(budget, CountValues(params), "best-validation parameters") {}
+
+  void Save(std::span<const Parameter> params) {
+    float* out = values_.data();
+    for (const Parameter& p : params) {
+      for (size_t r = 0; r < p.value.rows(); ++r, out += p.value.cols()) {
+        std::copy_n(p.value.row(r), p.value.cols(), out);
+      }
+    }
+    saved_ = true;
+  }
+  void Restore(std::span<const Parameter> params) const {
+    const float* in = values_.data();
+    for (const Parameter& p : params) {
+      for (size_t r = 0; r < p.value.rows(); ++r, in += p.value.cols()) {
+        std::copy_n(in, p.value.cols(), p.value.row(r));
+      }
+    }
+  }
+  bool saved() const { return saved_; }
+
+ private:
+  static uint64_t CountValues(std::span<const Parameter> params) {
+    uint64_t count = 0;
+    for (const Parameter& p : params) count += p.value.rows() * p.value.cols();
+    return count;
+  }
+
+  ChargedArray<float> values_;
+  bool saved_ = false;
+};
+
+}  // namespace strata
