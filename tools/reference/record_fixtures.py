@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+"""Records the reference training curves that Strata's trainer is checked against.
+
+For every dataset below and every model of train_reference.py, builds the dataset with the
+given strata binary (in a temporary directory), trains seeds 0..S-1 with the model's recipe
+and writes OUT/<dataset>-<model>.json: the recipe, the per-epoch mean and standard deviation
+of the training loss, and the per-seed final and best-validation accuracies.
+
+Usage: record_fixtures.py --strata build/strata --out tests/fixtures/recipes [--seeds 5]
+                          [--only DATASET ...]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import train_reference as ref  # noqa: E402  (needs the path above)
+
+# How each dataset is made: `strata COMMAND OUT ARGS...`, with {shared} standing for the
+# shared datasets directory. A C++ test that compares against a fixture builds its dataset
+# from the same command line, so this table is the one place where it is written down.
+DATASETS = {
+    # Cora with the papers' preprocessing: features divided by their row sums.
+    "cora": {"command": "import", "args": ["--npy", "{shared}/cora"], "row_normalize": True},
+    # The same graph with the raw 0/1 bag-of-words features.
+    "cora-raw": {"command": "import", "args": ["--npy", "{shared}/cora"], "row_normalize": False},
+    # A generated SBM with raw bag-of-words features, as co-purchase graphs have them: 767
+    # binary values per row, 40 of them ones, drawn from class-dependent word distributions.
+    "binary": {"command": "generate",
+               "args": ["--nodes", "4000", "--avg-degree", "10", "--homophily", "0.7",
+                        "--feature-dim", "767", "--binary-features", "40", "--classes", "10",
+                        "--train-ratio", "0.6", "--val-ratio", "0.2", "--test-ratio", "0.2",
+                        "--seed", "7"],
+               "row_normalize": False},
+}
+
+MODELS = ["gcn", "sage", "gat"]
+
+
+def sig5(values):
+    """Rounds to 5 significant digits, which keeps the files small and well above the noise."""
+    return [float(f"{v:.5g}") for v in values]
+
+
+def missing_options(strata, spec):
+    """The options of spec that `strata COMMAND --help` does not list (an older binary)."""
+    help_text = subprocess.run([strata, spec["command"], "--help"], capture_output=True,
+                               text=True, check=True).stdout
+    return [a for a in spec["args"] if a.startswith("--") and a not in help_text]
+
+
+def build(strata, spec, shared, out):
+    args = [a.replace("{shared}", shared) for a in spec["args"]]
+    subprocess.run([strata, spec["command"], out, *args], check=True, stdout=subprocess.DEVNULL)
+
+
+def record(name, spec, dataset_dir, model, seeds):
+    """Trains every seed and returns the fixture for one dataset x model."""
+    recipe = ref.recipe_for(model)
+    g = ref.load_dataset(dataset_dir, spec["row_normalize"])
+    runs = [ref.train(g, model, recipe, seed) for seed in seeds]
+    losses = np.array([run["train_loss"] for run in runs])
+    return {
+        "dataset": name,
+        "model": model,
+        "dataset_command": " ".join(["strata", spec["command"], "OUT", *spec["args"]]),
+        "recipe": {**recipe, "row_normalize": spec["row_normalize"]},
+        "seeds": list(seeds),
+        "epochs": recipe["epochs"],
+        "train_loss_mean": sig5(losses.mean(axis=0)),
+        "train_loss_std": sig5(losses.std(axis=0, ddof=1)),  # sample standard deviation
+        **{key: sig5(run[key] for run in runs)
+           for key in ("final_test_acc", "final_val_acc", "best_test_acc", "best_val_acc")},
+        "torch_version": torch.__version__,
+    }
+
+
+def write(fixture, path):
+    """One key per line: small, and diffs show which series changed."""
+    lines = [f"  {json.dumps(key)}: {json.dumps(value)}" for key, value in fixture.items()]
+    with open(path, "w") as f:
+        f.write("{\n" + ",\n".join(lines) + "\n}\n")
+
+
+def main():
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--strata", required=True, help="the strata binary that builds the datasets")
+    ap.add_argument("--out", required=True, help="directory for the fixtures")
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--only", nargs="+", choices=sorted(DATASETS), help="datasets to record")
+    ap.add_argument("--shared", default=os.path.join(repo, "..", "shared", "datasets"),
+                    help="directory holding cora/ as .npy (default: ../shared/datasets)")
+    ap.add_argument("--threads", type=int, default=1)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    os.makedirs(a.out, exist_ok=True)
+    seeds = range(a.seeds)
+
+    with tempfile.TemporaryDirectory(prefix="strata-fixtures-") as tmp:
+        built = {}  # command line -> directory, so cora and cora-raw share one import
+        for name in a.only or DATASETS:
+            spec = DATASETS[name]
+            missing = missing_options(a.strata, spec)
+            if missing:
+                print(f"{name}: skipped, `strata {spec['command']}` lacks {' '.join(missing)}")
+                continue
+            key = (spec["command"], *spec["args"])
+            if key not in built:
+                built[key] = os.path.join(tmp, name)
+                build(a.strata, spec, a.shared, built[key])
+            for model in MODELS:
+                start = time.time()
+                fixture = record(name, spec, built[key], model, seeds)
+                write(fixture, os.path.join(a.out, f"{name}-{model}.json"))
+                acc = np.array(fixture["final_test_acc"])
+                print(f"{name}-{model}: final test acc {acc.mean():.4f} ± {acc.std(ddof=1):.4f}, "
+                      f"final train loss {fixture['train_loss_mean'][-1]:.4f} "
+                      f"({len(seeds)} seeds, {time.time() - start:.0f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
