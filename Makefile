@@ -4,7 +4,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 DATA ?= data
 
-.PHONY: all setup build run test test-asan bench format clean
+.PHONY: all setup build run test test-asan bench reference-fixtures parity format clean
 
 all: build
 
@@ -40,6 +40,15 @@ test-asan: setup
 
 bench: build
 	@$(BUILD)/bench/strata_micro_bench
+
+# The PyTorch reference recipes (tools/reference/): re-record the checked-in fixtures, or print
+# Strata's parity table against them. Only these targets install PyTorch.
+reference-fixtures: build
+	@bash scripts/setup.sh reference
+	@/usr/bin/python3 tools/reference/record_fixtures.py --strata $(BUILD)/strata \
+	    --out tests/fixtures/recipes
+parity: build
+	@python3 tools/reference/compare_strata.py --strata $(BUILD)/strata
 
 format:
 	@find src include tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Strata needs to build, test and benchmark. Idempotent and quiet
 # when everything is present; this is the one place where dependencies are named.
+# `setup.sh reference` adds the PyTorch reference tooling (tools/reference/), which neither
+# building nor `make test` needs.
 set -euo pipefail
 
 packages=(
@@ -16,6 +18,9 @@ packages=(
   libmetis-dev          # METIS, the partitioning baseline GAP is compared against
   util-linux            # unshare, for the disk-full test in a private tmpfs
 )
+if [ "${1:-}" = reference ]; then
+  packages+=(python3-torch)  # the reference recipes' PyTorch (CPU), with numpy
+fi
 
 missing=()
 for p in "${packages[@]}"; do
