@@ -20,25 +20,26 @@ class ParameterSnapshot {
       : values_(budget, CountValues(params), "best-validation parameters") {}
 
   void Save(std::span<const Parameter> params) {
-    float* out = values_.data();
-    for (const Parameter& p : params) {
-      for (size_t r = 0; r < p.value.rows(); ++r, out += p.value.cols()) {
-        std::copy_n(p.value.row(r), p.value.cols(), out);
-      }
-    }
+    ForEachRow(params, [](float* row, float* copy, size_t n) { std::copy_n(row, n, copy); });
     saved_ = true;
   }
-  void Restore(std::span<const Parameter> params) const {
-    const float* in = values_.data();
-    for (const Parameter& p : params) {
-      for (size_t r = 0; r < p.value.rows(); ++r, in += p.value.cols()) {
-        std::copy_n(in, p.value.cols(), p.value.row(r));
-      }
-    }
+  void Restore(std::span<const Parameter> params) {
+    ForEachRow(params, [](float* row, float* copy, size_t n) { std::copy_n(copy, n, row); });
   }
   bool saved() const { return saved_; }
 
  private:
+  // fn(parameter row, its place in the copy, values in the row), rows in order.
+  template <typename Fn>
+  void ForEachRow(std::span<const Parameter> params, Fn fn) {
+    float* copy = values_.data();
+    for (const Parameter& p : params) {
+      for (size_t r = 0; r < p.value.rows(); ++r, copy += p.value.cols()) {
+        fn(p.value.row(r), copy, p.value.cols());
+      }
+    }
+  }
+
   static uint64_t CountValues(std::span<const Parameter> params) {
     uint64_t count = 0;
     for (const Parameter& p : params) count += p.value.rows() * p.value.cols();

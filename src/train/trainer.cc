@@ -76,7 +76,9 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
     result.epochs.push_back(report);
     if (on_epoch) on_epoch(report);
   }
-  result.final_val_acc = runner.Accuracy(Split::kVal);
+  // The last epoch was evaluated; only a run resumed at its end has not trained one.
+  result.final_val_acc =
+      result.epochs.empty() ? runner.Accuracy(Split::kVal) : result.epochs.back().val_acc;
   result.final_test_acc = runner.Accuracy(Split::kTest);
   result.best_val_acc = result.final_val_acc;
   result.best_test_acc = result.final_test_acc;
