@@ -9,9 +9,10 @@
 // global id (the CSC's order); the block's new source nodes get local ids in order of first
 // appearance (destination order, then edge order).
 //
-// Determinism: batch b of epoch e depends only on (seed, e, b). The training ids are shuffled
-// per epoch by a permutation drawn from (seed, e) alone, batch b takes positions
-// [b * batch_size, (b + 1) * batch_size) of it, and every destination draws from its own
+// Determinism: batch b of epoch e depends only on (seed, e, b) and the SeedOrder. The training
+// ids are shuffled per epoch by a permutation drawn from (seed, e) alone, batch b takes
+// positions [b * batch_size, (b + 1) * batch_size) of it (of the rank's share of it), and every
+// destination draws from its own
 // random stream, derived from (seed, e, b, layer, destination node id). Nothing depends on
 // the thread count, on which batches were sampled before, or on timing, so a pipeline may
 // sample batches ahead and out of order on several threads.
@@ -43,23 +44,37 @@
 
 namespace strata {
 
+// Which seeds an epoch's batches take, and in what order. By default every seed, reshuffled
+// per epoch. `rank` of `world_size` takes positions rank, rank + world_size, ... of the
+// epoch's order, wrapping around to the start so that every rank gets ceil(n / world_size)
+// seeds (torch's DistributedSampler without drop_last). With `drop_last` an epoch ends
+// before a last, smaller batch.
+struct SeedOrder {
+  bool shuffle = true;
+  bool drop_last = false;
+  uint32_t rank = 0;
+  uint32_t world_size = 1;
+};
+
 class NeighborSampler {
  public:
   // `train_ids` are the seeds of an epoch (distinct node ids). `threads` sample within one
-  // batch (0 means 1). With `drop_last` an epoch ends before a last, smaller batch.
+  // batch (0 means 1).
   NeighborSampler(const CscGraph& graph, std::vector<uint64_t> train_ids, std::vector<int> fanouts,
                   uint64_t batch_size, uint64_t seed, MemoryBudget& budget, unsigned threads,
-                  bool drop_last = false);
+                  SeedOrder order = {});
   // Layer l (input layer first) draws from layer_graphs[l]: graphs over the same nodes, e.g.
   // the edges each layer of a larger first-stage sample drew (multistage training's
   // large-batch sampling), so that a batch inside it is a slice of that sample.
   NeighborSampler(std::vector<const CscGraph*> layer_graphs, std::vector<uint64_t> train_ids,
                   std::vector<int> fanouts, uint64_t batch_size, uint64_t seed,
-                  MemoryBudget& budget, unsigned threads, bool drop_last = false);
+                  MemoryBudget& budget, unsigned threads, SeedOrder order = {});
   ~NeighborSampler();
   NeighborSampler(const NeighborSampler&) = delete;
   NeighborSampler& operator=(const NeighborSampler&) = delete;
 
+  // Seeds this rank samples per epoch: ceil(seeds / world_size).
+  uint64_t seeds_per_epoch() const;
   uint64_t batches_per_epoch() const;
   uint64_t batch_size() const { return batch_size_; }
   const std::vector<int>& fanouts() const { return fanouts_; }
@@ -106,7 +121,7 @@ class NeighborSampler {
   uint64_t batch_size_;
   uint64_t seed_;
   unsigned threads_;
-  bool drop_last_;
+  SeedOrder order_;
 
   // The permutations of the most recently requested epochs; a pipeline running ahead across
   // an epoch boundary needs two.

@@ -88,14 +88,14 @@ class NeighborSampler::ScratchLease {
 
 NeighborSampler::NeighborSampler(const CscGraph& graph, std::vector<uint64_t> train_ids,
                                  std::vector<int> fanouts, uint64_t batch_size, uint64_t seed,
-                                 MemoryBudget& budget, unsigned threads, bool drop_last)
+                                 MemoryBudget& budget, unsigned threads, SeedOrder order)
     : NeighborSampler(std::vector<const CscGraph*>{&graph}, std::move(train_ids),
-                      std::move(fanouts), batch_size, seed, budget, threads, drop_last) {}
+                      std::move(fanouts), batch_size, seed, budget, threads, order) {}
 
 NeighborSampler::NeighborSampler(std::vector<const CscGraph*> layer_graphs,
                                  std::vector<uint64_t> train_ids, std::vector<int> fanouts,
                                  uint64_t batch_size, uint64_t seed, MemoryBudget& budget,
-                                 unsigned threads, bool drop_last)
+                                 unsigned threads, SeedOrder order)
     : graph_(*layer_graphs.at(0)),
       layer_graphs_(std::move(layer_graphs)),
       budget_(budget),
@@ -103,7 +103,7 @@ NeighborSampler::NeighborSampler(std::vector<const CscGraph*> layer_graphs,
       batch_size_(batch_size),
       seed_(seed),
       threads_(std::max(1u, threads)),
-      drop_last_(drop_last) {
+      order_(order) {
   if (fanouts_.empty()) throw Error::Input("the sampler needs at least one fanout");
   for (int f : fanouts_) {
     if (f == 0 || f < -1) {
@@ -111,6 +111,10 @@ NeighborSampler::NeighborSampler(std::vector<const CscGraph*> layer_graphs,
     }
   }
   if (batch_size_ == 0) throw Error::Input("the batch size must be positive");
+  if (order_.world_size == 0 || order_.rank >= order_.world_size) {
+    throw Error::Input(
+        fmt::format("rank {} is not below world size {}", order_.rank, order_.world_size));
+  }
   if (layer_graphs_.size() == 1) layer_graphs_.resize(fanouts_.size(), &graph_);
   for (const CscGraph* layer_graph : layer_graphs_) {
     if (layer_graphs_.size() != fanouts_.size() || layer_graph->num_nodes() != graph_.num_nodes()) {
@@ -129,9 +133,13 @@ NeighborSampler::NeighborSampler(std::vector<const CscGraph*> layer_graphs,
 
 NeighborSampler::~NeighborSampler() = default;
 
+uint64_t NeighborSampler::seeds_per_epoch() const {
+  return (train_ids_.size() + order_.world_size - 1) / order_.world_size;
+}
+
 uint64_t NeighborSampler::batches_per_epoch() const {
-  const uint64_t n = train_ids_.size();
-  return drop_last_ ? n / batch_size_ : (n + batch_size_ - 1) / batch_size_;
+  const uint64_t n = seeds_per_epoch();
+  return order_.drop_last ? n / batch_size_ : (n + batch_size_ - 1) / batch_size_;
 }
 
 std::shared_ptr<const NeighborSampler::Permutation> NeighborSampler::EpochPermutation(
@@ -163,10 +171,21 @@ std::vector<uint64_t> NeighborSampler::BatchSeeds(uint64_t epoch, uint64_t batch
     throw Error::Internal(
         fmt::format("batch {} asked of an epoch of {} batches", batch, batches_per_epoch()));
   }
-  std::shared_ptr<const Permutation> permutation = EpochPermutation(epoch);
+  std::shared_ptr<const Permutation> permutation;
+  const uint64_t* order = train_ids_.data();
+  if (order_.shuffle) {
+    permutation = EpochPermutation(epoch);
+    order = permutation->data();
+  }
+  const uint64_t n = train_ids_.size();
   const uint64_t begin = batch * batch_size_;
-  const uint64_t end = std::min(begin + batch_size_, permutation->size());
-  return {permutation->data() + begin, permutation->data() + end};
+  const uint64_t end = std::min(begin + batch_size_, seeds_per_epoch());
+  std::vector<uint64_t> seeds;
+  seeds.reserve(end - begin);
+  for (uint64_t k = begin; k < end; ++k) {
+    seeds.push_back(order[(order_.rank + k * order_.world_size) % n]);
+  }
+  return seeds;
 }
 
 SampledBatch NeighborSampler::Sample(uint64_t epoch, uint64_t batch) const {

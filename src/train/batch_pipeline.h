@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -55,6 +56,9 @@ class BatchPipeline final : public BatchStream {
   // Waits in slices of 100 ms, so that Ctrl-C is noticed while a slow gather holds the next
   // batch back.
   std::optional<ReadyBatch> Next() override;
+  // The same, calling `poll` after each slice instead of checking for Ctrl-C; `poll` may throw
+  // to abandon the wait (the Python loader checks Python's signals there).
+  std::optional<ReadyBatch> Next(const std::function<void()>& poll);
 
   StageBusy busy() const override;
   // Safe to call from any thread while the fetch thread works (the store itself may only be

@@ -1,25 +1,11 @@
 #include "train/minibatch_model.h"
 
-#include <cmath>
 #include <utility>
 
 #include "common/random.h"
+#include "features/row_normalize.h"
 
 namespace strata {
-namespace {
-
-// Divides each row of `dim` values by its L1 norm; all-zero rows stay zero.
-void NormalizeRows(std::span<float> rows, uint64_t dim) {
-  for (size_t start = 0; start < rows.size(); start += dim) {
-    double sum = 0;
-    for (uint64_t k = 0; k < dim; ++k) sum += std::fabs(rows[start + k]);
-    if (sum == 0) continue;
-    const float scale = static_cast<float>(1.0 / sum);
-    for (uint64_t k = 0; k < dim; ++k) rows[start + k] *= scale;
-  }
-}
-
-}  // namespace
 
 MiniBatchModel::MiniBatchModel(const ModelConfig& config, const CscGraph& graph,
                                ChargedArray<int32_t> labels, bool row_normalize,

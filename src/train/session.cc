@@ -5,15 +5,11 @@
 #include <algorithm>
 #include <utility>
 
-#include "graph/hotness.h"
 #include "strata/error.h"
-#include "train/cache_sizing.h"
+#include "train/training_store.h"
 
 namespace strata {
 namespace {
-
-constexpr uint64_t kPresampleBatches = 32;
-constexpr uint64_t kPresampleEpoch = uint64_t{1} << 40;  // a stream training never samples
 
 ModelConfig ModelConfigOf(const TrainOptions& o, const DatasetMeta& meta) {
   ModelConfig config;
@@ -86,45 +82,16 @@ const std::vector<uint64_t>& Session::split_ids(Split split) const {
 }
 
 void Session::OpenStore() {
-  const FeatureOptions& f = options_.features;
-  DirectStoreOptions direct;
-  direct.io.depth = options_.io_depth;
-  direct.max_read_bytes = f.max_read_bytes;
-  direct.policy = f.cache_policy;
-  if (f.store == FeatureStoreKind::kDirect) {
-    const DatasetMeta& meta = dataset_.meta();
-    CacheSizingInputs in;
-    for (uint64_t b = 0; b < std::min<uint64_t>(3, sampler_->batches_per_epoch()); ++b) {
-      in.widest_batch_rows =
-          std::max<uint64_t>(in.widest_batch_rows, sampler_->Sample(0, b).input_nodes().size());
-    }
-    in.num_nodes = meta.num_nodes;
-    in.feature_dim = meta.feature_dim;
-    in.row_bytes = meta.feature_dim * FeatureDtypeBytes(meta.feature_dtype);
-    in.hidden = options_.model.hidden;
-    in.max_run_ahead = options_.max_run_ahead;
-    in.io_depth = options_.io_depth;
-    in.max_read_bytes = f.max_read_bytes;
-    // Multistage training reads macro-batches, not the store: its budget goes to their
-    // buffers, and the store, serving evaluation only, gets no cache.
-    in.cache_fraction = options_.multistage.enabled() ? 0 : f.cache_fraction;
-    in.hot_share = f.hot_share;
-    in.available_bytes = budget_.available();
-    const CacheSizes sizes = SizeFeatureCache(in);
-    direct.dynamic_rows = sizes.dynamic_rows;
-    direct.max_pinned_ids = sizes.max_pinned_ids;
-    if (sizes.hot_rows > 0) direct.hot_ids = HotIds(sizes.hot_rows);
-  }
-  store_ = OpenFeatureStore(dataset_, f.store, direct, budget_);
-}
-
-std::vector<uint64_t> Session::HotIds(uint64_t count) {
-  const uint64_t presample_batches = std::min(kPresampleBatches, sampler_->batches_per_epoch());
-  ChargedArray<float> scores = HotnessScores(
-      options_.features.hot_policy, *graph_, split_ids(Split::kTrain),
-      [&](uint64_t b) { return sampler_->Sample(kPresampleEpoch, b).input_nodes(); },
-      presample_batches, budget_);
-  return TopScored(scores, count, budget_);
+  TrainingStoreOptions store;
+  store.features = options_.features;
+  store.io_depth = options_.io_depth;
+  store.max_run_ahead = options_.max_run_ahead;
+  store.hidden = options_.model.hidden;
+  // Multistage training reads macro-batches, not the store: its budget goes to their
+  // buffers, and the store, serving evaluation only, gets no cache.
+  store.cache_rows = !options_.multistage.enabled();
+  store_ =
+      OpenTrainingStore(dataset_, *graph_, *sampler_, split_ids(Split::kTrain), store, budget_);
 }
 
 }  // namespace strata

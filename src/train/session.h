@@ -51,7 +51,6 @@ class Session {
 
  private:
   void OpenStore();
-  std::vector<uint64_t> HotIds(uint64_t count);
 
   TrainOptions options_;
   MemoryBudget budget_;

@@ -136,7 +136,7 @@ TEST_F(NeighborSamplerTest, EpochSeedsPartitionTheTrainingSet) {
   std::sort(sorted_train.begin(), sorted_train.end());
   for (bool drop_last : {false, true}) {
     SCOPED_TRACE(drop_last ? "drop_last" : "keep last");
-    NeighborSampler sampler(*graph_, *train_, {2}, 256, 1, *budget_, 1, drop_last);
+    NeighborSampler sampler(*graph_, *train_, {2}, 256, 1, *budget_, 1, {.drop_last = drop_last});
     EXPECT_EQ(sampler.batches_per_epoch(), drop_last ? n / 256 : (n + 255) / 256);
     std::vector<uint64_t> all;
     for (uint64_t b = 0; b < sampler.batches_per_epoch(); ++b) {
@@ -155,6 +155,45 @@ TEST_F(NeighborSamplerTest, EpochSeedsPartitionTheTrainingSet) {
     }
     EXPECT_THROW(sampler.Sample(4, sampler.batches_per_epoch()), Error);
   }
+}
+
+TEST_F(NeighborSamplerTest, UnshuffledOrderKeepsTheSplitsOrder) {
+  NeighborSampler sampler(*graph_, *train_, {2}, 100, 1, *budget_, 1, {.shuffle = false});
+  for (uint64_t epoch : {0, 3}) {
+    EXPECT_EQ(sampler.BatchSeeds(epoch, 2),
+              std::vector<uint64_t>(train_->begin() + 200, train_->begin() + 300));
+  }
+}
+
+// The ranks split an epoch's order as torch's DistributedSampler does: rank r takes positions
+// r, r + w, ..., wrapping around so that every rank gets ceil(n / w) seeds.
+TEST_F(NeighborSamplerTest, RanksShareAnEpochLikeDistributedSampler) {
+  const uint64_t n = train_->size();
+  const uint32_t world = 3;
+  NeighborSampler whole(*graph_, *train_, {2}, n, 1, *budget_, 1);
+  const std::vector<uint64_t> order = whole.BatchSeeds(2, 0);
+  const uint64_t share = (n + world - 1) / world;
+  std::vector<uint64_t> all;
+  for (uint32_t rank = 0; rank < world; ++rank) {
+    NeighborSampler sampler(*graph_, *train_, {2}, 64, 1, *budget_, 1,
+                            {.rank = rank, .world_size = world});
+    EXPECT_EQ(sampler.seeds_per_epoch(), share);
+    EXPECT_EQ(sampler.batches_per_epoch(), (share + 63) / 64);
+    std::vector<uint64_t> seeds;
+    for (uint64_t b = 0; b < sampler.batches_per_epoch(); ++b) {
+      std::vector<uint64_t> batch = sampler.BatchSeeds(2, b);
+      seeds.insert(seeds.end(), batch.begin(), batch.end());
+    }
+    ASSERT_EQ(seeds.size(), share);
+    for (uint64_t k = 0; k < share; ++k) EXPECT_EQ(seeds[k], order[(rank + k * world) % n]);
+    all.insert(all.end(), seeds.begin(), seeds.end());
+  }
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  EXPECT_EQ(all.size(), n);  // every seed on some rank; the padding repeats only a few
+  EXPECT_THROW(
+      NeighborSampler(*graph_, *train_, {2}, 64, 1, *budget_, 1, {.rank = 3, .world_size = 3}),
+      Error);
 }
 
 TEST_F(NeighborSamplerTest, ShufflesDifferBetweenEpochsAndSeeds) {

@@ -1,0 +1,85 @@
+// NeighborLoader is the data loader of a training loop written elsewhere (the Python package's
+// strata.NeighborLoader): the batches `strata train` would sample, each with its seeds' labels
+// and its input features gathered through the same feature store, cache and pipeline, handed
+// out one at a time.
+//
+// With split kTrain, the default SeedOrder and the same seed, fanouts and batch size, batch b
+// of epoch e is the one `strata train` trains on (strata/neighbor_sampler.h); the store and
+// the run-ahead never change a batch.
+//
+// Lifetime: a batch owns its arrays (charged to the loader's budget until it is destroyed) and
+// must not outlive the loader. One epoch runs at a time; StartEpoch stops the previous one.
+// Thread safety: one thread uses a loader at a time; its pipeline's threads are its own.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "strata/block.h"
+#include "strata/dataset.h"
+#include "strata/feature_store.h"
+#include "strata/memory_budget.h"
+#include "strata/neighbor_sampler.h"
+#include "strata/train.h"
+
+namespace strata {
+
+struct LoaderOptions {
+  std::string dataset;
+  std::vector<int> fanouts = {10, 10};  // input layer first; -1 = all neighbours
+  uint64_t batch_size = 1000;
+  Split split = Split::kTrain;
+  SeedOrder order;
+  uint64_t seed = 0;
+  FeatureOptions features;
+  uint64_t memory_budget_bytes = uint64_t{1} << 30;
+  uint32_t io_depth = 256;
+  uint32_t max_run_ahead = 8;
+  unsigned threads = 2;  // sampling threads within a batch
+  // The consumer's hidden width: the direct store's cache is sized around the batches in
+  // flight and about four times their features again in activations (train/cache_sizing.h).
+  uint64_t hidden = 128;
+};
+
+struct LoaderBatch {
+  SampledBatch batch;            // seeds, blocks, input nodes
+  ChargedArray<float> features;  // input_nodes().size() x dim, row-major
+  std::vector<int64_t> labels;   // of the seeds, -1 for unlabelled
+};
+
+class NeighborLoader {
+ public:
+  // Opens the dataset, its topology, labels and split, the sampler and the store; input
+  // errors (a missing dataset, fanouts that are not positive or -1, a budget too small) throw.
+  explicit NeighborLoader(const LoaderOptions& options);
+  ~NeighborLoader();
+  NeighborLoader(const NeighborLoader&) = delete;
+  NeighborLoader& operator=(const NeighborLoader&) = delete;
+
+  const Dataset& dataset() const;
+  uint64_t batches_per_epoch() const;
+  uint64_t seeds_per_epoch() const;
+
+  // Starts sampling and gathering `epoch` ahead of Next.
+  void StartEpoch(uint64_t epoch);
+  // The epoch's next batch; nullopt after its last (or when no epoch was started). While it
+  // waits for the pipeline it calls `poll` every 100 ms (when given); an exception from
+  // `poll` propagates and leaves the epoch running.
+  std::optional<LoaderBatch> Next(const std::function<void()>& poll = {});
+  // Stops the running epoch's threads and releases what they hold.
+  void StopEpoch();
+
+  // The store's counters since the loader opened.
+  FeatureStoreStats store_stats() const;
+  const MemoryBudget& budget() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace strata
