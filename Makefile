@@ -4,7 +4,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 DATA ?= data
 
-.PHONY: all setup build run test test-asan bench reference-fixtures parity format clean
+.PHONY: all setup build python run test test-asan bench reference-fixtures parity format clean
 
 all: build
 
@@ -29,6 +29,13 @@ run: build
 	    --batch-size 1000 --epochs 2 --lr 0.003 --memory-budget $(RUN_BUDGET) \
 	    --feature-store direct --eval-fanouts 10,5 --metrics-out $(DATA)/run-metrics.jsonl
 
+# The Python package: .venv/bin/python, a venv over Debian's python3 that sees its packages
+# (numpy, torch) and imports strata from the build tree.
+python: build
+	@test -x .venv/bin/python || /usr/bin/python3 -m venv --system-site-packages .venv
+	@echo "$(abspath $(BUILD))/python" > "$$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/strata-build.pth"
+	@.venv/bin/python -c 'import strata; print("strata imports from", strata.__path__[0])'
+
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
@@ -42,9 +49,8 @@ bench: build
 	@$(BUILD)/bench/strata_micro_bench
 
 # The PyTorch reference recipes (tools/reference/): re-record the checked-in fixtures, or print
-# Strata's parity table against them. Only these targets install PyTorch.
+# Strata's parity table against them.
 reference-fixtures: build
-	@bash scripts/setup.sh reference
 	@/usr/bin/python3 tools/reference/record_fixtures.py --strata $(BUILD)/strata \
 	    --out tests/fixtures/recipes
 parity: build

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Strata needs to build, test and benchmark. Idempotent and quiet
 # when everything is present; this is the one place where dependencies are named.
-# `setup.sh reference` adds the PyTorch reference tooling (tools/reference/), which neither
-# building nor `make test` needs.
+# The Python package builds against Debian's python3 (/usr/bin/python3).
 set -euo pipefail
 
 packages=(
@@ -17,10 +16,14 @@ packages=(
   libbenchmark-dev      # micro-benchmarks in bench/
   libmetis-dev          # METIS, the partitioning baseline GAP is compared against
   util-linux            # unshare, for the disk-full test in a private tmpfs
+  python3-dev pybind11-dev python3-numpy  # the Python package (python/strata)
+  python3-venv          # make python's .venv
+  python3-pytest        # the Python package's tests
+  python3-matplotlib    # python3 -m strata.report's plots
+  # PyTorch (CPU), for tests and tools only, never for strata itself: the examples' training
+  # loops that the Python tests run, and the reference recipes (tools/reference/).
+  python3-torch
 )
-if [ "${1:-}" = reference ]; then
-  packages+=(python3-torch)  # the reference recipes' PyTorch (CPU), with numpy
-fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,28 @@
+"""Strata from Python: out-of-core graph datasets and the mini-batch loader of `strata train`.
+
+    import strata, torch
+    ds = strata.Dataset("data/cora")
+    loader = strata.NeighborLoader(ds, fanouts=[10, 10], batch_size=512, feature_store="direct",
+                                   memory_budget="1G")
+    for batch in loader:
+        x = torch.from_numpy(batch.features)       # no copy
+        y = torch.from_numpy(batch.labels)
+        blocks = batch.blocks                       # input layer first
+
+Errors raise InputError (also a ValueError) for bad input and StrataError otherwise, with the
+one-line message the `strata` command prints.
+"""
+
+from strata._strata import Batch, Dataset, InputError, StrataError, generate, import_npy
+from strata.loader import Block, NeighborLoader
+
+__all__ = [
+    "Batch",
+    "Block",
+    "Dataset",
+    "InputError",
+    "NeighborLoader",
+    "StrataError",
+    "generate",
+    "import_npy",
+]

@@ -1,0 +1,143 @@
+"""strata.NeighborLoader: an iterable of sampled mini-batches with their input features.
+
+The batches are those `strata train` samples (the same sampler, feature store, cache and
+pipeline), produced ahead of the consumer on the loader's own threads, which run without the
+GIL, so loading overlaps the Python training step.
+"""
+
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from strata import _strata
+
+
+@dataclass(frozen=True)
+class Block:
+    """One layer of a batch, in local ids: edges from source to destination nodes, stored as CSR
+    by destination (the sources of destination d are indices[indptr[d]:indptr[d + 1]]). The
+    destinations are the first num_dst source nodes. Arrays are views into the batch."""
+
+    indptr: np.ndarray  # int32, num_dst + 1
+    indices: np.ndarray  # int32, local source ids
+    src_nodes: np.ndarray  # int64 global ids
+    num_dst: int
+
+    @property
+    def num_src(self):
+        return len(self.src_nodes)
+
+    @property
+    def num_edges(self):
+        return len(self.indices)
+
+
+def _blocks(batch):
+    return [Block(*batch.block_arrays(layer)) for layer in range(batch.num_layers)]
+
+
+# Batch.blocks, input layer first (defined here to return the dataclass above).
+_strata.Batch.blocks = property(_blocks)
+
+
+class NeighborLoader:
+    """Mini-batches of a split with uniform neighbour sampling, as `strata train` draws them.
+
+    Each batch has `seeds`, their `labels` (int64), `input_nodes`, `features` (float32,
+    len(input_nodes) x feature_dim) and `blocks` (one Block per layer, input layer first).
+    Arrays are views of the batch's own buffers: no copy is made, torch.from_numpy shares
+    them, and they stay valid for as long as any of them (or the batch) is referenced, however
+    the loader moves on. Holding batches holds their memory, which counts against the budget.
+
+    Epochs: each `iter()` starts the next epoch (0, 1, ...) unless set_epoch() named one, and
+    batches depend only on (seed, epoch, batch index), so the same seed gives the same batches
+    whatever the feature store and the run-ahead. With `rank`/`world_size` each rank takes
+    every world_size-th seed of the epoch's order, padded by wrapping around as torch's
+    DistributedSampler does, so all ranks get the same number of batches.
+
+    Stopping early (break, an exception, KeyboardInterrupt) stops the loader's threads once
+    the iterator is dropped; close() (or `with loader:`) releases everything.
+    """
+
+    def __init__(self, dataset, fanouts, batch_size, split="train", shuffle=True, seed=0,
+                 feature_store="direct", memory_budget="1G", drop_last=False, rank=0,
+                 world_size=1, run_ahead=8, threads=2, row_normalize=False, **store_options):
+        """`dataset` is a strata.Dataset or a path. `fanouts` are listed from the input layer
+        to the output layer (-1: all neighbours). `feature_store`: "direct" (direct I/O behind
+        a tiered cache, for features larger than memory), "memory" or "mmap". `memory_budget`
+        ("1G", "512M" or bytes) bounds the loader's memory. `store_options`: cache_fraction,
+        hot_share, hot_policy, cache_policy, io_depth, hidden (as `strata train`'s options)."""
+        path = dataset.path if isinstance(dataset, _strata.Dataset) else str(dataset)
+        self._loader = _strata._NeighborLoader(
+            path, list(fanouts), batch_size, split, shuffle, drop_last, rank, world_size, seed,
+            feature_store, memory_budget, threads=threads, run_ahead=run_ahead,
+            row_normalize=row_normalize, **store_options)
+        self._next_epoch = 0
+        self._active = lambda: None  # a weak reference to the running epoch's iterator
+
+    @property
+    def dataset(self):
+        return self._loader.dataset
+
+    def __len__(self):
+        return self._loader.batches_per_epoch
+
+    def set_epoch(self, epoch):
+        """Makes the next iteration epoch `epoch` (torch's DistributedSampler.set_epoch)."""
+        self._next_epoch = epoch
+
+    def __iter__(self):
+        epoch = self._next_epoch
+        self._next_epoch = epoch + 1
+        self.close()
+        iterator = _Epoch(self, epoch)
+        # Weak, so that dropping the iterator (a break, an exception) stops the epoch.
+        self._active = weakref.ref(iterator)
+        return iterator
+
+    def stats(self):
+        """The feature store's counters (rows, reads, bytes, hit rate) and the memory used."""
+        return self._loader.stats()
+
+    def close(self):
+        """Stops the running epoch, if any, and releases what its pipeline holds."""
+        iterator = self._active()
+        if iterator is not None:
+            iterator.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class _Epoch:
+    """The iterator of one epoch; dropping it (or close) stops the epoch's threads."""
+
+    def __init__(self, owner, epoch):
+        self._loader = owner._loader
+        self.epoch = epoch
+        self._loader.start_epoch(epoch)
+        self._open = True
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if not self._open:
+            raise StopIteration
+        batch = self._loader.next()
+        if batch is None:
+            self._open = False
+            raise StopIteration
+        return batch
+
+    def close(self):
+        if self._open:
+            self._open = False
+            self._loader.stop_epoch()
+
+    def __del__(self):
+        self.close()

@@ -1,0 +1,185 @@
+"""strata.NeighborLoader: its batches checked against the dataset's files read with numpy, its
+arrays shared without copies, its epochs, ranks and early stops."""
+
+import gc
+
+import numpy as np
+import pytest
+import torch
+
+import strata
+from conftest import read_csc, read_features
+
+
+def full_neighbourhood_blocks(indptr, indices, seeds, layers):
+    """The blocks NeighborSampler builds with fanout -1, input layer first: each destination's
+    in-neighbours in the CSC's order, new sources numbered in order of first appearance."""
+    blocks = []
+    dst = [int(s) for s in seeds]
+    for _ in range(layers):
+        local = {v: i for i, v in enumerate(dst)}
+        src = list(dst)
+        block_indptr, block_indices = [0], []
+        for d in dst:
+            for s in indices[indptr[d]:indptr[d + 1]]:
+                s = int(s)
+                if s not in local:
+                    local[s] = len(src)
+                    src.append(s)
+                block_indices.append(local[s])
+            block_indptr.append(len(block_indices))
+        blocks.append((block_indptr, block_indices, src, len(dst)))
+        dst = src
+    return blocks[::-1]
+
+
+def test_full_neighbourhood_batches_equal_numpys(small):
+    indptr, indices = read_csc(small)
+    features, labels = read_features(small), small.labels
+    loader = strata.NeighborLoader(small, [-1, -1], 100, split="test", shuffle=False,
+                                   feature_store="memory", memory_budget="64M")
+    test = small.split("test")
+    assert len(loader) == (len(test) + 99) // 100
+    seen = 0
+    for b, batch in enumerate(loader):
+        np.testing.assert_array_equal(batch.seeds, test[b * 100:(b + 1) * 100])
+        expected = full_neighbourhood_blocks(indptr, indices, batch.seeds, 2)
+        for block, (e_indptr, e_indices, e_src, e_dst) in zip(batch.blocks, expected):
+            assert block.num_dst == e_dst
+            np.testing.assert_array_equal(block.indptr, e_indptr)
+            np.testing.assert_array_equal(block.indices, e_indices)
+            np.testing.assert_array_equal(block.src_nodes, e_src)
+        np.testing.assert_array_equal(batch.input_nodes, batch.blocks[0].src_nodes)
+        np.testing.assert_array_equal(batch.features, features[batch.input_nodes])
+        np.testing.assert_array_equal(batch.labels, labels[batch.seeds])
+        seen += len(batch.seeds)
+    assert seen == len(test)
+
+
+@pytest.mark.parametrize("store", ["direct", "mmap"])
+def test_sampled_batches_follow_the_fanouts_and_read_the_files_features(small, store):
+    indptr, indices = read_csc(small)
+    features = read_features(small)
+    fanouts = [4, 3]
+    loader = strata.NeighborLoader(small, fanouts, 64, seed=5, feature_store=store,
+                                   memory_budget="64M")
+    seeds = []
+    for batch in loader:
+        seeds.extend(batch.seeds)
+        for block, fanout in zip(batch.blocks, fanouts):
+            for d in range(block.num_dst):
+                node = block.src_nodes[d]
+                picked = block.src_nodes[block.indices[block.indptr[d]:block.indptr[d + 1]]]
+                neighbours = indices[indptr[node]:indptr[node + 1]]
+                assert len(picked) == min(fanout, len(neighbours))
+                assert np.all(np.diff(picked) > 0)  # distinct, in the CSC's order
+                assert np.isin(picked, neighbours).all()
+        np.testing.assert_array_equal(batch.features, features[batch.input_nodes])
+    np.testing.assert_array_equal(np.sort(seeds), np.sort(small.split("train")))
+
+
+def batches_of(loader, epoch):
+    loader.set_epoch(epoch)
+    return [(b.seeds.copy(), [blk.indices.copy() for blk in b.blocks], b.features.copy())
+            for b in loader]
+
+
+def test_same_seed_same_batches_whatever_the_store_and_run_ahead(small):
+    direct = strata.NeighborLoader(small, [5, 5], 50, seed=9, feature_store="direct",
+                                   memory_budget="64M")
+    memory = strata.NeighborLoader(small, [5, 5], 50, seed=9, feature_store="memory",
+                                   memory_budget="64M", run_ahead=1, threads=1)
+    for epoch in (0, 3):
+        for (s1, i1, f1), (s2, i2, f2) in zip(batches_of(direct, epoch), batches_of(memory, epoch)):
+            np.testing.assert_array_equal(s1, s2)
+            for a, b in zip(i1, i2):
+                np.testing.assert_array_equal(a, b)
+            np.testing.assert_array_equal(f1, f2)
+
+
+def test_epochs_reshuffle_and_set_epoch_repeats_one(small):
+    loader = strata.NeighborLoader(small, [3], 200, seed=1, feature_store="memory",
+                                   memory_budget="64M")
+    first = [b.seeds.copy() for b in loader]  # epoch 0
+    second = [b.seeds.copy() for b in loader]  # epoch 1
+    assert not np.array_equal(first[0], second[0])
+    loader.set_epoch(0)
+    again = [b.seeds.copy() for b in loader]
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a, b)
+    fixed = strata.NeighborLoader(small, [3], 200, shuffle=False, feature_store="memory",
+                                  memory_budget="64M")
+    np.testing.assert_array_equal(next(iter(fixed)).seeds, small.split("train")[:200])
+    np.testing.assert_array_equal(next(iter(fixed)).seeds, small.split("train")[:200])
+
+
+def test_arrays_are_views_of_the_batch_and_outlive_the_loader(small):
+    loader = strata.NeighborLoader(small, [5, 5], 64, feature_store="direct",
+                                   memory_budget="64M")
+    batch = next(iter(loader))
+    features = batch.features
+    assert features.base is batch and batch.labels.base is batch
+    assert features.ctypes.data == batch.features_address  # the loader's buffer, not a copy
+    assert np.shares_memory(features, batch.features)
+    tensor = torch.from_numpy(features)
+    assert tensor.data_ptr() == batch.features_address
+    block = batch.blocks[0]
+    assert block.indptr.base is batch and block.indptr.dtype == np.int32
+    expected = features.copy()
+    del batch, loader
+    gc.collect()
+    np.testing.assert_array_equal(features, expected)  # the array keeps its batch alive
+    np.testing.assert_array_equal(tensor.numpy(), expected)
+
+
+def test_break_and_exceptions_stop_the_epoch_and_release_its_memory(small):
+    loader = strata.NeighborLoader(small, [5, 5], 32, feature_store="direct",
+                                   memory_budget="64M", run_ahead=4)
+    idle = loader.stats()["memory_used_bytes"]
+    for batch in loader:
+        break
+    del batch
+    gc.collect()
+    assert loader.stats()["memory_used_bytes"] == idle
+    with pytest.raises(RuntimeError, match="in the training step"):
+        for batch in loader:
+            raise RuntimeError("in the training step")
+    del batch
+    gc.collect()
+    assert loader.stats()["memory_used_bytes"] == idle
+    assert sum(1 for _ in loader) == len(loader)  # and the next epoch runs whole
+    with loader:
+        next(iter(loader))
+    assert loader.stats()["memory_used_bytes"] == idle
+
+
+def test_ranks_split_the_seeds_as_distributed_sampler(small):
+    train = small.split("train")
+    world = 2
+    per_rank = []
+    for rank in range(world):
+        loader = strata.NeighborLoader(small, [3], 64, seed=4, rank=rank, world_size=world,
+                                       feature_store="memory", memory_budget="64M")
+        loader.set_epoch(2)
+        per_rank.append(np.concatenate([b.seeds for b in loader]))
+        assert len(per_rank[-1]) == (len(train) + world - 1) // world
+    whole = strata.NeighborLoader(small, [3], len(train), seed=4, feature_store="memory",
+                                  memory_budget="64M")
+    whole.set_epoch(2)
+    order = next(iter(whole)).seeds
+    for rank in range(world):
+        positions = (rank + world * np.arange(len(per_rank[rank]))) % len(train)
+        np.testing.assert_array_equal(per_rank[rank], order[positions])
+
+
+def test_bad_loader_options_raise_input_errors(small):
+    with pytest.raises(strata.InputError, match="fanout 0"):
+        strata.NeighborLoader(small, [5, 0], 10)
+    with pytest.raises(strata.InputError, match="rank 2 is not below world size 2"):
+        strata.NeighborLoader(small, [5], 10, rank=2, world_size=2)
+    with pytest.raises(strata.InputError, match="split must be"):
+        strata.NeighborLoader(small, [5], 10, split="dev")
+    with pytest.raises(strata.InputError):
+        strata.NeighborLoader(small, [5], 10, feature_store="ssd")
+    with pytest.raises(strata.InputError, match="memory"):
+        strata.NeighborLoader(small, [5], 10, memory_budget="1K")

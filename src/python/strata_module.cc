@@ -1,0 +1,349 @@
+// strata._strata, the compiled half of the Python package (python/strata/): datasets, import,
+// generation and the NeighborLoader of include/strata/, with their arguments' defaults taken
+// from the C++ option structs so that they are stated once. The pure-Python half adds the
+// iterator protocol and the documentation users read (python/strata/loader.py).
+//
+// Errors: strata::Error becomes InputError (a ValueError too) for bad input, KeyboardInterrupt
+// for an interrupt and StrataError otherwise, with the same one-line message the CLI prints.
+// Arrays: a batch's arrays are views of the batch's own buffers (no copy); each array's base
+// is the Batch object, which keeps the buffers, and the loader they are charged to, alive.
+// Threads: the loader's pipeline runs on its own threads without the GIL; Next releases the
+// GIL while it waits and takes it back every 100 ms to let Ctrl-C through.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/option_parsers.h"
+#include "strata/dataset.h"
+#include "strata/error.h"
+#include "strata/feature_store.h"
+#include "strata/generate.h"
+#include "strata/import.h"
+#include "strata/neighbor_loader.h"
+
+namespace py = pybind11;
+
+namespace strata {
+namespace {
+
+PyObject* strata_error = nullptr;
+PyObject* input_error = nullptr;
+
+void TranslateError(std::exception_ptr error) {
+  try {
+    if (error) std::rethrow_exception(error);
+  } catch (const Error& e) {
+    switch (e.kind()) {
+      case Error::Kind::kInput:
+        PyErr_SetString(input_error, e.what());
+        break;
+      case Error::Kind::kInterrupted:
+        PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
+        break;
+      case Error::Kind::kInternal:
+        PyErr_SetString(strata_error, e.what());
+        break;
+    }
+  }
+}
+
+// "1G", "512M", or a byte count; "" means a quarter of physical memory, as in the CLI.
+uint64_t BudgetBytes(const py::object& budget) {
+  if (py::isinstance<py::int_>(budget)) return budget.cast<uint64_t>();
+  return cli::MemoryBudgetFromOption(budget.cast<std::string>());
+}
+
+Split ParseSplit(const std::string& name) {
+  for (Split split : kAllSplits) {
+    if (SplitName(split) == name) return split;
+  }
+  throw Error::Input("split must be train, val or test, not '" + name + "'");
+}
+
+// A copy of node ids as int64 (ids are below 2^48).
+py::array_t<int64_t> IdArray(const std::vector<uint64_t>& ids) {
+  py::array_t<int64_t> out(static_cast<py::ssize_t>(ids.size()));
+  std::copy(ids.begin(), ids.end(), out.mutable_data());
+  return out;
+}
+
+py::object MetaDict(const DatasetMeta& meta) {
+  return py::module_::import("json").attr("loads")(meta.ToJson());
+}
+
+// A view of `count` elements at `data` whose base is `owner`. Unsigned ids and offsets are
+// shown as the signed type of their width: node ids are below 2^48 and a block's offsets below
+// 2^31, and torch.from_numpy takes signed integers only.
+template <typename Shown, typename Stored>
+py::array View(const Stored* data, std::vector<py::ssize_t> shape, py::handle owner) {
+  static_assert(sizeof(Shown) == sizeof(Stored));
+  return py::array_t<Shown>(shape, reinterpret_cast<const Shown*>(data), owner);
+}
+
+using BatchPtr = std::shared_ptr<LoaderBatch>;
+
+void BindDataset(py::module_& m) {
+  py::class_<Dataset>(m, "Dataset")
+      .def(py::init(&Dataset::Open), py::arg("path"))
+      .def_property_readonly("path", &Dataset::dir)
+      .def_property_readonly("meta", [](const Dataset& d) { return MetaDict(d.meta()); })
+      .def_property_readonly("num_nodes", [](const Dataset& d) { return d.meta().num_nodes; })
+      .def_property_readonly("num_edges", [](const Dataset& d) { return d.meta().num_edges; })
+      .def_property_readonly("feature_dim", [](const Dataset& d) { return d.meta().feature_dim; })
+      .def_property_readonly("num_classes", [](const Dataset& d) { return d.meta().num_classes; })
+      .def(
+          "split",
+          [](const Dataset& d, const std::string& name) {
+            return IdArray(d.ReadSplit(ParseSplit(name)));
+          },
+          py::arg("name"))
+      .def_property_readonly("labels",
+                             [](const Dataset& d) {
+                               MemoryBudget budget(~uint64_t{0});
+                               ChargedArray<int32_t> labels = d.ReadLabels(budget);
+                               py::array_t<int32_t> out(static_cast<py::ssize_t>(labels.size()));
+                               std::copy(labels.data(), labels.data() + labels.size(),
+                                         out.mutable_data());
+                               return out;
+                             })
+      .def("verify", &Dataset::Verify, py::call_guard<py::gil_scoped_release>())
+      .def("__repr__", [](const Dataset& d) {
+        const DatasetMeta& meta = d.meta();
+        return "strata.Dataset('" + d.dir() + "', nodes=" + std::to_string(meta.num_nodes) +
+               ", edges=" + std::to_string(meta.num_edges) +
+               ", feature_dim=" + std::to_string(meta.feature_dim) +
+               ", classes=" + std::to_string(meta.num_classes) + ")";
+      });
+}
+
+void BindBuilders(py::module_& m) {
+  const GenerateOptions g;
+  m.def(
+      "generate",
+      [](const std::string& out, uint64_t nodes, double avg_degree, uint64_t feature_dim,
+         uint32_t classes, const std::string& graph, uint64_t seed, double homophily,
+         double degree_exponent, double noise, uint64_t binary_ones, double train_ratio,
+         double val_ratio, double test_ratio, const std::string& feature_dtype,
+         const py::object& memory_budget, unsigned threads, bool replace) {
+        GenerateOptions o;
+        o.out = out;
+        o.nodes = nodes;
+        o.avg_degree = avg_degree;
+        o.feature_dim = feature_dim;
+        o.classes = classes;
+        if (graph != "sbm" && graph != "rmat") {
+          throw Error::Input("graph must be sbm or rmat, not '" + graph + "'");
+        }
+        o.graph = graph == "rmat" ? GraphModel::kRmat : GraphModel::kSbm;
+        o.seed = seed;
+        o.homophily = homophily;
+        o.degree_exponent = degree_exponent;
+        o.noise = noise;
+        o.binary_ones = binary_ones;
+        o.train_ratio = train_ratio;
+        o.val_ratio = val_ratio;
+        o.test_ratio = test_ratio;
+        o.feature_dtype = ParseFeatureDtype(feature_dtype, "feature_dtype");
+        o.memory_budget_bytes = BudgetBytes(memory_budget);
+        o.threads = threads;
+        o.replace_existing = replace;
+        {
+          py::gil_scoped_release release;
+          GenerateDataset(o);
+        }
+        return Dataset::Open(out);
+      },
+      py::arg("out"), py::arg("nodes"), py::arg("avg_degree") = g.avg_degree,
+      py::arg("feature_dim") = g.feature_dim, py::arg("classes") = g.classes,
+      py::arg("graph") = "sbm", py::arg("seed") = g.seed, py::arg("homophily") = g.homophily,
+      py::arg("degree_exponent") = g.degree_exponent, py::arg("noise") = g.noise,
+      py::arg("binary_ones") = g.binary_ones, py::arg("train_ratio") = g.train_ratio,
+      py::arg("val_ratio") = g.val_ratio, py::arg("test_ratio") = g.test_ratio,
+      py::arg("feature_dtype") = "float32", py::arg("memory_budget") = "",
+      py::arg("threads") = g.threads, py::arg("replace") = false,
+      "Generates a synthetic dataset at OUT (as `strata generate`) and opens it.");
+
+  const ImportOptions i;
+  m.def(
+      "import_npy",
+      [](const std::string& npy_dir, const std::string& out, bool undirected, bool self_loops,
+         bool keep_parallel_edges, const std::string& feature_dtype,
+         const py::object& memory_budget, bool replace) {
+        ImportOptions o;
+        o.out = out;
+        o.undirected = undirected;
+        o.self_loops = self_loops;
+        o.keep_parallel_edges = keep_parallel_edges;
+        o.feature_dtype = ParseFeatureDtype(feature_dtype, "feature_dtype");
+        o.memory_budget_bytes = BudgetBytes(memory_budget);
+        o.replace_existing = replace;
+        {
+          py::gil_scoped_release release;
+          ImportNpyDirectory(npy_dir, o);
+        }
+        return Dataset::Open(out);
+      },
+      py::arg("npy_dir"), py::arg("out"), py::arg("undirected") = i.undirected,
+      py::arg("self_loops") = i.self_loops, py::arg("keep_parallel_edges") = i.keep_parallel_edges,
+      py::arg("feature_dtype") = "float32", py::arg("memory_budget") = "",
+      py::arg("replace") = false,
+      "Imports NPY_DIR/{edge_index,features,labels,*_idx}.npy into a dataset at OUT (as "
+      "`strata import --npy`) and opens it.");
+}
+
+void BindBatch(py::module_& m) {
+  py::class_<LoaderBatch, BatchPtr>(m, "Batch")
+      .def_property_readonly("epoch", [](const LoaderBatch& b) { return b.batch.epoch; })
+      .def_property_readonly("index", [](const LoaderBatch& b) { return b.batch.index; })
+      .def_property_readonly("num_layers",
+                             [](const LoaderBatch& b) { return b.batch.blocks.size(); })
+      .def_property_readonly("seeds",
+                             [](py::object self) {
+                               const Block& last =
+                                   self.cast<const LoaderBatch&>().batch.blocks.back();
+                               return View<int64_t>(last.src_nodes.data(), {last.num_dst()}, self);
+                             })
+      .def_property_readonly("labels",
+                             [](py::object self) {
+                               const auto& labels = self.cast<const LoaderBatch&>().labels;
+                               return View<int64_t>(
+                                   labels.data(), {static_cast<py::ssize_t>(labels.size())}, self);
+                             })
+      .def_property_readonly(
+          "input_nodes",
+          [](py::object self) {
+            const auto& nodes = self.cast<const LoaderBatch&>().batch.input_nodes();
+            return View<int64_t>(nodes.data(), {static_cast<py::ssize_t>(nodes.size())}, self);
+          })
+      .def_property_readonly(
+          "features",
+          [](py::object self) {
+            LoaderBatch& b = self.cast<LoaderBatch&>();
+            const auto rows = static_cast<py::ssize_t>(b.batch.input_nodes().size());
+            const auto dim = rows == 0 ? 0 : static_cast<py::ssize_t>(b.features.size()) / rows;
+            return View<float>(b.features.data(), {rows, dim}, self);
+          })
+      .def_property_readonly(
+          "features_address",
+          [](const LoaderBatch& b) { return reinterpret_cast<uintptr_t>(b.features.data()); })
+      .def(
+          "block_arrays",
+          [](py::object self, size_t layer) {
+            const LoaderBatch& b = self.cast<const LoaderBatch&>();
+            if (layer >= b.batch.blocks.size()) throw py::index_error("no such layer");
+            const Block& block = b.batch.blocks[layer];
+            return py::make_tuple(
+                View<int32_t>(block.indptr.data(), {static_cast<py::ssize_t>(block.indptr.size())},
+                              self),
+                View<int32_t>(block.indices.data(),
+                              {static_cast<py::ssize_t>(block.indices.size())}, self),
+                View<int64_t>(block.src_nodes.data(),
+                              {static_cast<py::ssize_t>(block.src_nodes.size())}, self),
+                block.num_dst());
+          },
+          py::arg("layer"),
+          "(indptr, indices, src_nodes, num_dst) of layer `layer`, input layer first.");
+}
+
+void BindLoader(py::module_& m) {
+  const LoaderOptions d;
+  py::class_<NeighborLoader>(m, "_NeighborLoader")
+      .def(
+          py::init([](const std::string& dataset, std::vector<int> fanouts, uint64_t batch_size,
+                      const std::string& split, bool shuffle, bool drop_last, uint32_t rank,
+                      uint32_t world_size, uint64_t seed, const std::string& feature_store,
+                      const py::object& memory_budget, double cache_fraction, double hot_share,
+                      const std::string& hot_policy, const std::string& cache_policy,
+                      uint32_t io_depth, uint32_t run_ahead, unsigned threads, uint64_t hidden,
+                      bool row_normalize) {
+            LoaderOptions o;
+            o.dataset = dataset;
+            o.fanouts = std::move(fanouts);
+            o.batch_size = batch_size;
+            o.split = ParseSplit(split);
+            o.order = {
+                .shuffle = shuffle, .drop_last = drop_last, .rank = rank, .world_size = world_size};
+            o.seed = seed;
+            o.features.store = ParseFeatureStoreKind(feature_store);
+            o.memory_budget_bytes = BudgetBytes(memory_budget);
+            o.features.cache_fraction = cache_fraction;
+            o.features.hot_share = hot_share;
+            o.features.hot_policy = ParseHotnessPolicy(hot_policy);
+            o.features.cache_policy = ParseCachePolicyKind(cache_policy);
+            o.features.row_normalize = row_normalize;
+            o.io_depth = io_depth;
+            o.max_run_ahead = run_ahead;
+            o.threads = threads;
+            o.hidden = hidden;
+            py::gil_scoped_release release;
+            return std::make_unique<NeighborLoader>(o);
+          }),
+          py::arg("dataset"), py::arg("fanouts"), py::arg("batch_size"), py::arg("split"),
+          py::arg("shuffle"), py::arg("drop_last"), py::arg("rank"), py::arg("world_size"),
+          py::arg("seed"), py::arg("feature_store"), py::arg("memory_budget"),
+          py::arg("cache_fraction") = d.features.cache_fraction,
+          py::arg("hot_share") = d.features.hot_share,
+          py::arg("hot_policy") = std::string(HotnessPolicyName(d.features.hot_policy)),
+          py::arg("cache_policy") = std::string(CachePolicyKindName(d.features.cache_policy)),
+          py::arg("io_depth") = d.io_depth, py::arg("run_ahead") = d.max_run_ahead,
+          py::arg("threads") = d.threads, py::arg("hidden") = d.hidden,
+          py::arg("row_normalize") = d.features.row_normalize)
+      .def_property_readonly("batches_per_epoch", &NeighborLoader::batches_per_epoch)
+      .def_property_readonly("seeds_per_epoch", &NeighborLoader::seeds_per_epoch)
+      .def_property_readonly("dataset", &NeighborLoader::dataset)
+      .def("start_epoch", &NeighborLoader::StartEpoch, py::arg("epoch"),
+           py::call_guard<py::gil_scoped_release>())
+      .def("stop_epoch", &NeighborLoader::StopEpoch, py::call_guard<py::gil_scoped_release>())
+      .def(
+          "next",
+          [](NeighborLoader& loader) -> BatchPtr {
+            std::optional<LoaderBatch> batch;
+            {
+              py::gil_scoped_release release;
+              batch = loader.Next([] {
+                py::gil_scoped_acquire acquire;
+                if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+              });
+            }
+            if (!batch) return nullptr;
+            return std::make_shared<LoaderBatch>(std::move(*batch));
+          },
+          py::keep_alive<0, 1>(), "The epoch's next batch, or None after its last.")
+      .def("stats", [](const NeighborLoader& loader) {
+        const FeatureStoreStats s = loader.store_stats();
+        py::dict out;
+        out["rows_requested"] = s.rows_requested;
+        out["rows_unique"] = s.rows_unique;
+        out["rows_read"] = s.rows_read;
+        out["reads"] = s.reads;
+        out["bytes_read"] = s.bytes_read;
+        out["hit_rate"] = s.hit_rate();
+        out["memory_used_bytes"] = loader.budget().used();
+        out["memory_peak_bytes"] = loader.budget().peak();
+        return out;
+      });
+}
+
+}  // namespace
+}  // namespace strata
+
+PYBIND11_MODULE(_strata, m) {
+  using namespace strata;
+  m.doc() = "The compiled core of the strata package; use the package, not this module.";
+  strata_error = PyErr_NewException("strata.StrataError", PyExc_RuntimeError, nullptr);
+  input_error = PyErr_NewException(
+      "strata.InputError",
+      py::make_tuple(py::handle(strata_error), py::handle(PyExc_ValueError)).release().ptr(),
+      nullptr);
+  m.attr("StrataError") = py::handle(strata_error);
+  m.attr("InputError") = py::handle(input_error);
+  py::register_exception_translator(&TranslateError);
+  BindDataset(m);
+  BindBuilders(m);
+  BindBatch(m);
+  BindLoader(m);
+}
