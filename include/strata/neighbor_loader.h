@@ -5,7 +5,9 @@
 //
 // With split kTrain, the default SeedOrder and the same seed, fanouts and batch size, batch b
 // of epoch e is the one `strata train` trains on (strata/neighbor_sampler.h); the store and
-// the run-ahead never change a batch.
+// the run-ahead never change a batch. With `multistage` enabled the batches are those of
+// `strata train --multistage ...` instead: sampled inside macro-batches read whole (the
+// training split only, one rank).
 //
 // Lifetime: a batch owns its arrays (charged to the loader's budget until it is destroyed) and
 // must not outlive the loader. One epoch runs at a time; StartEpoch stops the previous one.
@@ -36,6 +38,7 @@ struct LoaderOptions {
   SeedOrder order;
   uint64_t seed = 0;
   FeatureOptions features;
+  MultistageOptions multistage;
   uint64_t memory_budget_bytes = uint64_t{1} << 30;
   uint32_t io_depth = 256;
   uint32_t max_run_ahead = 8;
@@ -49,6 +52,20 @@ struct LoaderBatch {
   SampledBatch batch;            // seeds, blocks, input nodes
   ChargedArray<float> features;  // input_nodes().size() x dim, row-major
   std::vector<int64_t> labels;   // of the seeds, -1 for unlabelled
+  uint64_t macro_batch = 0;      // multistage loading: the macro-batch it was sampled in
+};
+
+// Seconds a loader's stages spent working (not waiting) in an epoch; the macro-batch fields
+// are set by multistage loading only.
+struct LoaderEpochStats {
+  double sample_s = 0;
+  double fetch_s = 0;       // pinning, planning and submitting gathers
+  double fetch_wait_s = 0;  // waiting for reads
+  uint64_t macro_batches = 0;
+  uint64_t macro_passes = 0;
+  uint64_t load_bytes = 0;  // read sequentially into macro-batch buffers
+  double load_s = 0;
+  double stall_s = 0;  // batches waiting for a macro-batch to be loaded
 };
 
 class NeighborLoader {
@@ -61,8 +78,12 @@ class NeighborLoader {
   NeighborLoader& operator=(const NeighborLoader&) = delete;
 
   const Dataset& dataset() const;
+  // Exact for neighbour sampling; for multistage loading an estimate (how the training nodes
+  // fall into macro-batches decides).
   uint64_t batches_per_epoch() const;
   uint64_t seeds_per_epoch() const;
+  // Multistage loading: partitions (or mini-batches) per macro-batch; 0 otherwise.
+  uint32_t macro_batch() const;
 
   // Starts sampling and gathering `epoch` ahead of Next.
   void StartEpoch(uint64_t epoch);
@@ -73,8 +94,11 @@ class NeighborLoader {
   // Stops the running epoch's threads and releases what they hold.
   void StopEpoch();
 
-  // The store's counters since the loader opened.
+  // The store's counters since the loader opened (zero for multistage loading, which reads
+  // macro-batches instead).
   FeatureStoreStats store_stats() const;
+  // What the current (or just finished) epoch's stages have done so far; zero before one.
+  LoaderEpochStats epoch_stats() const;
   const MemoryBudget& budget() const;
 
  private:

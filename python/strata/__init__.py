@@ -14,13 +14,14 @@ one-line message the `strata` command prints.
 """
 
 from strata._strata import Batch, Dataset, InputError, StrataError, generate, import_npy
-from strata.loader import Block, NeighborLoader
+from strata.loader import Block, MultistageLoader, NeighborLoader
 
 __all__ = [
     "Batch",
     "Block",
     "Dataset",
     "InputError",
+    "MultistageLoader",
     "NeighborLoader",
     "StrataError",
     "generate",

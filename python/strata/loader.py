@@ -62,17 +62,17 @@ class NeighborLoader:
 
     def __init__(self, dataset, fanouts, batch_size, split="train", shuffle=True, seed=0,
                  feature_store="direct", memory_budget="1G", drop_last=False, rank=0,
-                 world_size=1, run_ahead=8, threads=2, row_normalize=False, **store_options):
+                 world_size=1, run_ahead=8, threads=2, row_normalize=False, **options):
         """`dataset` is a strata.Dataset or a path. `fanouts` are listed from the input layer
         to the output layer (-1: all neighbours). `feature_store`: "direct" (direct I/O behind
         a tiered cache, for features larger than memory), "memory" or "mmap". `memory_budget`
-        ("1G", "512M" or bytes) bounds the loader's memory. `store_options`: cache_fraction,
+        ("1G", "512M" or bytes) bounds the loader's memory. `options`: cache_fraction,
         hot_share, hot_policy, cache_policy, io_depth, hidden (as `strata train`'s options)."""
         path = dataset.path if isinstance(dataset, _strata.Dataset) else str(dataset)
         self._loader = _strata._NeighborLoader(
             path, list(fanouts), batch_size, split, shuffle, drop_last, rank, world_size, seed,
             feature_store, memory_budget, threads=threads, run_ahead=run_ahead,
-            row_normalize=row_normalize, **store_options)
+            row_normalize=row_normalize, **options)
         self._next_epoch = 0
         self._active = lambda: None  # a weak reference to the running epoch's iterator
 
@@ -97,7 +97,8 @@ class NeighborLoader:
         return iterator
 
     def stats(self):
-        """The feature store's counters (rows, reads, bytes, hit rate) and the memory used."""
+        """The feature store's counters (rows, reads, bytes, hit rate), the memory used, and
+        under "epoch" what the current (or just finished) epoch's stages have done."""
         return self._loader.stats()
 
     def close(self):
@@ -111,6 +112,34 @@ class NeighborLoader:
 
     def __exit__(self, *exc):
         self.close()
+
+
+class MultistageLoader(NeighborLoader):
+    """The batches of `strata train --multistage METHOD`: mini-batches sampled inside
+    macro-batches that are read whole, double-buffered, while the previous one trains.
+
+    method="partition" (Hanoi): a macro-batch is `macro_batch` partitions of a dataset written
+    by `strata partition`, plus its hubs, read with large sequential reads. method="lbs"
+    (Joestar's large-batch sampling, any dataset): a macro-batch is the sampled neighbourhood of
+    `macro_batch` mini-batches' seeds (with `macro_fanouts`), gathered once. Each macro-batch
+    is iterated `reuse` times (1..4). macro_batch=0 takes the most whose two buffers fit the
+    budget. Batches have the NeighborLoader's fields plus `macro_batch`; len() is an estimate.
+    The training split of one rank only; same seed, same batches, whatever the run-ahead.
+    """
+
+    def __init__(self, dataset, fanouts, batch_size, method="partition", macro_batch=0, reuse=1,
+                 macro_fanouts=None, seed=0, memory_budget="1G", run_ahead=8, threads=2,
+                 row_normalize=False, **options):
+        super().__init__(dataset, fanouts, batch_size, seed=seed, feature_store="direct",
+                         memory_budget=memory_budget, run_ahead=run_ahead, threads=threads,
+                         row_normalize=row_normalize, multistage=method,
+                         macro_batch=macro_batch, reuse=reuse,
+                         macro_fanouts=list(macro_fanouts or []), **options)
+
+    @property
+    def macro_batch(self):
+        """Partitions (or mini-batches) per macro-batch, as chosen from the budget."""
+        return self._loader.macro_batch
 
 
 class _Epoch:

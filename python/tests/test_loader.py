@@ -2,6 +2,8 @@
 arrays shared without copies, its epochs, ranks and early stops."""
 
 import gc
+import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -183,3 +185,50 @@ def test_bad_loader_options_raise_input_errors(small):
         strata.NeighborLoader(small, [5], 10, feature_store="ssd")
     with pytest.raises(strata.InputError, match="memory"):
         strata.NeighborLoader(small, [5], 10, memory_budget="1K")
+
+
+@pytest.fixture(scope="module")
+def partitioned(small, tmp_path_factory):
+    out = tmp_path_factory.mktemp("partitioned") / "ds"
+    subprocess.run([os.environ.get("STRATA_BINARY", "build/strata"), "partition", small.path,
+                    str(out), "--parts", "8", "--seed", "1"], check=True, capture_output=True)
+    return strata.Dataset(str(out))
+
+
+@pytest.mark.parametrize("method", ["partition", "lbs"])
+def test_multistage_batches_cover_the_seeds_each_pass_with_the_files_features(partitioned,
+                                                                              method):
+    features = read_features(partitioned)
+    labels = partitioned.labels
+    loader = strata.MultistageLoader(partitioned, [4, 3], 64, method=method, macro_batch=2,
+                                     reuse=2, seed=3, memory_budget="64M")
+    assert loader.macro_batch == 2
+    seeds, macro_batches = [], set()
+    for batch in loader:
+        np.testing.assert_array_equal(batch.features, features[batch.input_nodes])
+        np.testing.assert_array_equal(batch.labels, labels[batch.seeds])
+        seeds.extend(batch.seeds)
+        macro_batches.add(batch.macro_batch)
+    epoch = loader.stats()["epoch"]
+    assert epoch["macro_batches"] == len(macro_batches) > 1
+    assert epoch["macro_passes"] == 2 * epoch["macro_batches"]
+    # Every training node is a seed once per pass over its macro-batch.
+    values, counts = np.unique(seeds, return_counts=True)
+    np.testing.assert_array_equal(values, np.sort(partitioned.split("train")))
+    assert (counts == 2).all()
+
+
+def test_multistage_same_seed_same_batches_whatever_the_run_ahead(partitioned, small):
+    a = strata.MultistageLoader(partitioned, [4, 3], 64, macro_batch=2, seed=3,
+                                memory_budget="64M", run_ahead=8, threads=2)
+    b = strata.MultistageLoader(partitioned, [4, 3], 64, macro_batch=2, seed=3,
+                                memory_budget="64M", run_ahead=1, threads=1)
+    for (s1, i1, f1), (s2, i2, f2) in zip(batches_of(a, 1), batches_of(b, 1), strict=True):
+        np.testing.assert_array_equal(s1, s2)
+        for x, y in zip(i1, i2):
+            np.testing.assert_array_equal(x, y)
+        np.testing.assert_array_equal(f1, f2)
+    with pytest.raises(strata.InputError, match="reuse must be between 1 and 4"):
+        strata.MultistageLoader(partitioned, [4, 3], 64, reuse=5)
+    with pytest.raises(strata.InputError, match="partition"):
+        strata.MultistageLoader(small, [4, 3], 64, method="partition")

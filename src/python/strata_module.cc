@@ -199,6 +199,7 @@ void BindBatch(py::module_& m) {
   py::class_<LoaderBatch, BatchPtr>(m, "Batch")
       .def_property_readonly("epoch", [](const LoaderBatch& b) { return b.batch.epoch; })
       .def_property_readonly("index", [](const LoaderBatch& b) { return b.batch.index; })
+      .def_property_readonly("macro_batch", [](const LoaderBatch& b) { return b.macro_batch; })
       .def_property_readonly("num_layers",
                              [](const LoaderBatch& b) { return b.batch.blocks.size(); })
       .def_property_readonly("seeds",
@@ -259,7 +260,8 @@ void BindLoader(py::module_& m) {
                       const py::object& memory_budget, double cache_fraction, double hot_share,
                       const std::string& hot_policy, const std::string& cache_policy,
                       uint32_t io_depth, uint32_t run_ahead, unsigned threads, uint64_t hidden,
-                      bool row_normalize) {
+                      bool row_normalize, const std::string& multistage, uint32_t macro_batch,
+                      uint32_t reuse, std::vector<int> macro_fanouts) {
             LoaderOptions o;
             o.dataset = dataset;
             o.fanouts = std::move(fanouts);
@@ -279,6 +281,15 @@ void BindLoader(py::module_& m) {
             o.max_run_ahead = run_ahead;
             o.threads = threads;
             o.hidden = hidden;
+            if (!multistage.empty()) {
+              o.multistage.method = ParseMultistageMethod(multistage);
+              o.multistage.macro_batch = macro_batch;
+              o.multistage.reuse = reuse;
+              o.multistage.fanouts = std::move(macro_fanouts);
+              if (o.multistage.reuse < 1 || o.multistage.reuse > 4) {
+                throw Error::Input("reuse must be between 1 and 4");
+              }
+            }
             py::gil_scoped_release release;
             return std::make_unique<NeighborLoader>(o);
           }),
@@ -291,10 +302,13 @@ void BindLoader(py::module_& m) {
           py::arg("cache_policy") = std::string(CachePolicyKindName(d.features.cache_policy)),
           py::arg("io_depth") = d.io_depth, py::arg("run_ahead") = d.max_run_ahead,
           py::arg("threads") = d.threads, py::arg("hidden") = d.hidden,
-          py::arg("row_normalize") = d.features.row_normalize)
+          py::arg("row_normalize") = d.features.row_normalize, py::arg("multistage") = "",
+          py::arg("macro_batch") = d.multistage.macro_batch, py::arg("reuse") = d.multistage.reuse,
+          py::arg("macro_fanouts") = std::vector<int>{})
       .def_property_readonly("batches_per_epoch", &NeighborLoader::batches_per_epoch)
       .def_property_readonly("seeds_per_epoch", &NeighborLoader::seeds_per_epoch)
       .def_property_readonly("dataset", &NeighborLoader::dataset)
+      .def_property_readonly("macro_batch", &NeighborLoader::macro_batch)
       .def("start_epoch", &NeighborLoader::StartEpoch, py::arg("epoch"),
            py::call_guard<py::gil_scoped_release>())
       .def("stop_epoch", &NeighborLoader::StopEpoch, py::call_guard<py::gil_scoped_release>())
@@ -324,6 +338,17 @@ void BindLoader(py::module_& m) {
         out["hit_rate"] = s.hit_rate();
         out["memory_used_bytes"] = loader.budget().used();
         out["memory_peak_bytes"] = loader.budget().peak();
+        const LoaderEpochStats e = loader.epoch_stats();
+        py::dict epoch;
+        epoch["sample_s"] = e.sample_s;
+        epoch["fetch_s"] = e.fetch_s;
+        epoch["fetch_wait_s"] = e.fetch_wait_s;
+        epoch["macro_batches"] = e.macro_batches;
+        epoch["macro_passes"] = e.macro_passes;
+        epoch["load_bytes"] = e.load_bytes;
+        epoch["load_s"] = e.load_s;
+        epoch["stall_s"] = e.stall_s;
+        out["epoch"] = epoch;
         return out;
       });
 }

@@ -57,16 +57,9 @@ BatchPipeline::~BatchPipeline() {
   fetch_thread_.join();
 }
 
-std::optional<ReadyBatch> BatchPipeline::Next() { return Next(ThrowIfInterrupted); }
-
 std::optional<ReadyBatch> BatchPipeline::Next(const std::function<void()>& poll) {
   // An mmap store thrashing the page cache, say, can hold a batch back for seconds.
-  while (true) {
-    bool timed_out = false;
-    std::optional<ReadyBatch> ready = ready_.PopFor(std::chrono::milliseconds(100), timed_out);
-    if (!timed_out) return ready;
-    poll();
-  }
+  return ready_.PopPolling(std::chrono::milliseconds(100), poll);
 }
 
 FeatureStoreStats BatchPipeline::store_stats() const {

@@ -22,7 +22,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -53,12 +52,8 @@ class BatchPipeline final : public BatchStream {
   BatchPipeline(const BatchPipeline&) = delete;
   BatchPipeline& operator=(const BatchPipeline&) = delete;
 
-  // Waits in slices of 100 ms, so that Ctrl-C is noticed while a slow gather holds the next
-  // batch back.
-  std::optional<ReadyBatch> Next() override;
-  // The same, calling `poll` after each slice instead of checking for Ctrl-C; `poll` may throw
-  // to abandon the wait (the Python loader checks Python's signals there).
-  std::optional<ReadyBatch> Next(const std::function<void()>& poll);
+  using BatchStream::Next;
+  std::optional<ReadyBatch> Next(const std::function<void()>& poll) override;
 
   StageBusy busy() const override;
   // Safe to call from any thread while the fetch thread works (the store itself may only be

@@ -11,9 +11,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 
+#include "common/interrupt.h"
 #include "strata/block.h"
 #include "strata/feature_store.h"
 #include "strata/memory_budget.h"
@@ -49,8 +51,11 @@ class BatchStream {
  public:
   virtual ~BatchStream() = default;
 
-  // The next batch of the epoch with its features; nullopt after the last one.
-  virtual std::optional<ReadyBatch> Next() = 0;
+  // The next batch of the epoch with its features; nullopt after the last one. While it
+  // waits it calls `poll` every 100 ms, which may throw to abandon the wait (the trainer checks
+  // for Ctrl-C there, the Python loader for Python's signals).
+  virtual std::optional<ReadyBatch> Next(const std::function<void()>& poll) = 0;
+  std::optional<ReadyBatch> Next() { return Next(ThrowIfInterrupted); }
 
   virtual StageBusy busy() const = 0;
   // The feature store's counters as of the last batch handed on; callable from the thread

@@ -43,6 +43,17 @@ class BoundedQueue {
     return item;
   }
 
+  // Pop, calling `poll` after every `slice` spent waiting; `poll` may throw to give up.
+  template <typename Duration, typename Poll>
+  std::optional<T> PopPolling(Duration slice, const Poll& poll) {
+    while (true) {
+      bool timed_out = false;
+      std::optional<T> item = PopFor(slice, timed_out);
+      if (!timed_out) return item;
+      poll();
+    }
+  }
+
   // Like Pop, but gives up after `timeout` (nullopt with the queue still open), so that a
   // consumer can look at other things — an interrupt — while it waits.
   template <typename Duration>

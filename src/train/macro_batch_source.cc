@@ -51,13 +51,9 @@ class MacroBatchStream final : public BatchStream {
     producer_thread_.join();
   }
 
-  std::optional<ReadyBatch> Next() override {
-    while (true) {
-      bool timed_out = false;
-      std::optional<ReadyBatch> ready = ready_.PopFor(std::chrono::milliseconds(100), timed_out);
-      if (!timed_out) return ready;
-      ThrowIfInterrupted();
-    }
+  using BatchStream::Next;
+  std::optional<ReadyBatch> Next(const std::function<void()>& poll) override {
+    return ready_.PopPolling(std::chrono::milliseconds(100), poll);
   }
 
   StageBusy busy() const override {

@@ -6,12 +6,32 @@
 #include "strata/error.h"
 #include "strata/graph.h"
 #include "train/batch_pipeline.h"
+#include "train/macro_batch_source.h"
 #include "train/training_store.h"
 
 namespace strata {
+namespace {
 
-// Members are destroyed in reverse order: the pipeline before the store it reads, everything
-// before the budget it is charged to.
+// The run a multistage source is built for: the loader's sampling, seed and budget options.
+TrainOptions MultistageRunOf(const LoaderOptions& o) {
+  TrainOptions run;
+  run.dataset = o.dataset;
+  run.sampling.fanouts = o.fanouts;
+  run.sampling.batch_size = o.batch_size;
+  run.features = o.features;
+  run.multistage = o.multistage;
+  run.seed = o.seed;
+  run.memory_budget_bytes = o.memory_budget_bytes;
+  run.io_depth = o.io_depth;
+  run.max_run_ahead = o.max_run_ahead;
+  run.threads = o.threads;
+  return run;
+}
+
+}  // namespace
+
+// Members are destroyed in reverse order: the stream before the source and store it reads,
+// everything before the budget it is charged to.
 struct NeighborLoader::State {
   LoaderOptions options;
   MemoryBudget budget;
@@ -19,8 +39,9 @@ struct NeighborLoader::State {
   std::unique_ptr<CscGraph> graph;
   ChargedArray<int32_t> labels;  // empty when the dataset has none
   std::unique_ptr<NeighborSampler> sampler;
-  std::unique_ptr<FeatureStore> store;
-  std::unique_ptr<BatchPipeline> pipeline;
+  std::unique_ptr<FeatureStore> store;  // neighbour sampling only
+  std::unique_ptr<BatchSource> source;
+  std::unique_ptr<BatchStream> stream;
 
   State(const LoaderOptions& o, Dataset opened)
       : options(o), budget(o.memory_budget_bytes), dataset(std::move(opened)) {}
@@ -32,6 +53,9 @@ NeighborLoader::NeighborLoader(const LoaderOptions& o)
   const DatasetMeta& meta = s.dataset.meta();
   if (meta.feature_dim == 0) throw Error::Input("dataset has no features", s.dataset.dir());
   if (o.max_run_ahead == 0) throw Error::Input("run_ahead must be positive");
+  if (o.multistage.enabled() && (o.split != Split::kTrain || o.order.world_size != 1)) {
+    throw Error::Input("multistage loading serves the train split of one rank");
+  }
   TopologyOptions topology = {TopologyPlacement::kAuto, -1, {}};
   topology.io.depth = o.io_depth;
   s.graph = std::make_unique<CscGraph>(s.dataset, s.budget, topology);
@@ -39,44 +63,52 @@ NeighborLoader::NeighborLoader(const LoaderOptions& o)
   const std::vector<uint64_t> seeds = s.dataset.ReadSplit(o.split);
   s.sampler = std::make_unique<NeighborSampler>(*s.graph, seeds, o.fanouts, o.batch_size, o.seed,
                                                 s.budget, o.threads, o.order);
+  if (o.multistage.enabled()) {
+    s.source = std::make_unique<MacroBatchSource>(s.dataset, *s.graph, seeds, MultistageRunOf(o),
+                                                  s.budget);
+    return;
+  }
   TrainingStoreOptions store;
   store.features = o.features;
   store.io_depth = o.io_depth;
   store.max_run_ahead = o.max_run_ahead;
   store.hidden = o.hidden;
   s.store = OpenTrainingStore(s.dataset, *s.graph, *s.sampler, seeds, store, s.budget);
+  PipelineOptions pipeline;
+  pipeline.max_run_ahead = o.max_run_ahead;
+  pipeline.max_reads_in_flight = o.io_depth;
+  s.source = std::make_unique<NeighborBatchSource>(*s.sampler, *s.store, pipeline, s.budget);
 }
 
 NeighborLoader::~NeighborLoader() { StopEpoch(); }
 
 const Dataset& NeighborLoader::dataset() const { return state_->dataset; }
-uint64_t NeighborLoader::batches_per_epoch() const { return state_->sampler->batches_per_epoch(); }
+uint64_t NeighborLoader::batches_per_epoch() const { return state_->source->batches_per_epoch(); }
 uint64_t NeighborLoader::seeds_per_epoch() const { return state_->sampler->seeds_per_epoch(); }
 const MemoryBudget& NeighborLoader::budget() const { return state_->budget; }
 
-void NeighborLoader::StartEpoch(uint64_t epoch) {
-  StopEpoch();
-  PipelineOptions pipeline;
-  pipeline.epoch = epoch;
-  pipeline.max_run_ahead = state_->options.max_run_ahead;
-  pipeline.max_reads_in_flight = state_->options.io_depth;
-  state_->pipeline =
-      std::make_unique<BatchPipeline>(*state_->sampler, *state_->store, pipeline, state_->budget);
+uint32_t NeighborLoader::macro_batch() const {
+  const auto* macro = dynamic_cast<const MacroBatchSource*>(state_->source.get());
+  return macro == nullptr ? 0 : macro->macro_batch();
 }
 
-void NeighborLoader::StopEpoch() { state_->pipeline.reset(); }
+void NeighborLoader::StartEpoch(uint64_t epoch) {
+  StopEpoch();
+  state_->stream = state_->source->StartEpoch(epoch);
+}
+
+void NeighborLoader::StopEpoch() { state_->stream.reset(); }
 
 std::optional<LoaderBatch> NeighborLoader::Next(const std::function<void()>& poll) {
   State& s = *state_;
-  if (!s.pipeline) return std::nullopt;
-  std::optional<ReadyBatch> ready = poll ? s.pipeline->Next(poll) : s.pipeline->Next();
-  if (!ready) {
-    StopEpoch();
-    return std::nullopt;
-  }
+  if (!s.stream) return std::nullopt;
+  // A finished stream stays until the next epoch, for epoch_stats().
+  std::optional<ReadyBatch> ready = poll ? s.stream->Next(poll) : s.stream->Next();
+  if (!ready) return std::nullopt;
   LoaderBatch out;
   out.batch = std::move(ready->batch);
   out.features = std::move(ready->features);
+  out.macro_batch = ready->macro_batch;
   const uint64_t dim = s.dataset.meta().feature_dim;
   if (s.options.features.row_normalize) {
     NormalizeRows({out.features.data(), out.batch.input_nodes().size() * dim}, dim);
@@ -90,8 +122,16 @@ std::optional<LoaderBatch> NeighborLoader::Next(const std::function<void()>& pol
 }
 
 FeatureStoreStats NeighborLoader::store_stats() const {
-  // While an epoch runs the store belongs to its fetch thread; the pipeline keeps a copy.
-  return state_->pipeline ? state_->pipeline->store_stats() : state_->store->stats();
+  // While an epoch runs the store belongs to its fetch thread; the stream keeps a copy.
+  if (state_->stream) return state_->stream->store_stats();
+  return state_->store ? state_->store->stats() : FeatureStoreStats{};
+}
+
+LoaderEpochStats NeighborLoader::epoch_stats() const {
+  if (!state_->stream) return {};
+  const StageBusy busy = state_->stream->busy();
+  return {busy.sample_s,     busy.fetch_s,    busy.fetch_wait_s, busy.macro_batches,
+          busy.macro_passes, busy.load_bytes, busy.load_s,       busy.stall_s};
 }
 
 }  // namespace strata

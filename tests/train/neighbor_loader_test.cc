@@ -9,6 +9,8 @@
 #include "strata/generate.h"
 #include "strata/graph.h"
 #include "test_util.h"
+#include "train/batch_source.h"
+#include "train/macro_batch_source.h"
 
 namespace strata {
 namespace {
@@ -135,6 +137,48 @@ TEST_F(NeighborLoaderTest, NextWithAPollDeliversTheWholeEpoch) {
   EXPECT_EQ(batches, loader.batches_per_epoch());
 }
 
+// Multistage loading hands out `strata train --multistage`'s batches: those of the macro-batch
+// source built from the same options, with the rows of the features file.
+TEST_F(NeighborLoaderTest, MultistageBatchesAreTheMacroBatchSources) {
+  LoaderOptions o = Options(FeatureStoreKind::kDirect);
+  o.multistage.method = MultistageMethod::kLargeBatch;
+  o.multistage.macro_batch = 3;
+  o.multistage.reuse = 2;
+  NeighborLoader loader(o);
+  EXPECT_EQ(loader.macro_batch(), 3u);
+  const Dataset& dataset = loader.dataset();
+  MemoryBudget budget(uint64_t{64} << 20);
+  CscGraph graph(dataset, budget);
+  TrainOptions run;
+  run.sampling.fanouts = o.fanouts;
+  run.sampling.batch_size = o.batch_size;
+  run.multistage = o.multistage;
+  run.seed = o.seed;
+  run.threads = 1;
+  run.max_run_ahead = 1;
+  MacroBatchSource source(dataset, graph, dataset.ReadSplit(Split::kTrain), run, budget);
+  std::unique_ptr<FeatureStore> memory =
+      OpenFeatureStore(dataset, FeatureStoreKind::kMemory, {}, budget);
+  std::unique_ptr<BatchStream> expected = source.StartEpoch(1);
+  loader.StartEpoch(1);
+  uint64_t batches = 0;
+  while (std::optional<LoaderBatch> batch = loader.Next()) {
+    std::optional<ReadyBatch> want = expected->Next();
+    ASSERT_TRUE(want.has_value());
+    ExpectSameBatch(batch->batch, want->batch);
+    EXPECT_EQ(batch->macro_batch, want->macro_batch);
+    const std::vector<uint64_t>& input = batch->batch.input_nodes();
+    std::vector<float> rows(input.size() * kDim);
+    memory->Gather(input, rows);
+    ASSERT_TRUE(std::equal(rows.begin(), rows.end(), batch->features.data()));
+    ++batches;
+  }
+  EXPECT_FALSE(expected->Next().has_value());
+  EXPECT_GT(loader.epoch_stats().macro_batches, 0u);
+  EXPECT_EQ(loader.epoch_stats().macro_passes, 2 * loader.epoch_stats().macro_batches);
+  EXPECT_GT(batches, 0u);
+}
+
 TEST_F(NeighborLoaderTest, BadOptionsAreInputErrors) {
   LoaderOptions o = Options(FeatureStoreKind::kMemory);
   o.fanouts = {5, 0};
@@ -142,6 +186,10 @@ TEST_F(NeighborLoaderTest, BadOptionsAreInputErrors) {
   o = Options(FeatureStoreKind::kMemory);
   o.order.rank = 2;
   o.order.world_size = 2;
+  EXPECT_THROW(NeighborLoader{o}, Error);
+  o = Options(FeatureStoreKind::kMemory);
+  o.multistage.method = MultistageMethod::kLargeBatch;
+  o.split = Split::kTest;
   EXPECT_THROW(NeighborLoader{o}, Error);
   o = Options(FeatureStoreKind::kMemory);
   o.dataset = *dir_ / "missing";
