@@ -53,8 +53,16 @@ NeighborLoader::NeighborLoader(const LoaderOptions& o)
   const DatasetMeta& meta = s.dataset.meta();
   if (meta.feature_dim == 0) throw Error::Input("dataset has no features", s.dataset.dir());
   if (o.max_run_ahead == 0) throw Error::Input("run_ahead must be positive");
-  if (o.multistage.enabled() && (o.split != Split::kTrain || o.order.world_size != 1)) {
-    throw Error::Input("multistage loading serves the train split of one rank");
+  if (o.multistage.enabled()) {
+    if (o.split != Split::kTrain || o.order.world_size != 1) {
+      throw Error::Input("multistage loading serves the train split of one rank");
+    }
+    if (o.multistage.reuse < 1 || o.multistage.reuse > 4) {
+      throw Error::Input("reuse must be between 1 and 4");
+    }
+    if (!o.multistage.fanouts.empty() && o.multistage.fanouts.size() != o.fanouts.size()) {
+      throw Error::Input("macro_fanouts must list one fanout per layer");
+    }
   }
   TopologyOptions topology = {TopologyPlacement::kAuto, -1, {}};
   topology.io.depth = o.io_depth;
@@ -80,7 +88,8 @@ NeighborLoader::NeighborLoader(const LoaderOptions& o)
   s.source = std::make_unique<NeighborBatchSource>(*s.sampler, *s.store, pipeline, s.budget);
 }
 
-NeighborLoader::~NeighborLoader() { StopEpoch(); }
+// The state's members stop the stream first.
+NeighborLoader::~NeighborLoader() = default;
 
 const Dataset& NeighborLoader::dataset() const { return state_->dataset; }
 uint64_t NeighborLoader::batches_per_epoch() const { return state_->source->batches_per_epoch(); }
