@@ -48,10 +48,14 @@ namespace strata {
 // per epoch. `rank` of `world_size` takes positions rank, rank + world_size, ... of the
 // epoch's order, wrapping around to the start so that every rank gets ceil(n / world_size)
 // seeds (torch's DistributedSampler without drop_last). With `drop_last` an epoch ends
-// before a last, smaller batch.
+// before a last, smaller batch. With `even_batches` the ceil(n / batch_size) batches differ in
+// size by at most one, so that no batch is a small remainder: multistage training cuts each
+// macro-batch's few seeds into batches, and a batch of three seeds would be a full-sized,
+// noisy optimizer step. `drop_last` wins over `even_batches`.
 struct SeedOrder {
   bool shuffle = true;
   bool drop_last = false;
+  bool even_batches = false;
   uint32_t rank = 0;
   uint32_t world_size = 1;
 };

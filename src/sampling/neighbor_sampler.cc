@@ -178,8 +178,13 @@ std::vector<uint64_t> NeighborSampler::BatchSeeds(uint64_t epoch, uint64_t batch
     order = permutation->data();
   }
   const uint64_t n = train_ids_.size();
-  const uint64_t begin = batch * batch_size_;
-  const uint64_t end = std::min(begin + batch_size_, seeds_per_epoch());
+  uint64_t begin = batch * batch_size_;
+  uint64_t end = std::min(begin + batch_size_, seeds_per_epoch());
+  if (order_.even_batches && !order_.drop_last) {
+    const uint64_t batches = batches_per_epoch();
+    begin = batch * seeds_per_epoch() / batches;
+    end = (batch + 1) * seeds_per_epoch() / batches;
+  }
   std::vector<uint64_t> seeds;
   seeds.reserve(end - begin);
   for (uint64_t k = begin; k < end; ++k) {

@@ -116,7 +116,8 @@ class MacroBatchStream final : public BatchStream {
     std::vector<const CscGraph*> graphs;
     for (const std::unique_ptr<CscGraph>& graph : batch.graphs) graphs.push_back(graph.get());
     const NeighborSampler sampler(std::move(graphs), batch.train_local, fanouts, s.batch_size,
-                                  options_.seed, budget_, options_.threads);
+                                  options_.seed, budget_, options_.threads,
+                                  SeedOrder{.even_batches = true});
     const uint32_t passes = std::max<uint32_t>(options_.multistage.reuse, 1);
     for (uint32_t r = 0; r < passes; ++r) {
       // The sampler's "epoch" names the stream: (epoch, macro-batch, pass).

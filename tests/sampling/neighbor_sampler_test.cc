@@ -157,6 +157,29 @@ TEST_F(NeighborSamplerTest, EpochSeedsPartitionTheTrainingSet) {
   }
 }
 
+// Even batches: the same seeds in the same order as the default cut, as ceil(n / size)
+// batches of floor or ceil of n / batches seeds each, never more than the batch size.
+TEST_F(NeighborSamplerTest, EvenBatchesDifferInSizeByAtMostOne) {
+  const uint64_t n = train_->size();
+  for (uint64_t size : {uint64_t{256}, n - 1, n, uint64_t{7}}) {
+    SCOPED_TRACE(size);
+    NeighborSampler plain(*graph_, *train_, {2}, size, 1, *budget_, 1);
+    NeighborSampler even(*graph_, *train_, {2}, size, 1, *budget_, 1, {.even_batches = true});
+    const uint64_t batches = (n + size - 1) / size;
+    ASSERT_EQ(even.batches_per_epoch(), batches);
+    std::vector<uint64_t> plain_order, even_order;
+    for (uint64_t b = 0; b < batches; ++b) {
+      std::vector<uint64_t> seeds = even.BatchSeeds(3, b);
+      EXPECT_GE(seeds.size(), n / batches);
+      EXPECT_LE(seeds.size(), std::min(size, (n + batches - 1) / batches));
+      even_order.insert(even_order.end(), seeds.begin(), seeds.end());
+      seeds = plain.BatchSeeds(3, b);
+      plain_order.insert(plain_order.end(), seeds.begin(), seeds.end());
+    }
+    EXPECT_EQ(even_order, plain_order);
+  }
+}
+
 TEST_F(NeighborSamplerTest, UnshuffledOrderKeepsTheSplitsOrder) {
   NeighborSampler sampler(*graph_, *train_, {2}, 100, 1, *budget_, 1, {.shuffle = false});
   for (uint64_t epoch : {0, 3}) {
