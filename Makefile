@@ -4,7 +4,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 DATA ?= data
 
-.PHONY: all setup build python run test test-asan bench reference-fixtures parity format clean
+.PHONY: all setup build python run run-dataset run-multistage test test-asan bench reference-fixtures parity format clean
 
 all: build
 
@@ -19,15 +19,27 @@ build: setup
 # is then trained with, GraphSAGE out of core for 2 epochs with the direct-I/O store.
 RUN_DATASET ?= $(DATA)/sbm-4m
 RUN_BUDGET ?= 1G
-run: build
+RUN_MODEL = --model sage --layers 2 --hidden 128 --fanouts 10,5 --batch-size 1000 --epochs 2 \
+    --lr 0.003 --eval-fanouts 10,5 --memory-budget $(RUN_BUDGET)
+run: build run-dataset
+	$(BUILD)/strata info $(RUN_DATASET)
+	$(BUILD)/strata train $(RUN_DATASET) $(RUN_MODEL) --feature-store direct \
+	    --metrics-out $(DATA)/run-metrics.jsonl
+
+run-dataset: build
 	@mkdir -p $(DATA)
 	@test -f $(RUN_DATASET)/meta.json || $(BUILD)/strata generate $(RUN_DATASET) --nodes 4000000 \
 	    --avg-degree 10 --feature-dim 256 --classes 16 --train-ratio 0.02 --val-ratio 0.005 \
 	    --test-ratio 0.005 --seed 1 --memory-budget $(RUN_BUDGET)
-	$(BUILD)/strata info $(RUN_DATASET)
-	$(BUILD)/strata train $(RUN_DATASET) --model sage --layers 2 --hidden 128 --fanouts 10,5 \
-	    --batch-size 1000 --epochs 2 --lr 0.003 --memory-budget $(RUN_BUDGET) \
-	    --feature-store direct --eval-fanouts 10,5 --metrics-out $(DATA)/run-metrics.jsonl
+
+# The same training, multistage (docs/training.md): the graph partitioned once (GAP, 256
+# parts, 1% hubs), then each epoch reads it sequentially in double-buffered macro-batches,
+# repeating one while the next loads (--reuse auto: faster, but the losses depend on the disk).
+run-multistage: build run-dataset
+	@test -f $(RUN_DATASET)-p256/meta.json || $(BUILD)/strata partition $(RUN_DATASET) \
+	    $(RUN_DATASET)-p256 --parts 256 --hubs 0.01 --memory-budget $(RUN_BUDGET)
+	$(BUILD)/strata train $(RUN_DATASET)-p256 $(RUN_MODEL) --multistage partition --reuse auto \
+	    --metrics-out $(DATA)/run-multistage-metrics.jsonl
 
 # The Python package: .venv/bin/python, a venv over Debian's python3 that sees its packages
 # (numpy, torch) and imports strata from the build tree.

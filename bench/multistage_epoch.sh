@@ -35,6 +35,7 @@ print(json.dumps({
     "val_acc": final["val_acc"], "test_acc": final["test_acc"],
     "load_rate_mb_s": [round(r.get("load_rate_bytes_per_s", 0) / 1e6) for r in epochs],
     "stall_s": [round(r.get("stall_s", 0), 2) for r in epochs],
+    "reuse_mean": [round(r.get("reuse_mean", 0), 2) for r in epochs],
     "disk_mb": [round(r["disk_bytes"] / 1e6) for r in epochs],
     "peak_rss_mb": round(final["peak_rss_bytes"] / 2**20),
 }))
@@ -45,4 +46,5 @@ run memory "$dataset" --feature-store memory --memory-budget 8G
 run direct "$dataset" --feature-store direct --memory-budget 1G
 run multistage "$partitioned" --multistage partition --memory-budget 1G
 run multistage-reuse2 "$partitioned" --multistage partition --reuse 2 --memory-budget 1G
+run multistage-reuse-auto "$partitioned" --multistage partition --reuse auto --memory-budget 1G
 run multistage-lbs "$dataset" --multistage lbs --memory-budget 1G

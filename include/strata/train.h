@@ -54,11 +54,17 @@ struct MultistageOptions {
   MultistageMethod method = MultistageMethod::kNone;
   // Partitions (or, for LBS, mini-batches) per macro-batch; 0: the most whose two buffers fit.
   uint32_t macro_batch = 0;
-  uint32_t reuse = 1;        // passes over each macro-batch (1..4)
+  uint32_t reuse = 1;  // passes over each macro-batch (1..4); adaptive: the most
+  // With adaptive reuse a macro-batch gets another pass only while the next one is still
+  // loading, so the disk's speed decides the passes, and the losses depend on it: the one
+  // setting where a seed does not fix the numbers, hence off by default.
+  bool adaptive_reuse = false;
   std::vector<int> fanouts;  // of the mini-batches inside a macro-batch (empty: the sampling's)
 
   bool enabled() const { return method != MultistageMethod::kNone; }
 };
+// Sets the reuse from "auto" (adaptive, up to 4 passes) or a number of passes.
+void ParseReuse(std::string_view text, MultistageOptions& o);
 
 // Which model a run's accuracies are those of: the last epoch's (Kipf's GCN reference) or
 // the epoch with the best validation accuracy (early-stopping recipes). Both are always

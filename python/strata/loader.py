@@ -122,7 +122,9 @@ class MultistageLoader(NeighborLoader):
     by `strata partition`, plus its hubs, read with large sequential reads. method="lbs"
     (Joestar's large-batch sampling, any dataset): a macro-batch is the sampled neighbourhood of
     `macro_batch` mini-batches' seeds (with `macro_fanouts`), gathered once. Each macro-batch
-    is iterated `reuse` times (1..4). macro_batch=0 takes the most whose two buffers fit the
+    is iterated `reuse` times (1..4), or with reuse="auto" up to 4 times, again only while the
+    next macro-batch is still loading (the batches then depend on the disk's speed).
+    macro_batch=0 takes the most whose two buffers fit the
     budget. Batches have the NeighborLoader's fields plus `macro_batch`; len() is an estimate.
     The training split of one rank only; same seed, same batches, whatever the run-ahead.
     """

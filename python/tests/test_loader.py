@@ -232,8 +232,19 @@ def test_multistage_same_seed_same_batches_whatever_the_run_ahead(partitioned, s
         np.testing.assert_array_equal(f1, f2)
     with pytest.raises(strata.InputError, match="reuse must be between 1 and 4"):
         strata.MultistageLoader(partitioned, [4, 3], 64, reuse=5)
+    with pytest.raises(strata.InputError, match="reuse 'often' is neither a number of passes nor auto"):
+        strata.MultistageLoader(partitioned, [4, 3], 64, reuse="often")
     with pytest.raises(strata.InputError, match="partition"):
         strata.MultistageLoader(small, [4, 3], 64, method="partition")
+
+
+def test_multistage_adaptive_reuse_takes_one_to_four_passes(partitioned):
+    loader = strata.MultistageLoader(partitioned, [4, 3], 64, macro_batch=2, reuse="auto",
+                                     seed=3, memory_budget="64M")
+    batches = sum(1 for _ in loader)
+    epoch = loader.stats()["epoch"]
+    assert epoch["macro_batches"] <= epoch["macro_passes"] <= 4 * epoch["macro_batches"] - 3
+    assert batches >= len(loader)
 
 
 def test_a_signal_while_waiting_for_a_batch_interrupts_the_wait(tmp_path):

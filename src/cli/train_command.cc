@@ -32,6 +32,7 @@ struct TrainArgs {
   std::string activation = "relu";
   std::string weight_decay_scope = "all";
   std::string eval_point = "final";
+  std::string reuse = "1";
 };
 
 // Options shared by train and eval: the dataset, how features are read, evaluation.
@@ -87,6 +88,7 @@ void Resolve(TrainArgs& a) {
   o.memory_budget_bytes = MemoryBudgetFromOption(a.budget);
   o.topology.placement = ParseTopologyPlacement(a.topology);
   if (!a.multistage.empty()) o.multistage.method = ParseMultistageMethod(a.multistage);
+  ParseReuse(a.reuse, o.multistage);
   if (!a.macro_fanouts.empty()) {
     o.multistage.fanouts = ParseFanouts(a.macro_fanouts, "--macro-fanouts");
   }
@@ -147,7 +149,9 @@ Runner AddTrainCommand(CLI::App& app) {
                   "buffers fit)");
   cmd->add_option("--macro-fanouts", args->macro_fanouts,
                   "fanouts of the mini-batches inside a macro-batch (default: --fanouts)");
-  cmd->add_option("--reuse", o.multistage.reuse, "passes over each macro-batch, 1..4")
+  cmd->add_option("--reuse", args->reuse,
+                  "passes over each macro-batch, 1..4; auto: up to 4, repeating a macro-batch "
+                  "only while the next one is loading (the losses then depend on the disk)")
       ->capture_default_str();
   cmd->add_option("--eval-every", o.eval_every, "epochs between validation runs")
       ->capture_default_str();

@@ -264,7 +264,7 @@ void BindLoader(py::module_& m) {
                       const std::string& hot_policy, const std::string& cache_policy,
                       uint32_t io_depth, uint32_t run_ahead, unsigned threads, uint64_t hidden,
                       bool row_normalize, const std::string& multistage, uint32_t macro_batch,
-                      uint32_t reuse, std::vector<int> macro_fanouts) {
+                      const py::object& reuse, std::vector<int> macro_fanouts) {
             LoaderOptions o;
             o.dataset = dataset;
             o.fanouts = std::move(fanouts);
@@ -287,7 +287,11 @@ void BindLoader(py::module_& m) {
             if (!multistage.empty()) {
               o.multistage.method = ParseMultistageMethod(multistage);
               o.multistage.macro_batch = macro_batch;
-              o.multistage.reuse = reuse;
+              if (py::isinstance<py::str>(reuse)) {
+                ParseReuse(reuse.cast<std::string>(), o.multistage);
+              } else {
+                o.multistage.reuse = reuse.cast<uint32_t>();
+              }
               o.multistage.fanouts = std::move(macro_fanouts);
             }
             py::gil_scoped_release release;
@@ -303,7 +307,8 @@ void BindLoader(py::module_& m) {
           py::arg("io_depth") = d.io_depth, py::arg("run_ahead") = d.max_run_ahead,
           py::arg("threads") = d.threads, py::arg("hidden") = d.hidden,
           py::arg("row_normalize") = d.features.row_normalize, py::arg("multistage") = "",
-          py::arg("macro_batch") = d.multistage.macro_batch, py::arg("reuse") = d.multistage.reuse,
+          py::arg("macro_batch") = d.multistage.macro_batch,
+          py::arg("reuse") = py::int_(d.multistage.reuse),
           py::arg("macro_fanouts") = std::vector<int>{})
       .def_property_readonly("batches_per_epoch", &NeighborLoader::batches_per_epoch)
       .def_property_readonly("seeds_per_epoch", &NeighborLoader::seeds_per_epoch)

@@ -1,6 +1,9 @@
 #include "train/macro_batch_source.h"
 
+#include <fmt/format.h>
+
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <numeric>
 #include <optional>
@@ -144,9 +147,13 @@ class MacroBatchStream final : public BatchStream {
         if (!ready_.Push(std::move(ready))) return false;
       }
       ++macro_passes_;
+      if (options_.multistage.adaptive_reuse && !NextStillLoading(m)) break;
     }
     return true;
   }
+
+  // Whether the loader is still reading the macro-batch after `m`.
+  bool NextStillLoading(uint64_t m) const { return m + 1 < planned_ && loaded_.size() == 0; }
 
   MacroBatchLoader& loader_;
   const TrainOptions& options_;
@@ -188,6 +195,18 @@ std::string_view MultistageMethodName(MultistageMethod method) {
   return kMultistageMethodNames.Name(method);
 }
 
+void ParseReuse(std::string_view text, MultistageOptions& o) {
+  o.adaptive_reuse = text == "auto";
+  if (o.adaptive_reuse) {
+    o.reuse = 4;
+    return;
+  }
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), o.reuse);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    throw Error::Input(fmt::format("reuse '{}' is neither a number of passes nor auto", text));
+  }
+}
+
 MacroBatchSource::MacroBatchSource(const Dataset& dataset, const CscGraph& graph,
                                    const std::vector<uint64_t>& train_ids,
                                    const TrainOptions& options, MemoryBudget& budget)
@@ -201,7 +220,9 @@ MacroBatchSource::~MacroBatchSource() = default;
 
 uint64_t MacroBatchSource::batches_per_epoch() const {
   const uint64_t batch = std::max<uint64_t>(options_.sampling.batch_size, 1);
-  return (train_count_ + batch - 1) / batch * std::max<uint32_t>(options_.multistage.reuse, 1);
+  const uint32_t passes =
+      options_.multistage.adaptive_reuse ? 1 : std::max<uint32_t>(options_.multistage.reuse, 1);
+  return (train_count_ + batch - 1) / batch * passes;
 }
 
 std::unique_ptr<BatchStream> MacroBatchSource::StartEpoch(uint64_t epoch) {

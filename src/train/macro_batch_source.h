@@ -7,11 +7,13 @@
 //
 //   loader thread ──(2 buffers)──► producer thread ──queue──► Next() (the training step)
 //
-// Each macro-batch is iterated `reuse` times (macro-batch reuse, at most 4 passes).
+// Each macro-batch is iterated `reuse` times (macro-batch reuse, at most 4 passes); with
+// adaptive reuse, up to `reuse` times, a pass repeated only while the loader is still reading
+// the next macro-batch (the thesis's reuse: training instead of stalling).
 //
 // Determinism: macro-batch m depends on (seed, epoch, m), batch b of its pass r on (seed, epoch,
-// m, r, b) only, and the number of passes is fixed, so neither timing nor
-// thread counts change the batches. Batches come out with global node ids, like the
+// m, r, b) only, and unless reuse is adaptive the number of passes is fixed, so neither timing
+// nor thread counts change the batches. Batches come out with global node ids, like the
 // mini-batch path's.
 #pragma once
 
@@ -37,7 +39,7 @@ class MacroBatchSource final : public BatchSource {
   ~MacroBatchSource() override;
 
   // An estimate for progress: the exact count depends on how the training nodes fall into
-  // macro-batches.
+  // macro-batches; with adaptive reuse, the count for one pass each.
   uint64_t batches_per_epoch() const override;
   std::unique_ptr<BatchStream> StartEpoch(uint64_t epoch) override;
 

@@ -77,6 +77,21 @@ TEST_F(MultistageCli, MetricsHaveTheMacroBatchFieldsAndRunAheadChangesNoLoss) {
   RunWithBothRunAheads(args, 3, 2.0);  // 8 partitions, 3 at a time
 }
 
+// Adaptive reuse: between one and four passes per macro-batch, as the metrics report.
+TEST_F(MultistageCli, AdaptiveReuseReportsThePassesTaken) {
+  std::vector<std::string> args = Args(dir_ / "p", dir_ / "a.jsonl");
+  args.insert(args.end(), {"--macro-batch", "2", "--reuse", "auto"});
+  const auto run = RunStrata(args);
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto lines = Lines(dir_ / "a.jsonl");
+  ASSERT_EQ(lines.size(), 3u);
+  for (int e = 0; e < 2; ++e) {
+    EXPECT_EQ(lines[e]["macro_batches"], 4);
+    EXPECT_GE(lines[e]["reuse_mean"].get<double>(), 1.0);
+    EXPECT_LE(lines[e]["reuse_mean"].get<double>(), (3 * 4 + 1) / 4.0);  // the last gets one
+  }
+}
+
 // Large-batch sampling needs no partitions.
 TEST_F(MultistageCli, LargeBatchSamplingTrainsAnyDatasetAndRunAheadChangesNoLoss) {
   std::vector<std::string> args = Args(dir_ / "g", dir_ / "a.jsonl");
@@ -94,6 +109,8 @@ TEST_F(MultistageCli, BadInputIsOneLine) {
   std::vector<std::string> args = Args(dir_ / "p", dir_ / "m.jsonl");
   args.insert(args.end(), {"--reuse", "5"});
   ExpectInputError(RunStrata(args), {"--reuse"});
+  args.back() = "often";
+  ExpectInputError(RunStrata(args), {"reuse 'often' is neither a number of passes nor auto"});
   args = Args(dir_ / "p", dir_ / "m.jsonl");
   args[args.size() - 1] = "metis";
   ExpectInputError(RunStrata(args), {"--multistage 'metis': expected partition or lbs"});

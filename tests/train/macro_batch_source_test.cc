@@ -121,6 +121,33 @@ TEST_F(MacroBatchTest, EveryTrainingNodeIsASeedOncePerPass) {
   }
 }
 
+// Adaptive reuse takes, for each macro-batch, the first passes of a fixed reuse of 4: at least
+// one and one only for the last macro-batch, whose successor there is no loading to wait for.
+TEST_F(MacroBatchTest, AdaptiveReuseTakesTheFirstPassesOfFixedReuse) {
+  auto by_macro_batch = [&](const TrainOptions& o) {
+    MacroBatchSource source(*dataset_, *graph_, train_, o, *budget_);
+    std::map<uint64_t, std::vector<std::vector<uint64_t>>> seeds;
+    for (const ReadyBatch& ready : Epoch(source, 2)) {
+      seeds[ready.macro_batch].push_back(ready.batch.seeds());
+    }
+    return seeds;
+  };
+  const auto fixed = by_macro_batch(Options(2, 4));
+  TrainOptions o = Options(2, 4);
+  o.multistage.adaptive_reuse = true;
+  const auto adaptive = by_macro_batch(o);
+  ASSERT_EQ(adaptive.size(), fixed.size());
+  for (const auto& [m, batches] : adaptive) {
+    SCOPED_TRACE(m);
+    const std::vector<std::vector<uint64_t>>& all = fixed.at(m);
+    const size_t per_pass = all.size() / 4;
+    ASSERT_EQ(batches.size() % per_pass, 0u);
+    ASSERT_GE(batches.size(), per_pass);
+    if (m + 1 == fixed.size()) EXPECT_EQ(batches.size(), per_pass);
+    EXPECT_TRUE(std::equal(batches.begin(), batches.end(), all.begin()));
+  }
+}
+
 TEST_F(MacroBatchTest, SameSeedSameBatchesWhateverTheRunAhead) {
   ExpectRunAheadChangesNothing(Options(2), 1);
 }
