@@ -3,7 +3,7 @@
 # GAP + hub and random partitions and large-batch sampling (LBS), mean ± std over seeds, on a
 # dataset imported from .npy (e.g. ../shared/datasets/cora). Prints one JSON line per
 # configuration.
-#   bench/multistage_accuracy.sh NPY_DIR [PARTS] [MACRO_BATCH] [SEEDS] [LBS_MACRO_BATCH]
+#   [HUBS=0.05] bench/multistage_accuracy.sh NPY_DIR [PARTS] [MACRO_BATCH] [SEEDS] [LBS_MACRO_BATCH]
 set -euo pipefail
 npy=$1
 parts=${2:-8}
@@ -15,7 +15,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 "$strata" import "$work/in" --npy "$npy" > /dev/null
-"$strata" partition "$work/in" "$work/gap" --parts "$parts" --hubs 0.05 > /dev/null
+"$strata" partition "$work/in" "$work/gap" --parts "$parts" --hubs "${HUBS:-0.05}" > /dev/null
 "$strata" partition "$work/in" "$work/random" --parts "$parts" --method random > /dev/null
 model=(--model sage --layers 2 --hidden 64 --fanouts 10,10 --batch-size 32 --epochs 30
        --lr 0.01 --dropout 0.5 --weight-decay 5e-4 --row-normalize --feature-store memory

@@ -94,6 +94,9 @@ struct TrainOptions {
   std::string checkpoint_dir;
   bool resume = false;  // continue from the checkpoint in checkpoint_dir
   bool progress = false;
+  // One forward and backward over the whole graph per epoch (GCN only), the adjacency and the
+  // features streamed in row blocks when they do not fit (docs/training.md, "Full-graph").
+  bool full_graph = false;
 };
 
 struct EpochReport {

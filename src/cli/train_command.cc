@@ -164,6 +164,9 @@ Runner AddTrainCommand(CLI::App& app) {
   cmd->add_option("--metrics-out", o.metrics_out, "JSON lines: one per epoch, one final");
   cmd->add_option("--checkpoint", o.checkpoint_dir, "directory for the checkpoint (each epoch)");
   cmd->add_flag("--resume", o.resume, "continue from the checkpoint in --checkpoint");
+  cmd->add_flag("--full-graph", o.full_graph,
+                "GCN over the whole graph each epoch (no sampling), streamed from disk in row "
+                "blocks when the budget cannot hold it");
   return [args] {
     Resolve(*args);
     TrainResult result = Train(args->options, [](const EpochReport& r) {

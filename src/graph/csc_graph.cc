@@ -14,17 +14,6 @@
 namespace strata {
 namespace {
 
-template <typename T>
-void ReadArray(const std::string& path, T* out, uint64_t count) {
-  FileReader file(path);
-  constexpr uint64_t kChunk = uint64_t{64} << 20;
-  const uint64_t bytes = count * sizeof(T);
-  auto* dst = reinterpret_cast<std::byte*>(out);
-  for (uint64_t done = 0; done < bytes; done += kChunk) {
-    file.ReadExact(done, dst + done, std::min(kChunk, bytes - done));
-  }
-}
-
 constexpr EnumNames<TopologyPlacement, 3> kPlacementNames("topology",
                                                           {{{TopologyPlacement::kAuto, "auto"},
                                                             {TopologyPlacement::kMemory, "memory"},
@@ -49,7 +38,7 @@ CscGraph::CscGraph(const Dataset& dataset, MemoryBudget& budget, const TopologyO
   const uint32_t id_bytes = dataset.meta().node_id_bytes;
   const std::string indptr_path = dataset.PathOf(kIndptrFile);
   indptr_ = ChargedArray<uint64_t>(budget, num_nodes_ + 1, "the graph's indptr");
-  ReadArray(indptr_path, indptr_.data(), num_nodes_ + 1);
+  ReadArrayFile(indptr_path, indptr_.data(), num_nodes_ + 1);
   if (indptr_[0] != 0 || indptr_[num_nodes_] != num_edges_) {
     throw Error::Input(fmt::format("indptr does not run from 0 to num_edges {}", num_edges_),
                        indptr_path);
@@ -76,10 +65,10 @@ CscGraph::CscGraph(const Dataset& dataset, MemoryBudget& budget, const TopologyO
     }
   } else if (wide_) {
     indices64_ = ChargedArray<uint64_t>(budget, num_edges_, "the graph's indices");
-    ReadArray(indices_path_, indices64_.data(), num_edges_);
+    ReadArrayFile(indices_path_, indices64_.data(), num_edges_);
   } else {
     indices32_ = ChargedArray<uint32_t>(budget, num_edges_, "the graph's indices");
-    ReadArray(indices_path_, indices32_.data(), num_edges_);
+    ReadArrayFile(indices_path_, indices32_.data(), num_edges_);
   }
 }
 

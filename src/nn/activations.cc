@@ -138,6 +138,27 @@ STRATA_NN_CLONES void DropoutRange(MatrixSpan<const T> in, MatrixSpan<T> out, ui
 }
 
 template <typename T>
+void DropoutNonzerosRange(MatrixSpan<T> x, uint64_t seed, uint32_t threshold, T scale, size_t begin,
+                          size_t end) {
+  for (size_t i = begin; i < end; ++i) {
+    Rng rng(MixSeed(seed, i));
+    uint64_t bits = 0;
+    int left = 0;  // 16-bit draws left in `bits`
+    T* row = x.row(i);
+    for (size_t j = 0; j < x.cols(); ++j) {
+      if (row[j] == T{0}) continue;
+      if (left == 0) {
+        bits = rng.Next();
+        left = 4;
+      }
+      row[j] = static_cast<uint32_t>(bits & 0xFFFF) >= threshold ? row[j] * scale : T{0};
+      bits >>= 16;
+      --left;
+    }
+  }
+}
+
+template <typename T>
 STRATA_NN_CLONES void ReluDropoutBackwardRange(MatrixSpan<const T> y, MatrixSpan<T> grad, T scale,
                                                size_t begin, size_t end) {
   auto back = [scale](T out, T g) { return MaskBy(out, g * scale); };
@@ -188,6 +209,17 @@ void LeakyReluBackward(MatrixSpan<const std::type_identity_t<T>> in,
   const T s = static_cast<T>(slope);
   ForRows(threads, in.rows(), in.cols(), [&](uint64_t begin, uint64_t end) {
     LeakyReluBackwardRange<T>(in, grad_out, grad_in, s, begin, end);
+  });
+}
+
+template <typename T>
+void DropoutNonzeros(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads) {
+  CheckProbability("DropoutNonzeros", p);
+  if (p == 0) return;
+  const uint32_t threshold = DropThreshold(p);
+  const T scale = static_cast<T>(1.0 / (1.0 - p));
+  ForRows(threads, x.rows(), x.cols(), [&](uint64_t begin, uint64_t end) {
+    DropoutNonzerosRange<T>(x, seed, threshold, scale, begin, end);
   });
 }
 
@@ -330,6 +362,7 @@ void ColumnSums(MatrixSpan<const std::type_identity_t<T>> in, std::span<T> out, 
   template void LeakyReluBackward<T>(MatrixSpan<const T>, MatrixSpan<const T>, MatrixSpan<T>, \
                                      double, unsigned);                                       \
   template void Dropout<T>(MatrixSpan<const T>, MatrixSpan<T>, double, uint64_t, unsigned);   \
+  template void DropoutNonzeros<T>(MatrixSpan<T>, double, uint64_t, unsigned);                \
   template void DropoutBackward<T>(MatrixSpan<const T>, MatrixSpan<T>, double, uint64_t,      \
                                    unsigned);                                                 \
   template void ReluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned);                    \

@@ -43,6 +43,11 @@ void LeakyReluBackward(MatrixSpan<const std::type_identity_t<T>> in,
 template <typename T>
 void Dropout(MatrixSpan<const std::type_identity_t<T>> in, MatrixSpan<T> out, double p,
              uint64_t seed, unsigned threads = 1);
+// Dropout of a sparse input in place (Kipf's sparse_dropout): only nonzero elements draw, 16
+// bits each from the row's stream in column order, so the cost follows the nonzeros and a row
+// gets the same mask whether it is stored dense or as its nonzeros. Zeros stay zero.
+template <typename T>
+void DropoutNonzeros(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads = 1);
 // grad_in = grad_out * mask / (1 - p) with the mask regenerated from the same seed.
 template <typename T>
 void DropoutBackward(MatrixSpan<const std::type_identity_t<T>> grad_out, MatrixSpan<T> grad_in,

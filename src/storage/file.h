@@ -5,6 +5,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -92,6 +93,19 @@ class FileReader {
   int fd_ = -1;
   uint64_t size_ = 0;
 };
+
+// Reads the first `count` values of type T of `path` into `out`, in 64 MiB reads; a shorter
+// file is an input error ("truncated").
+template <typename T>
+void ReadArrayFile(const std::string& path, T* out, uint64_t count) {
+  FileReader file(path);
+  constexpr uint64_t kChunk = uint64_t{64} << 20;
+  const uint64_t bytes = count * sizeof(T);
+  auto* dst = reinterpret_cast<std::byte*>(out);
+  for (uint64_t done = 0; done < bytes; done += kChunk) {
+    file.ReadExact(done, dst + done, std::min(kChunk, bytes - done));
+  }
+}
 
 // Size and xxh64 of a whole file, read sequentially.
 FileDigest DigestFile(const std::string& path);

@@ -31,7 +31,13 @@ TopologyOptions TopologyOf(const TrainOptions& o) {
 
 void CheckTrainOptions(const TrainOptions& o) {
   const size_t layers = o.model.layers;
-  if (layers == 0 || o.sampling.fanouts.size() != layers) {
+  if (o.full_graph) {
+    if (o.model.kind != ModelKind::kGcn) {
+      throw Error::Input("--full-graph trains GCN only (--model gcn)");
+    }
+    if (o.multistage.enabled())
+      throw Error::Input("--full-graph and --multistage exclude each other");
+  } else if (layers == 0 || o.sampling.fanouts.size() != layers) {
     throw Error::Input(fmt::format("--fanouts lists {} layers, --layers is {}",
                                    o.sampling.fanouts.size(), layers));
   }

@@ -1,12 +1,14 @@
-// Train(): the epoch loop every training path shares. The path (today mini-batches; the
-// macro-batch and full-graph paths are siblings behind the same EpochRunner) trains each
-// epoch; the loop decides when to evaluate, writes the checkpoint and the metrics records,
-// and resumes from a checkpoint.
+// Train(): the epoch loop every training path shares. The path (mini-batches, macro-batches,
+// or the full graph: siblings behind the same EpochRunner) trains each epoch; the loop decides when
+// to evaluate, writes the checkpoint and the metrics records, and resumes from a checkpoint.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <filesystem>
 #include <memory>
 
 #include "common/enum_names.h"
+#include "fullgraph/full_graph_runner.h"
 #include "strata/error.h"
 #include "strata/train.h"
 #include "train/epoch_record.h"
@@ -47,14 +49,33 @@ std::string_view EvalPointName(EvalPoint point) { return kEvalPointNames.Name(po
 TrainResult Train(const TrainOptions& o, const std::function<void(const EpochReport&)>& on_epoch) {
   CheckTrainOptions(o);
   const auto start = std::chrono::steady_clock::now();
-  Session session(o, Dataset::Open(o.dataset));
-  MiniBatchRunner runner(session, MakeBatchSource(session));
+  // The path's runner; with mini-batches it works inside a Session, which must outlive it.
+  std::unique_ptr<Session> session;
+  std::unique_ptr<EpochRunner> path;
+  MemoryBudget* budget = nullptr;
+  if (o.full_graph) {
+    auto full_graph = std::make_unique<FullGraphRunner>(o, Dataset::Open(o.dataset));
+    budget = &full_graph->budget();
+    const FullGraphPlan& plan = full_graph->plan();
+    auto where = [](bool resident, uint64_t blocks) {
+      return resident ? std::string("in memory") : fmt::format("streamed in {} blocks", blocks);
+    };
+    fmt::print(stderr, "full graph: adjacency {}, features {}\n",
+               where(plan.adjacency_resident, plan.adjacency_blocks),
+               where(plan.features_resident, plan.feature_blocks));
+    path = std::move(full_graph);
+  } else {
+    session = std::make_unique<Session>(o, Dataset::Open(o.dataset));
+    budget = &session->budget();
+    path = std::make_unique<MiniBatchRunner>(*session, MakeBatchSource(*session));
+  }
+  EpochRunner& runner = *path;
   MetricsLog metrics(o.metrics_out);
   const std::string checkpoint = PrepareCheckpoint(o);
   const uint64_t first_epoch = Resume(o, checkpoint, runner);
 
   TrainResult result;
-  ParameterSnapshot best(runner.Parameters(), session.budget());
+  ParameterSnapshot best(runner.Parameters(), *budget);
   double best_val = -1;
   for (uint64_t epoch = first_epoch; epoch < o.epochs; ++epoch) {
     EpochReport report = runner.TrainEpoch(epoch);

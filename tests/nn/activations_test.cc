@@ -63,6 +63,30 @@ TEST(NnActivations, DropoutKeepsAboutOneMinusPScaledAndBackwardUsesTheSameMask) 
   EXPECT_THROW(Dropout<float>(x.span(), y2.span(), 1.0, 1), Error);
 }
 
+// Sparse dropout: zeros stay zero and draw nothing, so a row's mask over its nonzeros is the
+// same whatever zeros lie between them; a dense row of nonzeros gets Dropout's mask.
+TEST(NnActivations, DropoutNonzerosDrawsOnlyForNonzeros) {
+  Matrix dense(50, 40);
+  dense.Fill(1);
+  Matrix expected(50, 40);
+  Dropout<float>(dense.span(), expected.span(), 0.4, 9);
+  DropoutNonzeros<float>(dense.span(), 0.4, 9, 2);
+  EXPECT_TRUE(BitIdentical<float>(dense.span(), expected.span()));
+  // The same nonzeros spread over twice the columns, zeros between: the same kept values.
+  Matrix spread(50, 80);
+  spread.SetZero();
+  for (size_t i = 0; i < 50; ++i) {
+    for (size_t j = 0; j < 40; ++j) spread(i, 2 * j + 1) = 1;
+  }
+  DropoutNonzeros<float>(spread.span(), 0.4, 9, 1);
+  for (size_t i = 0; i < 50; ++i) {
+    for (size_t j = 0; j < 40; ++j) {
+      EXPECT_EQ(spread(i, 2 * j), 0.0f);
+      EXPECT_EQ(spread(i, 2 * j + 1), expected(i, j));
+    }
+  }
+}
+
 TEST(NnActivations, FusedReluDropoutMatchesSeparateKernels) {
   Matrix x = RandomMatrix<float>(300, 70, 5);
   Matrix fused = x;

@@ -143,7 +143,9 @@ TEST_F(MacroBatchTest, AdaptiveReuseTakesTheFirstPassesOfFixedReuse) {
     const size_t per_pass = all.size() / 4;
     ASSERT_EQ(batches.size() % per_pass, 0u);
     ASSERT_GE(batches.size(), per_pass);
-    if (m + 1 == fixed.size()) EXPECT_EQ(batches.size(), per_pass);
+    if (m + 1 == fixed.size()) {
+      EXPECT_EQ(batches.size(), per_pass);
+    }
     EXPECT_TRUE(std::equal(batches.begin(), batches.end(), all.begin()));
   }
 }

@@ -117,12 +117,15 @@ double Mean(const std::vector<double>& v) {
 // accuracy: within a point of the reference's, unless the recipe itself is unstable on the
 // dataset (its seeds' standard deviation above 5 points: GraphSAGE on raw dense-binary features,
 // where some seeds collapse in PyTorch too); then within the range the reference's seeds span.
-void ExpectParity(const std::string& fixture_name, const std::string& dataset) {
+// With `full_graph`, Strata trains the recipe with --full-graph instead of one full batch.
+void ExpectParity(const std::string& fixture_name, const std::string& dataset,
+                  bool full_graph = false) {
   SCOPED_TRACE(fixture_name);
   const nlohmann::json fixture = ReadFixture(fixture_name);
   nlohmann::json recipe = fixture.at("recipe");
   recipe["model"] = fixture.at("model");
   TrainOptions o = Recipe(dataset, recipe);
+  o.full_graph = full_graph;
   const std::vector<double> reference_acc = fixture.at("final_test_acc");
   const std::vector<double> reference_loss = fixture.at("train_loss_mean");
   const std::vector<double> reference_loss_std = fixture.at("train_loss_std");
@@ -178,6 +181,16 @@ TEST_P(RecipeParity, DenseBinary) {
   EXPECT_EQ(ReadFixture(std::string("binary-") + GetParam()).at("dataset_command"), kBinaryCommand);
   ExpectParity(std::string("binary-") + GetParam(), BinaryDataset());
 }
+
+// The full-graph path (fullgraph/) trains Kipf's GCN recipe exactly as the reference does: the
+// whole graph per epoch.
+TEST(FullGraphRecipeParity, GcnCoraRowNormalised) {
+  const std::string cora = testing::PlanetoidDataset("cora");
+  if (cora.empty()) GTEST_SKIP() << "shared/datasets/cora not found";
+  ExpectParity("cora-gcn", cora, true);
+}
+
+TEST(FullGraphRecipeParity, GcnDenseBinary) { ExpectParity("binary-gcn", BinaryDataset(), true); }
 
 INSTANTIATE_TEST_SUITE_P(Models, RecipeParity, ::testing::Values("gcn", "sage", "gat"),
                          [](const auto& info) { return std::string(info.param); });

@@ -1,0 +1,366 @@
+#include "fullgraph/full_graph_runner.h"
+
+#include <fmt/format.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "common/random.h"
+#include "features/row_codec.h"
+#include "fullgraph/gcn_propagation.h"
+#include "nn/activations.h"
+#include "nn/gemm.h"
+#include "nn/init.h"
+#include "nn/loss.h"
+#include "nn/optimizer.h"
+#include "nn/parallel.h"
+#include "nn/row_ops.h"
+#include "storage/file.h"
+#include "strata/error.h"
+
+namespace strata {
+namespace {
+
+// Dropout stream indices under an epoch's step seed, as the mini-batch model numbers them.
+constexpr uint64_t kInputStream = 0;
+uint64_t ActivationStream(size_t layer) { return 2 * layer + 2; }
+
+// Room left unplanned for small allocations (vectors, the optimizer's bookkeeping).
+constexpr uint64_t kSlackBytes = uint64_t{1} << 20;
+
+}  // namespace
+
+FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
+    : options_(o), dataset_(std::move(dataset)), budget_(o.memory_budget_bytes) {
+  const DatasetMeta& meta = dataset_.meta();
+  if (o.model.kind != ModelKind::kGcn) {
+    throw Error::Input("--full-graph trains GCN only (--model gcn)");
+  }
+  if (meta.feature_dim == 0) throw Error::Input("the dataset has no features", dataset_.dir());
+  if (meta.num_classes == 0) throw Error::Input("the dataset has no labels", dataset_.dir());
+  nodes_ = meta.num_nodes;
+  static_cast<ModelOptions&>(config_) = o.model;
+  config_.in_dim = meta.feature_dim;
+  config_.num_classes = meta.num_classes;
+  config_.seed = o.seed;
+  config_.threads = std::max(1u, o.threads);
+  if (config_.layers == 0 || config_.hidden == 0) {
+    throw Error::Input("the model needs at least one layer and a positive --hidden");
+  }
+  for (double p : {config_.dropout, config_.input_dropout}) {
+    if (!(p >= 0 && p < 1)) throw Error::Input(fmt::format("dropout {} is outside [0, 1)", p));
+  }
+
+  // What is held whatever the plan: checked up front so that a small budget gets one line
+  // naming the smallest that works, rather than the first allocation's refusal.
+  size_t widest = 0;
+  uint64_t output_floats = 0;
+  for (size_t l = 0; l < config_.layers; ++l) {
+    const size_t out = l + 1 == config_.layers ? config_.num_classes : config_.hidden;
+    widest = std::max(widest, out);
+    output_floats += out;
+  }
+  const uint64_t n = nodes_;
+  const uint64_t id_bytes = meta.node_id_bytes;
+  const uint64_t stride = meta.row_stride_bytes;
+  const uint64_t fixed = 8 * (n + 1) + 4 * n * (o.features.row_normalize ? 2 : 1) + 4 * n * 4 +
+                         4 * n * (output_floats + 2 * widest) +
+                         4 * kFullGraphRowGroup * config_.in_dim + kSlackBytes;
+  RowOffset adjacency_offset = [this, id_bytes](uint64_t row) { return indptr_[row] * id_bytes; };
+  RowOffset feature_offset = [stride](uint64_t row) { return row * stride; };
+
+  indptr_ = ChargedArray<uint64_t>(budget_, n + 1, "the graph's indptr");
+  ReadArrayFile(dataset_.PathOf(kIndptrFile), indptr_.data(), n + 1);
+  if (indptr_[0] != 0 || indptr_[n] != meta.num_edges) {
+    throw Error::Input(fmt::format("indptr does not run from 0 to num_edges {}", meta.num_edges),
+                       dataset_.PathOf(kIndptrFile));
+  }
+  const uint64_t adjacency_min = 2 * LargestGroupSpan(n, 1, adjacency_offset);
+  const uint64_t features_min = 2 * LargestGroupSpan(n, kFullGraphRowGroup, feature_offset);
+  if (fixed + adjacency_min + features_min > budget_.limit()) {
+    throw Error::Input(fmt::format(
+        "--memory-budget {} cannot hold the full graph's intermediates ({}) and one block of the "
+        "adjacency and of the features ({}); the smallest budget that works is {}",
+        FormatBytes(budget_.limit()), FormatBytes(fixed), FormatBytes(adjacency_min + features_min),
+        FormatBytes(fixed + adjacency_min + features_min)));
+  }
+
+  norm_ = ChargedArray<float>(budget_, n, "GCN normalisation");
+  for (uint64_t v = 0; v < n; ++v) {
+    norm_[v] =
+        static_cast<float>(1.0 / std::sqrt(static_cast<double>(indptr_[v + 1] - indptr_[v]) + 1));
+  }
+  labels_ = dataset_.ReadLabels(budget_);
+  for (Split split : {Split::kTrain, Split::kVal, Split::kTest}) {
+    std::vector<int32_t>& masked = split_labels_[static_cast<int>(split)];
+    masked.assign(n, -1);
+    for (uint64_t v : dataset_.ReadSplit(split)) masked[v] = labels_[v];
+  }
+  budget_.Charge(3 * 4 * n, "split labels");
+
+  size_t in = config_.in_dim;
+  for (size_t l = 0; l < config_.layers; ++l) {
+    const size_t out = l + 1 == config_.layers ? config_.num_classes : config_.hidden;
+    Layer layer{Matrix(in, out), Matrix(in, out), LayerBias<float>(out, config_.bias), in, out};
+    // The mini-batch GCN's initialisation (nn/model.cc), so both paths start from one model.
+    GlorotUniform(layer.weight.span(), in, out, MixSeed(config_.seed, l));
+    layers_.push_back(std::move(layer));
+    outputs_.emplace_back(budget_, n * out, "full-graph layer outputs");
+    in = out;
+  }
+  scratch_a_ = ChargedArray<float>(budget_, n * widest, "full-graph gradients");
+  scratch_b_ = ChargedArray<float>(budget_, n * widest, "full-graph gradients");
+  group_rows_ =
+      ChargedArray<float>(budget_, kFullGraphRowGroup * config_.in_dim, "an input row group");
+  optimizer_ = MakeOptimizer(o.optimizer, Parameters());
+
+  // The streams: resident when they fit what is left, the adjacency first (it is read
+  // 2 × layers times per epoch, the features twice), else two RoBW buffers each.
+  const uint64_t adjacency_bytes = AlignedSpan(adjacency_offset, 0, n);
+  const uint64_t feature_bytes = AlignedSpan(feature_offset, 0, n);
+  const uint64_t left = budget_.available() > kSlackBytes ? budget_.available() - kSlackBytes : 0;
+  plan_.adjacency_resident = adjacency_bytes + features_min <= left;
+  plan_.features_resident =
+      (plan_.adjacency_resident ? adjacency_bytes : adjacency_min) + feature_bytes <= left;
+  if (plan_.adjacency_resident && !plan_.features_resident) {
+    plan_.adjacency_resident = adjacency_bytes + features_min <= left;
+  }
+  uint64_t room = left;
+  if (plan_.adjacency_resident) {
+    adjacency_ = std::make_unique<ResidentRows>(dataset_.PathOf(kIndicesFile), n, adjacency_offset,
+                                                budget_, "the adjacency");
+    room -= adjacency_bytes;
+  }
+  if (plan_.features_resident) {
+    features_ = std::make_unique<ResidentRows>(dataset_.PathOf(kFeaturesFile), n, feature_offset,
+                                               budget_, "the features");
+    room -= feature_bytes;
+  }
+  if (!plan_.adjacency_resident) {
+    // Half of the room (all of it when the features are resident), never more than needed.
+    const uint64_t share = plan_.features_resident ? room : room / 2;
+    const uint64_t buffer = std::clamp(share / 2, adjacency_min / 2, adjacency_bytes);
+    adjacency_ =
+        std::make_unique<StreamedRows>(dataset_.PathOf(kIndicesFile), n, 1, adjacency_offset,
+                                       buffer, o.io_depth, budget_, "adjacency RoBW buffers");
+    room -= std::min(room, 2 * buffer);
+  }
+  if (!plan_.features_resident) {
+    const uint64_t buffer = std::clamp(room / 2, features_min / 2, feature_bytes);
+    features_ = std::make_unique<StreamedRows>(dataset_.PathOf(kFeaturesFile), n,
+                                               kFullGraphRowGroup, feature_offset, buffer,
+                                               o.io_depth, budget_, "feature RoBW buffers");
+  }
+  plan_.adjacency_blocks = adjacency_->blocks().size();
+  plan_.feature_blocks = features_->blocks().size();
+  if (o.features.row_normalize) {
+    // Row normalisation as a scale of the narrow products: (D X) W = D (X W), and
+    // drop(D X)ᵀ dP = drop(X)ᵀ (D dP), so the features are never rewritten.
+    row_scale_ = ChargedArray<float>(budget_, n, "row normalisation");
+    ForEachInputGroup(false, 0, [&](uint64_t first, MatrixSpan<const float> rows) {
+      for (uint64_t i = 0; i < rows.rows(); ++i) {
+        double l1 = 0;
+        for (size_t j = 0; j < rows.cols(); ++j) l1 += std::abs(rows(i, j));
+        row_scale_[first + i] = l1 > 0 ? static_cast<float>(1 / l1) : 1.0f;
+      }
+    });
+  }
+}
+
+FullGraphRunner::~FullGraphRunner() { budget_.Release(3 * 4 * nodes_); }
+
+std::vector<Parameter> FullGraphRunner::Parameters() {
+  std::vector<Parameter> params;
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    const std::string prefix = "layers." + std::to_string(l) + ".";
+    params.push_back({prefix + "weight", layers_[l].weight.span(), layers_[l].weight_grad.span()});
+    layers_[l].bias.AppendParameter(prefix, params);
+  }
+  return params;
+}
+
+RowStreamStats FullGraphRunner::StreamStats() const {
+  RowStreamStats total;
+  for (const RowBlockSource* source : {adjacency_.get(), features_.get()}) {
+    const RowStreamStats s = source->stats();
+    total.bytes_read += s.bytes_read;
+    total.reads += s.reads;
+    total.wait_s += s.wait_s;
+  }
+  return total;
+}
+
+void FullGraphRunner::ForEachInputGroup(
+    bool training, uint64_t step_seed,
+    const std::function<void(uint64_t, MatrixSpan<const float>)>& fn) {
+  const DatasetMeta& meta = dataset_.meta();
+  const size_t dim = meta.feature_dim;
+  const double p = training ? config_.input_dropout : 0;
+  const bool in_place = meta.feature_dtype == FeatureDtype::kFloat32 && p == 0;
+  features_->ForEachBlock([&](const RowBlock& block, const RowAddress& row) {
+    for (uint64_t first = block.begin; first < block.end; first += kFullGraphRowGroup) {
+      const uint64_t rows = std::min(block.end, first + kFullGraphRowGroup) - first;
+      MatrixSpan<float> group(group_rows_.data(), rows, dim);
+      if (in_place) {
+        fn(first, MatrixSpan<const float>(reinterpret_cast<const float*>(row(first)), rows, dim,
+                                          meta.row_stride_bytes / sizeof(float)));
+        continue;
+      }
+      for (uint64_t i = 0; i < rows; ++i) {
+        DecodeRow(row(first + i), meta.feature_dtype, group.row_span(i));
+      }
+      if (p > 0) {
+        const uint64_t seed = MixSeed(MixSeed(step_seed, kInputStream), first / kFullGraphRowGroup);
+        DropoutNonzeros<float>(group, p, seed, config_.threads);
+      }
+      fn(first, group);
+    }
+  });
+}
+
+void FullGraphRunner::ScaleRows(MatrixSpan<float> m) {
+  if (row_scale_.size() == 0) return;
+  ForRows(config_.threads, nodes_, m.cols(), [&](uint64_t begin, uint64_t end) {
+    for (uint64_t v = begin; v < end; ++v) ScaleRow(m.row(v), row_scale_[v], m.cols());
+  });
+}
+
+void FullGraphRunner::PropagateAll(MatrixSpan<const float> in, MatrixSpan<float> out) {
+  const uint32_t id_bytes = dataset_.meta().node_id_bytes;
+  adjacency_->ForEachBlock([&](const RowBlock& block, const RowAddress& row) {
+    const AdjacencyBlock adjacency{block, {indptr_.data(), nodes_ + 1}, row(block.begin), id_bytes};
+    Propagate(adjacency, {norm_.data(), nodes_}, in,
+              out.RowRange(block.begin, block.end - block.begin), config_.threads);
+  });
+}
+
+void FullGraphRunner::PropagateAllTransposed(MatrixSpan<const float> grad_out,
+                                             MatrixSpan<float> grad_in) {
+  const uint32_t id_bytes = dataset_.meta().node_id_bytes;
+  std::fill_n(grad_in.data(), grad_in.rows() * grad_in.stride(), 0.0f);
+  adjacency_->ForEachBlock([&](const RowBlock& block, const RowAddress& row) {
+    const AdjacencyBlock adjacency{block, {indptr_.data(), nodes_ + 1}, row(block.begin), id_bytes};
+    PropagateTransposed(adjacency, {norm_.data(), nodes_},
+                        grad_out.RowRange(block.begin, block.end - block.begin), grad_in,
+                        config_.threads);
+  });
+}
+
+void FullGraphRunner::Forward(bool training, uint64_t step_seed) {
+  const unsigned threads = config_.threads;
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    Layer& layer = layers_[l];
+    MatrixSpan<float> transformed(scratch_a_.data(), nodes_, layer.out);
+    if (l == 0) {
+      ForEachInputGroup(training, step_seed, [&](uint64_t first, MatrixSpan<const float> rows) {
+        Gemm<float>(Trans::kNo, Trans::kNo, 1, rows, layer.weight.span(), 0,
+                    transformed.RowRange(first, rows.rows()), threads);
+      });
+      ScaleRows(transformed);
+    } else {
+      MatrixSpan<const float> previous(outputs_[l - 1].data(), nodes_, layer.in);
+      Gemm<float>(Trans::kNo, Trans::kNo, 1, previous, layer.weight.span(), 0, transformed,
+                  threads);
+    }
+    MatrixSpan<float> out(outputs_[l].data(), nodes_, layer.out);
+    PropagateAll(transformed, out);
+    layer.bias.AddTo(out, threads);
+    if (l + 1 == layers_.size()) break;
+    const double p = training ? config_.dropout : 0;
+    const uint64_t seed = MixSeed(step_seed, ActivationStream(l));
+    if (config_.activation == Activation::kElu) {
+      EluDropout<float>(out, p, seed, threads);
+    } else {
+      ReluDropout<float>(out, p, seed, threads);
+    }
+  }
+}
+
+void FullGraphRunner::Backward(uint64_t step_seed) {
+  const unsigned threads = config_.threads;
+  // scratch_b_ holds dL/d(output of layer l); scratch_a_ receives dL/d(its transformed input).
+  for (size_t l = layers_.size(); l-- > 0;) {
+    Layer& layer = layers_[l];
+    MatrixSpan<float> grad_out(scratch_b_.data(), nodes_, layer.out);
+    MatrixSpan<float> grad_transformed(scratch_a_.data(), nodes_, layer.out);
+    PropagateAllTransposed(grad_out, grad_transformed);
+    layer.bias.Backward(grad_out, threads);
+    if (l == 0) {
+      ScaleRows(grad_transformed);
+      ForEachInputGroup(true, step_seed, [&](uint64_t first, MatrixSpan<const float> rows) {
+        Gemm<float>(Trans::kYes, Trans::kNo, 1, rows, grad_transformed.RowRange(first, rows.rows()),
+                    first == 0 ? 0.0f : 1.0f, layer.weight_grad.span(), threads);
+      });
+      break;
+    }
+    MatrixSpan<const float> previous(outputs_[l - 1].data(), nodes_, layer.in);
+    Gemm<float>(Trans::kYes, Trans::kNo, 1, previous, grad_transformed, 0, layer.weight_grad.span(),
+                threads);
+    MatrixSpan<float> grad_previous(scratch_b_.data(), nodes_, layer.in);
+    Gemm<float>(Trans::kNo, Trans::kYes, 1, grad_transformed, layer.weight.span(), 0, grad_previous,
+                threads);
+    const uint64_t seed = MixSeed(step_seed, ActivationStream(l - 1));
+    if (config_.activation == Activation::kElu) {
+      EluDropoutBackward<float>(previous, grad_previous, config_.dropout, seed, threads);
+    } else {
+      ReluDropoutBackward<float>(previous, grad_previous, config_.dropout, threads);
+    }
+  }
+}
+
+EpochReport FullGraphRunner::TrainEpoch(uint64_t epoch) {
+  const auto start = std::chrono::steady_clock::now();
+  const RowStreamStats before = StreamStats();
+  const uint64_t step_seed = MixSeed(config_.seed, epoch << 32);
+  Forward(true, step_seed);
+  MatrixSpan<const float> logits(outputs_.back().data(), nodes_, config_.num_classes);
+  const LossResult loss =
+      SoftmaxCrossEntropy<float>(logits, split_labels_[static_cast<int>(Split::kTrain)],
+                                 MatrixSpan<float>(scratch_b_.data(), nodes_, config_.num_classes));
+  Backward(step_seed);
+  optimizer_->Step();
+  logits_hash_valid_ = false;
+
+  const RowStreamStats after = StreamStats();
+  EpochReport report;
+  report.epoch = epoch;
+  report.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.train_loss = loss.loss;
+  report.batches = 1;
+  report.disk_bytes = after.bytes_read - before.bytes_read;
+  report.disk_reads = after.reads - before.reads;
+  report.stall_s = after.wait_s - before.wait_s;
+  report.train_busy_s = report.time_s - report.stall_s;
+  report.topology_on_disk = !plan_.adjacency_resident;
+  return report;
+}
+
+uint64_t FullGraphRunner::ParametersHash() {
+  XXH64_state_t* state = XXH64_createState();
+  XXH64_reset(state, 0);
+  for (const Parameter& p : Parameters()) {
+    for (size_t i = 0; i < p.value.rows(); ++i) {
+      XXH64_update(state, p.value.row(i), p.value.cols() * sizeof(float));
+    }
+  }
+  const uint64_t hash = XXH64_digest(state);
+  XXH64_freeState(state);
+  return hash;
+}
+
+double FullGraphRunner::Accuracy(Split split) {
+  // Evaluation logits are reused while the parameters are unchanged (val then test), and
+  // recomputed after a step or a restore (the best epoch's parameters).
+  const uint64_t hash = ParametersHash();
+  if (!logits_hash_valid_ || hash != logits_hash_) {
+    Forward(false, 0);
+    logits_hash_ = hash;
+    logits_hash_valid_ = true;
+  }
+  MatrixSpan<const float> logits(outputs_.back().data(), nodes_, config_.num_classes);
+  return CountCorrect(logits, split_labels_[static_cast<int>(split)]).accuracy();
+}
+
+}  // namespace strata

@@ -1,0 +1,105 @@
+// FullGraphRunner is the EpochRunner of `strata train --full-graph --model gcn`: one forward and
+// one backward over the whole graph per epoch (Kipf's GCN without sampling), the adjacency and
+// the input features streamed from disk in RoBW blocks (AIRES) when the budget cannot hold
+// them.
+//
+// Per layer l, with H_0 the (dropped-out) input features: P = H_l W_l, then
+// H_{l+1} = Â P + b_l (ReLU or ELU and dropout between layers); backward
+// dP = Âᵀ dH_{l+1}, dW_l = H_lᵀ dP, dH_l = dP W_lᵀ. Transforming before propagating keeps
+// every propagated matrix N × (hidden or classes) — narrow — whatever the input's width; the
+// input features are only ever multiplied by W_0 (forward) and by dP (backward), one row group
+// at a time as their blocks stream past.
+//
+// Memory (all charged to the budget): the graph's indptr, the normalisation, labels, the
+// model and optimizer, and the N-row intermediates; what is left holds the adjacency and the
+// features resident when they fit, else two RoBW buffers for each stream.
+//
+// Determinism: dropout masks depend on (seed, epoch, layer, row) — the input's on its row
+// group — and every sum runs in an order the blocks do not change (row_blocks.h,
+// gcn_propagation.h), so the same seed gives the same losses whatever the budget.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "fullgraph/row_block_source.h"
+#include "nn/layer_bias.h"
+#include "nn/matrix.h"
+#include "train/epoch_runner.h"
+
+namespace strata {
+
+// Input rows per weight-gradient sum (and per input-dropout mask stream).
+inline constexpr uint64_t kFullGraphRowGroup = 128;
+
+struct FullGraphPlan {
+  bool adjacency_resident = false;
+  bool features_resident = false;
+  uint64_t adjacency_blocks = 1;
+  uint64_t feature_blocks = 1;
+};
+
+class FullGraphRunner final : public EpochRunner {
+ public:
+  // Throws an input error naming the smallest budget that works when the budget cannot hold
+  // the intermediates and one row group of each stream.
+  FullGraphRunner(const TrainOptions& options, Dataset dataset);
+  ~FullGraphRunner() override;
+
+  EpochReport TrainEpoch(uint64_t epoch) override;
+  double Accuracy(Split split) override;
+
+  const ModelConfig& model_config() const override { return config_; }
+  std::vector<Parameter> Parameters() override;
+  Optimizer& optimizer() override { return *optimizer_; }
+  MemoryBudget& budget() { return budget_; }
+  const FullGraphPlan& plan() const { return plan_; }
+
+ private:
+  struct Layer {
+    Matrix weight, weight_grad;
+    LayerBias<float> bias;
+    size_t in = 0, out = 0;
+  };
+
+  // Logits of every node into outputs_.back(); training applies dropout with `step_seed`.
+  void Forward(bool training, uint64_t step_seed);
+  void Backward(uint64_t step_seed);
+  // out = Â in, or grad_in = Âᵀ grad_out, streaming the adjacency's blocks.
+  void PropagateAll(MatrixSpan<const float> in, MatrixSpan<float> out);
+  void PropagateAllTransposed(MatrixSpan<const float> grad_out, MatrixSpan<float> grad_in);
+  // Calls fn(first row, its input rows, dropped out when training) per input row group.
+  void ForEachInputGroup(bool training, uint64_t step_seed,
+                         const std::function<void(uint64_t, MatrixSpan<const float>)>& fn);
+  // m.row(v) *= the row normalisation of node v's features (nothing without it).
+  void ScaleRows(MatrixSpan<float> m);
+  RowStreamStats StreamStats() const;
+  uint64_t ParametersHash();
+
+  TrainOptions options_;
+  Dataset dataset_;
+  MemoryBudget budget_;
+  ModelConfig config_;
+  uint64_t nodes_ = 0;
+  ChargedArray<uint64_t> indptr_;
+  ChargedArray<float> norm_;
+  ChargedArray<float> row_scale_;  // 1 / L1 norm of each feature row, with --row-normalize
+  ChargedArray<int32_t> labels_;
+  std::vector<int32_t> split_labels_[3];  // labels of the split's nodes, -1 elsewhere (by Split)
+  std::vector<Layer> layers_;
+  std::unique_ptr<Optimizer> optimizer_;
+  // outputs_[l]: layer l's output, N × out_l (activation and dropout applied in place for
+  // hidden layers); the last is the logits.
+  std::vector<ChargedArray<float>> outputs_;
+  ChargedArray<float> scratch_a_, scratch_b_;  // N × widest layer output
+  ChargedArray<float> group_rows_;             // one input row group, decoded or dropped out
+  std::unique_ptr<RowBlockSource> adjacency_;
+  std::unique_ptr<RowBlockSource> features_;
+  FullGraphPlan plan_;
+  // outputs_ hold evaluation logits of the parameters with this hash.
+  bool logits_hash_valid_ = false;
+  uint64_t logits_hash_ = 0;
+};
+
+}  // namespace strata

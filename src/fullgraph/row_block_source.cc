@@ -1,0 +1,101 @@
+#include "fullgraph/row_block_source.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/clock.h"
+#include "common/interrupt.h"
+#include "storage/file.h"
+#include "strata/error.h"
+
+namespace strata {
+namespace {
+
+constexpr uint64_t kReadBytes = uint64_t{4} << 20;
+
+uint64_t AlignDown(uint64_t x) { return x / kDirectIoAlignment * kDirectIoAlignment; }
+
+}  // namespace
+
+ResidentRows::ResidentRows(const std::string& path, uint64_t rows, RowOffset offset_of,
+                           MemoryBudget& budget, std::string_view what)
+    : offset_of_(std::move(offset_of)),
+      blocks_{{0, rows}},
+      bytes_(budget, std::max<uint64_t>(offset_of_(rows), 1), what) {
+  ReadArrayFile(path, bytes_.data(), offset_of_(rows));
+}
+
+void ResidentRows::ForEachBlock(const std::function<void(const RowBlock&, const RowAddress&)>& fn) {
+  const std::byte* base = bytes_.data();
+  fn(blocks_[0], [&](uint64_t row) { return base + offset_of_(row); });
+}
+
+StreamedRows::StreamedRows(const std::string& path, uint64_t rows, uint64_t group,
+                           RowOffset offset_of, uint64_t buffer_bytes, uint32_t io_depth,
+                           MemoryBudget& budget, std::string_view what)
+    : offset_of_(std::move(offset_of)),
+      blocks_(PlanRowBlocks(rows, group, buffer_bytes, offset_of_)),
+      buffer_bytes_(AlignDown(buffer_bytes)),
+      buffers_(budget, 2 * buffer_bytes_, what) {
+  IoEngineOptions io;
+  io.depth = std::max<uint32_t>(io_depth, 1);
+  engine_ = MakeIoEngine(io);
+  engine_->RegisterBuffer(buffers_.span());
+  file_ = engine_->OpenFile(path);
+  if (engine_->file_size(file_) < offset_of_(rows)) {
+    throw Error::Input(
+        fmt::format("is {} bytes, shorter than its {} rows need", engine_->file_size(file_), rows),
+        path);
+  }
+}
+
+StreamedRows::~StreamedRows() {
+  if (engine_) DrainDiscardingErrors(*engine_);
+}
+
+size_t StreamedRows::Submit(size_t k) {
+  const RowBlock& block = blocks_[k];
+  std::byte* base = buffers_.data() + (k % 2) * buffer_bytes_;
+  const uint64_t first = AlignDown(offset_of_(block.begin));
+  const uint64_t last = first + AlignedSpan(offset_of_, block.begin, block.end);
+  std::vector<ReadRequest> reads;
+  for (uint64_t offset = first; offset < last; offset += kReadBytes) {
+    const auto length = static_cast<uint32_t>(std::min(kReadBytes, last - offset));
+    reads.push_back({file_, offset, length, base + (offset - first), reads.size()});
+    stats_.bytes_read += length;
+  }
+  engine_->Submit(reads);
+  stats_.reads += reads.size();
+  return reads.size();
+}
+
+void StreamedRows::Wait(size_t reads) {
+  const uint64_t start = MonotonicNs();
+  std::vector<ReadCompletion> done(std::max<size_t>(reads, 1));
+  for (size_t reaped = 0; reaped < reads;) {
+    reaped += engine_->Reap({done.data(), reads - reaped}, 1);
+    ThrowIfInterrupted();
+  }
+  stats_.wait_s += (MonotonicNs() - start) * 1e-9;
+}
+
+void StreamedRows::ForEachBlock(const std::function<void(const RowBlock&, const RowAddress&)>& fn) {
+  if (blocks_.empty()) return;
+  try {
+    size_t pending = Submit(0);
+    for (size_t k = 0; k < blocks_.size(); ++k) {
+      Wait(pending);
+      // Block k + 1 goes into the other buffer while block k is worked on.
+      pending = k + 1 < blocks_.size() ? Submit(k + 1) : 0;
+      const std::byte* base = buffers_.data() + (k % 2) * buffer_bytes_;
+      const uint64_t first = AlignDown(offset_of_(blocks_[k].begin));
+      fn(blocks_[k], [&](uint64_t row) { return base + (offset_of_(row) - first); });
+    }
+  } catch (...) {
+    DrainDiscardingErrors(*engine_);
+    throw;
+  }
+}
+
+}  // namespace strata

@@ -1,0 +1,136 @@
+// The full graph's propagation Â and its transpose against a dense Â built from the definition,
+// on a directed graph (so Âᵀ differs from Â), and bit-identical whatever the blocks and threads.
+#include "fullgraph/gcn_propagation.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace strata {
+namespace {
+
+constexpr uint64_t kNodes = 600;
+constexpr size_t kCols = 19;
+
+struct Graph {
+  std::vector<uint64_t> indptr{0};
+  std::vector<std::byte> neighbours;  // ids of `id_bytes` each
+  std::vector<std::vector<uint64_t>> in;
+  std::vector<float> norm;
+  uint32_t id_bytes = 4;
+};
+
+Graph RandomDirectedGraph(uint32_t id_bytes) {
+  std::mt19937 rng(5);
+  Graph g;
+  g.id_bytes = id_bytes;
+  g.in.resize(kNodes);
+  for (uint64_t v = 0; v < kNodes; ++v) {
+    for (uint64_t u = 0; u < kNodes; ++u) {
+      if (u != v && rng() % 60 == 0) g.in[v].push_back(u);
+    }
+    for (uint64_t u : g.in[v]) {
+      const size_t at = g.neighbours.size();
+      g.neighbours.resize(at + id_bytes);
+      std::memcpy(g.neighbours.data() + at, &u, id_bytes);  // little-endian
+    }
+    g.indptr.push_back(g.indptr.back() + g.in[v].size());
+    g.norm.push_back(static_cast<float>(1 / std::sqrt(g.in[v].size() + 1.0)));
+  }
+  return g;
+}
+
+std::vector<float> RandomMatrix(uint64_t rows, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> value(-1, 1);
+  std::vector<float> m(rows * kCols);
+  for (float& x : m) x = value(rng);
+  return m;
+}
+
+// Â, dense, from the definition: Â_ij = norm_i norm_j for j -> i and for i = j.
+std::vector<double> DenseAdjacency(const Graph& g) {
+  std::vector<double> a(kNodes * kNodes, 0.0);
+  for (uint64_t i = 0; i < kNodes; ++i) {
+    a[i * kNodes + i] = double{g.norm[i]} * g.norm[i];
+    for (uint64_t j : g.in[i]) a[i * kNodes + j] += double{g.norm[i]} * g.norm[j];
+  }
+  return a;
+}
+
+// Runs `fn(block)` over blocks of `rows_per_block` rows.
+template <typename Fn>
+void ForBlocks(const Graph& g, uint64_t rows_per_block, Fn&& fn) {
+  for (uint64_t begin = 0; begin < kNodes; begin += rows_per_block) {
+    const uint64_t end = std::min(kNodes, begin + rows_per_block);
+    fn(AdjacencyBlock{
+        {begin, end}, g.indptr, g.neighbours.data() + g.indptr[begin] * g.id_bytes, g.id_bytes});
+  }
+}
+
+std::vector<float> PropagateInBlocks(const Graph& g, const std::vector<float>& in,
+                                     uint64_t rows_per_block, unsigned threads) {
+  std::vector<float> out(kNodes * kCols, NAN);
+  ForBlocks(g, rows_per_block, [&](const AdjacencyBlock& b) {
+    Propagate(
+        b, g.norm, MatrixSpan<const float>(in.data(), kNodes, kCols),
+        MatrixSpan<float>(out.data() + b.rows.begin * kCols, b.rows.end - b.rows.begin, kCols),
+        threads);
+  });
+  return out;
+}
+
+std::vector<float> TransposedInBlocks(const Graph& g, const std::vector<float>& grad_out,
+                                      uint64_t rows_per_block, unsigned threads) {
+  std::vector<float> grad_in(kNodes * kCols, 0.0f);
+  ForBlocks(g, rows_per_block, [&](const AdjacencyBlock& b) {
+    PropagateTransposed(b, g.norm,
+                        MatrixSpan<const float>(grad_out.data() + b.rows.begin * kCols,
+                                                b.rows.end - b.rows.begin, kCols),
+                        MatrixSpan<float>(grad_in.data(), kNodes, kCols), threads);
+  });
+  return grad_in;
+}
+
+class GcnPropagation : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(GcnPropagation, EqualsTheDenseNormalisedAdjacency) {
+  const Graph g = RandomDirectedGraph(GetParam());
+  const std::vector<float> x = RandomMatrix(kNodes, 1);
+  const std::vector<float> forward = PropagateInBlocks(g, x, kNodes, 1);
+  const std::vector<float> backward = TransposedInBlocks(g, x, kNodes, 1);
+  const std::vector<double> a = DenseAdjacency(g);
+  for (uint64_t i = 0; i < kNodes; ++i) {
+    for (size_t c = 0; c < kCols; ++c) {
+      double ax = 0, atx = 0;
+      for (uint64_t j = 0; j < kNodes; ++j) {
+        ax += a[i * kNodes + j] * x[j * kCols + c];
+        atx += a[j * kNodes + i] * x[j * kCols + c];
+      }
+      ASSERT_NEAR(forward[i * kCols + c], ax, 1e-5) << "row " << i;
+      ASSERT_NEAR(backward[i * kCols + c], atx, 1e-5) << "row " << i;
+    }
+  }
+}
+
+TEST_P(GcnPropagation, BlocksAndThreadsChangeNoBit) {
+  const Graph g = RandomDirectedGraph(GetParam());
+  const std::vector<float> x = RandomMatrix(kNodes, 2);
+  const std::vector<float> forward = PropagateInBlocks(g, x, kNodes, 1);
+  const std::vector<float> backward = TransposedInBlocks(g, x, kNodes, 1);
+  for (uint64_t rows : {1, 7, 64}) {
+    for (unsigned threads : {1u, 2u, 3u}) {
+      EXPECT_EQ(PropagateInBlocks(g, x, rows, threads), forward) << rows << " rows, " << threads;
+      EXPECT_EQ(TransposedInBlocks(g, x, rows, threads), backward) << rows << " rows, " << threads;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(IdWidths, GcnPropagation, ::testing::Values(4u, 8u),
+                         [](const auto& info) { return std::to_string(info.param) + "ByteIds"; });
+
+}  // namespace
+}  // namespace strata
