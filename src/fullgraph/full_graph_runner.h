@@ -38,6 +38,9 @@ struct FullGraphPlan {
   bool features_resident = false;
   uint64_t adjacency_blocks = 1;
   uint64_t feature_blocks = 1;
+  // Every stored edge j -> i has its reverse (an undirected graph): Âᵀ = Â, and the backward
+  // pass propagates with the row-parallel gather instead of the scatter.
+  bool symmetric = false;
 };
 
 class FullGraphRunner final : public EpochRunner {
@@ -75,6 +78,7 @@ class FullGraphRunner final : public EpochRunner {
   // m.row(v) *= the row normalisation of node v's features (nothing without it).
   void ScaleRows(MatrixSpan<float> m);
   RowStreamStats StreamStats() const;
+  bool IsSymmetric();
   uint64_t ParametersHash();
 
   TrainOptions options_;

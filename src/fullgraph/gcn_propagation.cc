@@ -20,16 +20,25 @@ void CheckShapes(const AdjacencyBlock& block, size_t norm, size_t nodes, size_t 
   }
 }
 
+// Neighbour rows are scattered over the whole matrix: the row this many edges ahead is
+// prefetched.
+constexpr uint64_t kPrefetchEdges = 8;
+
 STRATA_NN_CLONES void PropagateRows(const AdjacencyBlock& b, const float* norm,
                                     MatrixSpan<const float> in, MatrixSpan<float> out,
                                     uint64_t begin, uint64_t end) {
   const size_t f = in.cols();
   const uint64_t first_edge = b.indptr[b.rows.begin];
+  const uint64_t last_edge = b.indptr[end];
+  auto neighbour = [&](uint64_t e) {
+    return LoadNodeId(b.neighbours + (e - first_edge) * b.id_bytes, b.id_bytes);
+  };
   for (uint64_t i = begin; i < end; ++i) {
     float* o = out.row(i - b.rows.begin);
     ScaledCopyRow(o, norm[i], in.row(i), f);
     for (uint64_t e = b.indptr[i]; e < b.indptr[i + 1]; ++e) {
-      const uint64_t j = LoadNodeId(b.neighbours + (e - first_edge) * b.id_bytes, b.id_bytes);
+      if (e + kPrefetchEdges < last_edge) PrefetchRow(in.row(neighbour(e + kPrefetchEdges)), f);
+      const uint64_t j = neighbour(e);
       AxpyRow(o, norm[j], in.row(j), f);
     }
     ScaleRow(o, norm[i], f);
