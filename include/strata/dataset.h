@@ -37,6 +37,10 @@ inline constexpr std::string_view kIndptrFile = "graph/indptr.bin";
 inline constexpr std::string_view kIndicesFile = "graph/indices.bin";
 inline constexpr std::string_view kFeaturesFile = "features.bin";
 inline constexpr std::string_view kLabelsFile = "labels.bin";
+// Sparse features (minor version 2): CSR instead of features.bin.
+inline constexpr std::string_view kSparseIndptrFile = "features/indptr.bin";
+inline constexpr std::string_view kSparseIndicesFile = "features/indices.bin";
+inline constexpr std::string_view kSparseValuesFile = "features/values.bin";
 // The partitioned layout (minor version 1, written by `strata partition`).
 inline constexpr std::string_view kPartitionOffsetsFile = "partition/offsets.bin";
 inline constexpr std::string_view kPartitionOriginalIdsFile = "partition/original_ids.bin";
@@ -106,6 +110,9 @@ struct DatasetMeta {
   std::map<std::string, FileDigest> files;  // relative path -> size and checksum
   int minor_version = 0;
   std::optional<PartitionMeta> partition;  // set for a partitioned layout
+  // CSR features (features/*.bin) instead of dense rows in features.bin.
+  bool sparse_features = false;
+  uint64_t feature_nnz = 0;  // stored values of the CSR features
 
   uint64_t split_size(Split split) const;
 

@@ -28,6 +28,10 @@ struct GenerateOptions {
   // word distributions whose topic words are 1 + 1/noise times as likely as the background's
   // (dataset/binary_features.h).
   uint64_t binary_ones = 0;
+  // > 0: sparse bag-of-words features stored as CSR (features/*.bin, format minor version 2),
+  // round(density × feature_dim) ones per row, topic words a share 1 / (1 + noise) of them
+  // (dataset/sparse_features.h). At most 1/8.
+  double feature_density = 0;
   double train_ratio = 0.1, val_ratio = 0.05, test_ratio = 0.05;
   FeatureDtype feature_dtype = FeatureDtype::kFloat32;
   uint64_t memory_budget_bytes = 0;

@@ -37,6 +37,9 @@ Runner AddGenerateCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--binary-features", o.binary_ones,
                   "dense binary bag-of-words features with this many ones per row");
+  cmd->add_option("--feature-density", o.feature_density,
+                  "sparse bag-of-words features stored as CSR, this share of each row set "
+                  "(e.g. 0.002); for --full-graph training");
   cmd->add_option("--train-ratio", o.train_ratio, "share of nodes in the train split")
       ->capture_default_str();
   cmd->add_option("--val-ratio", o.val_ratio, "share of nodes in the val split")

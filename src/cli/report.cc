@@ -77,10 +77,17 @@ std::string DatasetInfoText(const Dataset& dataset) {
        fmt::format("{} ({} v{})", dataset.dir(), kDatasetFormatName, kDatasetFormatVersion));
   line("nodes", fmt::format("{} ({}-byte ids)", Grouped(meta.num_nodes), meta.node_id_bytes));
   line("edges", Grouped(meta.num_edges));
-  line("features", meta.feature_dim == 0
-                       ? std::string("none")
-                       : fmt::format("{} x {}, row stride {} B", meta.feature_dim,
-                                     FeatureDtypeName(meta.feature_dtype), meta.row_stride_bytes));
+  std::string features = "none";
+  if (meta.sparse_features) {
+    features =
+        fmt::format("{} x {}, sparse (CSR), {} stored values ({:.2f} per row)", meta.feature_dim,
+                    FeatureDtypeName(meta.feature_dtype), Grouped(meta.feature_nnz),
+                    static_cast<double>(meta.feature_nnz) / std::max<uint64_t>(meta.num_nodes, 1));
+  } else if (meta.feature_dim > 0) {
+    features = fmt::format("{} x {}, row stride {} B", meta.feature_dim,
+                           FeatureDtypeName(meta.feature_dtype), meta.row_stride_bytes);
+  }
+  line("features", features);
   line("classes", std::to_string(meta.num_classes));
   line("splits", fmt::format("train {} / val {} / test {}", Grouped(meta.train_size),
                              Grouped(meta.val_size), Grouped(meta.test_size)));

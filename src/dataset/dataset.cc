@@ -69,6 +69,10 @@ std::string DatasetMeta::ToJson() const {
   j["feature_dim"] = feature_dim;
   j["feature_dtype"] = FeatureDtypeName(feature_dtype);
   j["row_stride_bytes"] = row_stride_bytes;
+  if (sparse_features) {
+    j["feature_format"] = "csr";
+    j["feature_nnz"] = feature_nnz;
+  }
   j["num_classes"] = num_classes;
   j["node_id_bytes"] = node_id_bytes;
   j["block_size"] = block_size;
@@ -135,6 +139,13 @@ DatasetMeta DatasetMeta::FromJson(const std::string& text, const std::string& so
                         d.at("mean").get<double>(), d.at("zero_count").get<uint64_t>()};
     }
     meta.minor_version = j.value("minor_version", 0);
+    const std::string feature_format = j.value("feature_format", std::string("dense"));
+    if (feature_format != "dense" && feature_format != "csr") {
+      throw Error::Input(
+          fmt::format("feature_format '{}' is neither dense nor csr", feature_format), source);
+    }
+    meta.sparse_features = feature_format == "csr";
+    meta.feature_nnz = j.value("feature_nnz", uint64_t{0});
     if (j.contains("partition")) {
       const auto& p = j.at("partition");
       PartitionMeta partition;
@@ -196,7 +207,13 @@ Dataset Dataset::Open(const std::string& dir) {
   };
   expect(kIndptrFile, (meta.num_nodes + 1) * 8);
   expect(kIndicesFile, meta.num_edges * meta.node_id_bytes);
-  expect(kFeaturesFile, meta.num_nodes * meta.row_stride_bytes);
+  if (meta.sparse_features) {
+    expect(kSparseIndptrFile, (meta.num_nodes + 1) * 8);
+    expect(kSparseIndicesFile, meta.feature_nnz * 4);
+    expect(kSparseValuesFile, meta.feature_nnz * 4);
+  } else {
+    expect(kFeaturesFile, meta.num_nodes * meta.row_stride_bytes);
+  }
   expect(kLabelsFile, meta.num_nodes * 4);
   for (Split split : kAllSplits) {
     expect(SplitFile(split), meta.split_size(split) * meta.node_id_bytes);

@@ -20,7 +20,12 @@ DatasetWriter::DatasetWriter(const std::string& out, bool replace_existing)
 }
 
 void DatasetWriter::Publish() {
-  std::vector<std::string_view> names = {kIndptrFile, kIndicesFile, kFeaturesFile, kLabelsFile};
+  std::vector<std::string_view> names = {kIndptrFile, kIndicesFile, kLabelsFile};
+  if (meta_.sparse_features) {
+    names.insert(names.end(), {kSparseIndptrFile, kSparseIndicesFile, kSparseValuesFile});
+  } else {
+    names.push_back(kFeaturesFile);
+  }
   for (Split split : kAllSplits) names.push_back(SplitFile(split));
   for (std::string_view name : names) {
     if (!meta_.files.contains(std::string(name))) {

@@ -16,6 +16,8 @@
 #include "dataset/dataset_writer.h"
 #include "dataset/feature_writer.h"
 #include "dataset/graph_models.h"
+#include "dataset/sparse_feature_writer.h"
+#include "dataset/sparse_features.h"
 #include "strata/error.h"
 #include "strata/memory_budget.h"
 
@@ -29,6 +31,12 @@ constexpr uint64_t kCentroidStream = 0xC3;
 constexpr uint64_t kFeatureStream = 0xFEA7;
 constexpr uint64_t kSplitStream = 0x5917;
 constexpr uint64_t kVocabularyStream = 0xB0C4;
+
+// Words per row of --feature-density.
+uint64_t SparseOnes(const GenerateOptions& o) {
+  return static_cast<uint64_t>(
+      std::llround(o.feature_density * static_cast<double>(o.feature_dim)));
+}
 
 void Validate(const GenerateOptions& o) {
   auto bad = [](const std::string& what) { return Error::Input(what); };
@@ -45,6 +53,13 @@ void Validate(const GenerateOptions& o) {
     throw bad("--binary-features must not exceed --feature-dim");
   }
   if (o.binary_ones > 0 && o.noise == 0) throw bad("--binary-features needs --noise > 0");
+  if (o.feature_density != 0) {
+    if (!(o.feature_density > 0 && o.feature_density <= 0.125)) {
+      throw bad("--feature-density must be in (0, 0.125]");
+    }
+    if (o.binary_ones > 0) throw bad("--feature-density and --binary-features exclude each other");
+    if (SparseOnes(o) == 0) throw bad("--feature-density sets no word of --feature-dim");
+  }
   double sum = o.train_ratio + o.val_ratio + o.test_ratio;
   if (o.train_ratio < 0 || o.val_ratio < 0 || o.test_ratio < 0 || sum > 1 + 1e-9) {
     throw bad("split ratios must be >= 0 and sum to at most 1");
@@ -96,8 +111,8 @@ void GenerateEdges(const Model& model, const GenerateOptions& o, unsigned thread
   }
 }
 
-// Writes features (class centroid + Gaussian noise, or binary words), labels and splits in one
-// pass over the nodes, each node's numbers drawn from its own stream.
+// Writes features (class centroid + Gaussian noise, binary words, or sparse words as CSR),
+// labels and splits in one pass over the nodes, each node's numbers drawn from its own stream.
 template <typename Model>
 void GenerateNodes(const Model& model, const GenerateOptions& o, unsigned threads,
                    MemoryBudget& budget, DatasetWriter& writer, ProgressBar* progress) {
@@ -111,13 +126,33 @@ void GenerateNodes(const Model& model, const GenerateOptions& o, unsigned thread
     words = std::make_unique<BinaryFeatureModel>(dim, o.classes, o.binary_ones, 1 + 1 / o.noise,
                                                  MixSeed(o.seed, kVocabularyStream));
   }
+  const bool sparse = o.feature_density > 0;
+  std::unique_ptr<SparseFeatureModel> sparse_words;
+  if (sparse) {
+    sparse_words = std::make_unique<SparseFeatureModel>(
+        dim, o.classes, SparseOnes(o), 1 / (1 + o.noise), MixSeed(o.seed, kVocabularyStream));
+  }
 
   const uint64_t chunk_rows = kRowsPerChunk * threads;
-  ChargedArray<float> rows(budget, chunk_rows * std::max<uint64_t>(dim, 1), "feature rows");
+  // Dense rows, or each row's sparse words.
+  ChargedArray<float> rows(budget, sparse ? 1 : chunk_rows * std::max<uint64_t>(dim, 1),
+                           "feature rows");
+  std::vector<std::vector<uint32_t>> row_words(sparse ? chunk_rows : 0);
+  TrackedCharge words_charge(budget, "feature rows");
+  words_charge.Update(sparse ? chunk_rows * SparseOnes(o) * 2 * sizeof(uint32_t) : 0);
+  const std::vector<float> ones(sparse ? SparseOnes(o) : 0, 1.0f);
   std::vector<int32_t> labels(chunk_rows);
   std::vector<uint8_t> split(chunk_rows);
 
-  FeatureWriter features(writer.PathOf(kFeaturesFile), dim, o.feature_dtype);
+  std::unique_ptr<FeatureWriter> features;
+  std::unique_ptr<SparseFeatureWriter> sparse_features;
+  if (sparse) {
+    sparse_features = std::make_unique<SparseFeatureWriter>(writer.PathOf(kSparseIndptrFile),
+                                                            writer.PathOf(kSparseIndicesFile),
+                                                            writer.PathOf(kSparseValuesFile));
+  } else {
+    features = std::make_unique<FeatureWriter>(writer.PathOf(kFeaturesFile), dim, o.feature_dtype);
+  }
   FileWriter label_file(writer.PathOf(kLabelsFile));
   FileWriter train(writer.PathOf(SplitFile(Split::kTrain))),
       val(writer.PathOf(SplitFile(Split::kVal))), test(writer.PathOf(SplitFile(Split::kTest)));
@@ -138,7 +173,9 @@ void GenerateNodes(const Model& model, const GenerateOptions& o, unsigned thread
         labels[i] = static_cast<int32_t>(cls);
         Rng rng(MixSeed(o.seed ^ kFeatureStream, node));
         float* row = rows.data() + i * dim;
-        if (words) {
+        if (sparse) {
+          sparse_words->DrawRow(cls, rng, row_words[i]);
+        } else if (words) {
           words->FillRow(cls, rng, {row, dim}, scratch);
         } else {
           const float* centroid = centroids.data() + cls * dim;
@@ -151,7 +188,13 @@ void GenerateNodes(const Model& model, const GenerateOptions& o, unsigned thread
         split[i] = u < cut_train ? 0 : u < cut_val ? 1 : u < cut_test ? 2 : 3;
       }
     });
-    features.AppendRows({rows.data(), count * dim});
+    if (sparse) {
+      for (uint64_t i = 0; i < count; ++i) {
+        sparse_features->AppendRow(row_words[i], {ones.data(), row_words[i].size()});
+      }
+    } else {
+      features->AppendRows({rows.data(), count * dim});
+    }
     label_file.Append(labels.data(), count * sizeof(int32_t));
     for (uint64_t i = 0; i < count; ++i) {
       if (split[i] < 3) {
@@ -162,12 +205,22 @@ void GenerateNodes(const Model& model, const GenerateOptions& o, unsigned thread
     ThrowIfInterrupted();
     if (progress) progress->Update(first + count);
   }
-  writer.Record(kFeaturesFile, features.Finish());
+  DatasetMeta& meta = writer.meta();
+  if (sparse) {
+    const SparseFeatureDigests digests = sparse_features->Finish();
+    writer.Record(kSparseIndptrFile, digests.indptr);
+    writer.Record(kSparseIndicesFile, digests.indices);
+    writer.Record(kSparseValuesFile, digests.values);
+    meta.sparse_features = true;
+    meta.feature_nnz = sparse_features->nnz();
+    meta.minor_version = std::max(meta.minor_version, 2);
+  } else {
+    writer.Record(kFeaturesFile, features->Finish());
+  }
   writer.Record(kLabelsFile, label_file.Finish());
   writer.Record(SplitFile(Split::kTrain), train.Finish());
   writer.Record(SplitFile(Split::kVal), val.Finish());
   writer.Record(SplitFile(Split::kTest), test.Finish());
-  DatasetMeta& meta = writer.meta();
   meta.feature_dim = dim;
   meta.feature_dtype = o.feature_dtype;
   meta.row_stride_bytes = RowStrideBytes(dim, o.feature_dtype);

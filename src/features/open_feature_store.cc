@@ -39,6 +39,12 @@ std::string_view HotnessPolicyName(HotnessPolicy policy) { return kHotnessNames.
 std::unique_ptr<FeatureStore> OpenFeatureStore(const Dataset& dataset, FeatureStoreKind kind,
                                                const DirectStoreOptions& direct,
                                                MemoryBudget& budget) {
+  if (dataset.meta().sparse_features) {
+    throw Error::Input(
+        "has sparse (CSR) features, which mini-batch training and the feature stores do not "
+        "read; train it with --full-graph --model gcn",
+        dataset.dir());
+  }
   const std::string path = dataset.PathOf(kFeaturesFile);
   const RowLayout layout = RowLayout::Of(dataset.meta());
   switch (kind) {

@@ -11,6 +11,7 @@
 #include "common/random.h"
 #include "features/row_codec.h"
 #include "fullgraph/gcn_propagation.h"
+#include "fullgraph/input_products.h"
 #include "nn/activations.h"
 #include "nn/gemm.h"
 #include "nn/init.h"
@@ -75,26 +76,39 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   const uint64_t n = nodes_;
   const uint64_t id_bytes = meta.node_id_bytes;
   const uint64_t stride = meta.row_stride_bytes;
-  const uint64_t fixed = 8 * (n + 1) + 4 * n * (o.features.row_normalize ? 2 : 1) + 4 * n * 4 +
-                         4 * n * (output_floats + 2 * widest) +
-                         4 * kFullGraphRowGroup * config_.in_dim + kSlackBytes;
+  const bool sparse = meta.sparse_features;
   RowOffset adjacency_offset = [this, id_bytes](uint64_t row) { return indptr_[row] * id_bytes; };
-  RowOffset feature_offset = [stride](uint64_t row) { return row * stride; };
+  // Dense rows are strided; a sparse row's ids and values (4 bytes each) start at its offset.
+  RowOffset feature_offset = [this, stride, sparse](uint64_t row) {
+    return sparse ? feature_indptr_[row] * 4 : row * stride;
+  };
+  const std::vector<std::string> feature_files =
+      sparse ? std::vector<std::string>{dataset_.PathOf(kSparseIndicesFile),
+                                        dataset_.PathOf(kSparseValuesFile)}
+             : std::vector<std::string>{dataset_.PathOf(kFeaturesFile)};
 
-  indptr_ = ChargedArray<uint64_t>(budget_, n + 1, "the graph's indptr");
-  ReadArrayFile(dataset_.PathOf(kIndptrFile), indptr_.data(), n + 1);
-  if (indptr_[0] != 0 || indptr_[n] != meta.num_edges) {
-    throw Error::Input(fmt::format("indptr does not run from 0 to num_edges {}", meta.num_edges),
-                       dataset_.PathOf(kIndptrFile));
+  indptr_ = ReadOffsets(kIndptrFile, meta.num_edges, "the graph's indptr");
+  uint64_t group_floats = kFullGraphRowGroup * config_.in_dim;  // a decoded dense group
+  if (sparse) {
+    feature_indptr_ = ReadOffsets(kSparseIndptrFile, meta.feature_nnz, "the features' indptr");
+    group_floats = 0;  // a dropped-out copy of a group's values
+    for (uint64_t first = 0; first < n; first += kFullGraphRowGroup) {
+      const uint64_t end = std::min(n, first + kFullGraphRowGroup);
+      group_floats = std::max(group_floats, feature_indptr_[end] - feature_indptr_[first]);
+    }
   }
+  const uint64_t fixed = 4 * n * (o.features.row_normalize ? 2 : 1) + 4 * n * 4 +
+                         4 * n * (output_floats + 2 * widest) + 4 * group_floats + kSlackBytes;
   const uint64_t adjacency_min = 2 * LargestGroupSpan(n, 1, adjacency_offset);
-  const uint64_t features_min = 2 * LargestGroupSpan(n, kFullGraphRowGroup, feature_offset);
-  if (fixed + adjacency_min + features_min > budget_.limit()) {
+  const uint64_t features_min =
+      2 * feature_files.size() * LargestGroupSpan(n, kFullGraphRowGroup, feature_offset);
+  if (budget_.used() + fixed + adjacency_min + features_min > budget_.limit()) {
     throw Error::Input(fmt::format(
         "--memory-budget {} cannot hold the full graph's intermediates ({}) and one block of the "
         "adjacency and of the features ({}); the smallest budget that works is {}",
-        FormatBytes(budget_.limit()), FormatBytes(fixed), FormatBytes(adjacency_min + features_min),
-        FormatBytes(fixed + adjacency_min + features_min)));
+        FormatBytes(budget_.limit()), FormatBytes(budget_.used() + fixed),
+        FormatBytes(adjacency_min + features_min),
+        FormatBytes(budget_.used() + fixed + adjacency_min + features_min)));
   }
 
   norm_ = ChargedArray<float>(budget_, n, "GCN normalisation");
@@ -125,14 +139,13 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   scratch_b_ = ChargedArray<float>(budget_, n * widest, "full-graph gradients");
   AdviseHugePages(scratch_a_.data(), n * widest * sizeof(float));
   AdviseHugePages(scratch_b_.data(), n * widest * sizeof(float));
-  group_rows_ =
-      ChargedArray<float>(budget_, kFullGraphRowGroup * config_.in_dim, "an input row group");
+  group_rows_ = ChargedArray<float>(budget_, group_floats, "an input row group");
   optimizer_ = MakeOptimizer(o.optimizer, Parameters());
 
   // The streams: resident when they fit what is left, the adjacency first (it is read
   // 2 × layers times per epoch, the features twice), else two RoBW buffers each.
   const uint64_t adjacency_bytes = AlignedSpan(adjacency_offset, 0, n);
-  const uint64_t feature_bytes = AlignedSpan(feature_offset, 0, n);
+  const uint64_t feature_bytes = feature_files.size() * AlignedSpan(feature_offset, 0, n);
   const uint64_t left = budget_.available() > kSlackBytes ? budget_.available() - kSlackBytes : 0;
   plan_.adjacency_resident = adjacency_bytes + features_min <= left;
   plan_.features_resident =
@@ -142,29 +155,31 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   }
   uint64_t room = left;
   if (plan_.adjacency_resident) {
-    adjacency_ = std::make_unique<ResidentRows>(dataset_.PathOf(kIndicesFile), n, adjacency_offset,
-                                                budget_, "the adjacency");
+    adjacency_ = std::make_unique<ResidentRows>(std::vector{dataset_.PathOf(kIndicesFile)}, n,
+                                                adjacency_offset, budget_, "the adjacency");
     room -= adjacency_bytes;
   }
   if (plan_.features_resident) {
-    features_ = std::make_unique<ResidentRows>(dataset_.PathOf(kFeaturesFile), n, feature_offset,
-                                               budget_, "the features");
+    features_ =
+        std::make_unique<ResidentRows>(feature_files, n, feature_offset, budget_, "the features");
     room -= feature_bytes;
   }
   if (!plan_.adjacency_resident) {
     // Half of the room (all of it when the features are resident), never more than needed.
     const uint64_t share = plan_.features_resident ? room : room / 2;
     const uint64_t buffer = std::clamp(share / 2, adjacency_min / 2, adjacency_bytes);
-    adjacency_ =
-        std::make_unique<StreamedRows>(dataset_.PathOf(kIndicesFile), n, 1, adjacency_offset,
-                                       buffer, o.io_depth, budget_, "adjacency RoBW buffers");
+    adjacency_ = std::make_unique<StreamedRows>(std::vector{dataset_.PathOf(kIndicesFile)}, n, 1,
+                                                adjacency_offset, buffer, o.io_depth, budget_,
+                                                "adjacency RoBW buffers");
     room -= std::min(room, 2 * buffer);
   }
   if (!plan_.features_resident) {
-    const uint64_t buffer = std::clamp(room / 2, features_min / 2, feature_bytes);
-    features_ = std::make_unique<StreamedRows>(dataset_.PathOf(kFeaturesFile), n,
-                                               kFullGraphRowGroup, feature_offset, buffer,
-                                               o.io_depth, budget_, "feature RoBW buffers");
+    // Two buffers per file.
+    const uint64_t files = feature_files.size();
+    const uint64_t buffer =
+        std::clamp(room / (2 * files), features_min / (2 * files), feature_bytes / files);
+    features_ = std::make_unique<StreamedRows>(feature_files, n, kFullGraphRowGroup, feature_offset,
+                                               buffer, o.io_depth, budget_, "feature RoBW buffers");
   }
   plan_.adjacency_blocks = adjacency_->blocks().size();
   plan_.feature_blocks = features_->blocks().size();
@@ -173,11 +188,17 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
     // Row normalisation as a scale of the narrow products: (D X) W = D (X W), and
     // drop(D X)ᵀ dP = drop(X)ᵀ (D dP), so the features are never rewritten.
     row_scale_ = ChargedArray<float>(budget_, n, "row normalisation");
-    ForEachInputGroup(false, 0, [&](uint64_t first, MatrixSpan<const float> rows) {
-      for (uint64_t i = 0; i < rows.rows(); ++i) {
+    ForEachInputGroup(false, 0, [&](const InputGroup& group) {
+      for (uint64_t i = 0; i < group.rows; ++i) {
         double l1 = 0;
-        for (size_t j = 0; j < rows.cols(); ++j) l1 += std::abs(rows(i, j));
-        row_scale_[first + i] = l1 > 0 ? static_cast<float>(1 / l1) : 1.0f;
+        if (group.sparse()) {
+          for (uint64_t k = group.indptr[i]; k < group.indptr[i + 1]; ++k) {
+            l1 += std::abs(group.values[k - group.indptr[0]]);
+          }
+        } else {
+          for (size_t j = 0; j < group.dense.cols(); ++j) l1 += std::abs(group.dense(i, j));
+        }
+        row_scale_[group.first + i] = l1 > 0 ? static_cast<float>(1 / l1) : 1.0f;
       }
     });
   }
@@ -206,30 +227,56 @@ RowStreamStats FullGraphRunner::StreamStats() const {
   return total;
 }
 
-void FullGraphRunner::ForEachInputGroup(
-    bool training, uint64_t step_seed,
-    const std::function<void(uint64_t, MatrixSpan<const float>)>& fn) {
+ChargedArray<uint64_t> FullGraphRunner::ReadOffsets(std::string_view file, uint64_t end,
+                                                    std::string_view what) {
+  ChargedArray<uint64_t> offsets(budget_, nodes_ + 1, what);
+  ReadArrayFile(dataset_.PathOf(file), offsets.data(), nodes_ + 1);
+  if (offsets[0] != 0 || offsets[nodes_] != end) {
+    throw Error::Input(fmt::format("offsets do not run from 0 to {}", end), dataset_.PathOf(file));
+  }
+  for (uint64_t v = 0; v < nodes_; ++v) {
+    if (offsets[v + 1] < offsets[v]) {
+      throw Error::Input(fmt::format("offsets decrease at row {}", v), dataset_.PathOf(file));
+    }
+  }
+  return offsets;
+}
+
+void FullGraphRunner::ForEachInputGroup(bool training, uint64_t step_seed,
+                                        const std::function<void(const InputGroup&)>& fn) {
   const DatasetMeta& meta = dataset_.meta();
   const size_t dim = meta.feature_dim;
   const double p = training ? config_.input_dropout : 0;
   const bool in_place = meta.feature_dtype == FeatureDtype::kFloat32 && p == 0;
   features_->ForEachBlock([&](const RowBlock& block, const RowAddress& row) {
     for (uint64_t first = block.begin; first < block.end; first += kFullGraphRowGroup) {
-      const uint64_t rows = std::min(block.end, first + kFullGraphRowGroup) - first;
-      MatrixSpan<float> group(group_rows_.data(), rows, dim);
-      if (in_place) {
-        fn(first, MatrixSpan<const float>(reinterpret_cast<const float*>(row(first)), rows, dim,
-                                          meta.row_stride_bytes / sizeof(float)));
-        continue;
+      InputGroup group;
+      group.first = first;
+      group.rows = std::min(block.end, first + kFullGraphRowGroup) - first;
+      const uint64_t seed = MixSeed(MixSeed(step_seed, kInputStream), first / kFullGraphRowGroup);
+      if (meta.sparse_features) {
+        group.indptr = {feature_indptr_.data() + first, group.rows + 1};
+        group.columns = reinterpret_cast<const uint32_t*>(row(0, first));
+        group.values = reinterpret_cast<const float*>(row(1, first));
+        if (p > 0) {
+          const uint64_t nnz = group.indptr[group.rows] - group.indptr[0];
+          std::copy_n(group.values, nnz, group_rows_.data());
+          DropoutNonzerosCsr<float>(group.indptr, {group_rows_.data(), nnz}, p, seed,
+                                    config_.threads);
+          group.values = group_rows_.data();
+        }
+      } else if (in_place) {
+        group.dense = MatrixSpan<const float>(reinterpret_cast<const float*>(row(0, first)),
+                                              group.rows, dim, meta.row_stride_bytes / 4);
+      } else {
+        MatrixSpan<float> decoded(group_rows_.data(), group.rows, dim);
+        for (uint64_t i = 0; i < group.rows; ++i) {
+          DecodeRow(row(0, first + i), meta.feature_dtype, decoded.row_span(i));
+        }
+        if (p > 0) DropoutNonzeros<float>(decoded, p, seed, config_.threads);
+        group.dense = decoded;
       }
-      for (uint64_t i = 0; i < rows; ++i) {
-        DecodeRow(row(first + i), meta.feature_dtype, group.row_span(i));
-      }
-      if (p > 0) {
-        const uint64_t seed = MixSeed(MixSeed(step_seed, kInputStream), first / kFullGraphRowGroup);
-        DropoutNonzeros<float>(group, p, seed, config_.threads);
-      }
-      fn(first, group);
+      fn(group);
     }
   });
 }
@@ -244,7 +291,8 @@ void FullGraphRunner::ScaleRows(MatrixSpan<float> m) {
 void FullGraphRunner::PropagateAll(MatrixSpan<const float> in, MatrixSpan<float> out) {
   const uint32_t id_bytes = dataset_.meta().node_id_bytes;
   adjacency_->ForEachBlock([&](const RowBlock& block, const RowAddress& row) {
-    const AdjacencyBlock adjacency{block, {indptr_.data(), nodes_ + 1}, row(block.begin), id_bytes};
+    const AdjacencyBlock adjacency{
+        block, {indptr_.data(), nodes_ + 1}, row(0, block.begin), id_bytes};
     Propagate(adjacency, {norm_.data(), nodes_}, in,
               out.RowRange(block.begin, block.end - block.begin), config_.threads);
   });
@@ -258,7 +306,7 @@ bool FullGraphRunner::IsSymmetric() {
   uint64_t forward = 0, reverse = 0;
   auto hash = [](uint64_t a, uint64_t b) { return MixSeed(MixSeed(0x5eed, a), b); };
   adjacency_->ForEachBlock([&](const RowBlock& block, const RowAddress& row) {
-    const std::byte* ids = row(block.begin);
+    const std::byte* ids = row(0, block.begin);
     for (uint64_t i = block.begin, k = 0; i < block.end; ++i) {
       for (uint64_t e = indptr_[i]; e < indptr_[i + 1]; ++e, ++k) {
         const uint64_t j = LoadNodeId(ids + k * id_bytes, id_bytes);
@@ -279,7 +327,8 @@ void FullGraphRunner::PropagateAllTransposed(MatrixSpan<const float> grad_out,
   const uint32_t id_bytes = dataset_.meta().node_id_bytes;
   std::fill_n(grad_in.data(), grad_in.rows() * grad_in.stride(), 0.0f);
   adjacency_->ForEachBlock([&](const RowBlock& block, const RowAddress& row) {
-    const AdjacencyBlock adjacency{block, {indptr_.data(), nodes_ + 1}, row(block.begin), id_bytes};
+    const AdjacencyBlock adjacency{
+        block, {indptr_.data(), nodes_ + 1}, row(0, block.begin), id_bytes};
     PropagateTransposed(adjacency, {norm_.data(), nodes_},
                         grad_out.RowRange(block.begin, block.end - block.begin), grad_in,
                         config_.threads);
@@ -292,9 +341,9 @@ void FullGraphRunner::Forward(bool training, uint64_t step_seed) {
     Layer& layer = layers_[l];
     MatrixSpan<float> transformed(scratch_a_.data(), nodes_, layer.out);
     if (l == 0) {
-      ForEachInputGroup(training, step_seed, [&](uint64_t first, MatrixSpan<const float> rows) {
-        Gemm<float>(Trans::kNo, Trans::kNo, 1, rows, layer.weight.span(), 0,
-                    transformed.RowRange(first, rows.rows()), threads);
+      ForEachInputGroup(training, step_seed, [&](const InputGroup& group) {
+        InputTimes(group, layer.weight.span(), transformed.RowRange(group.first, group.rows),
+                   threads);
       });
       ScaleRows(transformed);
     } else {
@@ -327,9 +376,9 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
     layer.bias.Backward(grad_out, threads);
     if (l == 0) {
       ScaleRows(grad_transformed);
-      ForEachInputGroup(true, step_seed, [&](uint64_t first, MatrixSpan<const float> rows) {
-        Gemm<float>(Trans::kYes, Trans::kNo, 1, rows, grad_transformed.RowRange(first, rows.rows()),
-                    first == 0 ? 0.0f : 1.0f, layer.weight_grad.span(), threads);
+      ForEachInputGroup(true, step_seed, [&](const InputGroup& group) {
+        InputTransposedTimes(group, grad_transformed.RowRange(group.first, group.rows),
+                             layer.weight_grad.span(), group.first != 0, threads);
       });
       break;
     }

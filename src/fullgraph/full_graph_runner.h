@@ -23,6 +23,7 @@
 #include <memory>
 #include <vector>
 
+#include "fullgraph/input_products.h"
 #include "fullgraph/row_block_source.h"
 #include "nn/layer_bias.h"
 #include "nn/matrix.h"
@@ -72,9 +73,11 @@ class FullGraphRunner final : public EpochRunner {
   // out = Â in, or grad_in = Âᵀ grad_out, streaming the adjacency's blocks.
   void PropagateAll(MatrixSpan<const float> in, MatrixSpan<float> out);
   void PropagateAllTransposed(MatrixSpan<const float> grad_out, MatrixSpan<float> grad_in);
-  // Calls fn(first row, its input rows, dropped out when training) per input row group.
+  // Calls fn per input row group (dropped out when training), in row order.
   void ForEachInputGroup(bool training, uint64_t step_seed,
-                         const std::function<void(uint64_t, MatrixSpan<const float>)>& fn);
+                         const std::function<void(const InputGroup&)>& fn);
+  // Reads N + 1 offsets of `file`, checking they rise from 0 to `end`.
+  ChargedArray<uint64_t> ReadOffsets(std::string_view file, uint64_t end, std::string_view what);
   // m.row(v) *= the row normalisation of node v's features (nothing without it).
   void ScaleRows(MatrixSpan<float> m);
   RowStreamStats StreamStats() const;
@@ -87,6 +90,7 @@ class FullGraphRunner final : public EpochRunner {
   ModelConfig config_;
   uint64_t nodes_ = 0;
   ChargedArray<uint64_t> indptr_;
+  ChargedArray<uint64_t> feature_indptr_;  // sparse features: each row's first stored value
   ChargedArray<float> norm_;
   ChargedArray<float> row_scale_;  // 1 / L1 norm of each feature row, with --row-normalize
   ChargedArray<int32_t> labels_;
@@ -97,7 +101,8 @@ class FullGraphRunner final : public EpochRunner {
   // hidden layers); the last is the logits.
   std::vector<ChargedArray<float>> outputs_;
   ChargedArray<float> scratch_a_, scratch_b_;  // N × widest layer output
-  ChargedArray<float> group_rows_;             // one input row group, decoded or dropped out
+  ChargedArray<float>
+      group_rows_;  // one input row group (sparse: its values), decoded or dropped out
   std::unique_ptr<RowBlockSource> adjacency_;
   std::unique_ptr<RowBlockSource> features_;
   FullGraphPlan plan_;

@@ -18,35 +18,37 @@ uint64_t AlignDown(uint64_t x) { return x / kDirectIoAlignment * kDirectIoAlignm
 
 }  // namespace
 
-ResidentRows::ResidentRows(const std::string& path, uint64_t rows, RowOffset offset_of,
-                           MemoryBudget& budget, std::string_view what)
-    : offset_of_(std::move(offset_of)),
-      blocks_{{0, rows}},
-      bytes_(budget, std::max<uint64_t>(offset_of_(rows), 1), what) {
-  ReadArrayFile(path, bytes_.data(), offset_of_(rows));
+ResidentRows::ResidentRows(const std::vector<std::string>& paths, uint64_t rows,
+                           RowOffset offset_of, MemoryBudget& budget, std::string_view what)
+    : offset_of_(std::move(offset_of)), blocks_{{0, rows}} {
+  for (const std::string& path : paths) {
+    bytes_.emplace_back(budget, std::max<uint64_t>(offset_of_(rows), 1), what);
+    ReadArrayFile(path, bytes_.back().data(), offset_of_(rows));
+  }
 }
 
 void ResidentRows::ForEachBlock(const std::function<void(const RowBlock&, const RowAddress&)>& fn) {
-  const std::byte* base = bytes_.data();
-  fn(blocks_[0], [&](uint64_t row) { return base + offset_of_(row); });
+  fn(blocks_[0], [&](size_t file, uint64_t row) { return bytes_[file].data() + offset_of_(row); });
 }
 
-StreamedRows::StreamedRows(const std::string& path, uint64_t rows, uint64_t group,
+StreamedRows::StreamedRows(const std::vector<std::string>& paths, uint64_t rows, uint64_t group,
                            RowOffset offset_of, uint64_t buffer_bytes, uint32_t io_depth,
                            MemoryBudget& budget, std::string_view what)
     : offset_of_(std::move(offset_of)),
       blocks_(PlanRowBlocks(rows, group, buffer_bytes, offset_of_)),
       buffer_bytes_(AlignDown(buffer_bytes)),
-      buffers_(budget, 2 * buffer_bytes_, what) {
+      buffers_(budget, 2 * paths.size() * buffer_bytes_, what) {
   IoEngineOptions io;
   io.depth = std::max<uint32_t>(io_depth, 1);
   engine_ = MakeIoEngine(io);
   engine_->RegisterBuffer(buffers_.span());
-  file_ = engine_->OpenFile(path);
-  if (engine_->file_size(file_) < offset_of_(rows)) {
-    throw Error::Input(
-        fmt::format("is {} bytes, shorter than its {} rows need", engine_->file_size(file_), rows),
-        path);
+  for (const std::string& path : paths) {
+    files_.push_back(engine_->OpenFile(path));
+    if (engine_->file_size(files_.back()) < offset_of_(rows)) {
+      throw Error::Input(fmt::format("is {} bytes, shorter than its {} rows need",
+                                     engine_->file_size(files_.back()), rows),
+                         path);
+    }
   }
 }
 
@@ -56,14 +58,15 @@ StreamedRows::~StreamedRows() {
 
 size_t StreamedRows::Submit(size_t k) {
   const RowBlock& block = blocks_[k];
-  std::byte* base = buffers_.data() + (k % 2) * buffer_bytes_;
   const uint64_t first = AlignDown(offset_of_(block.begin));
   const uint64_t last = first + AlignedSpan(offset_of_, block.begin, block.end);
   std::vector<ReadRequest> reads;
-  for (uint64_t offset = first; offset < last; offset += kReadBytes) {
-    const auto length = static_cast<uint32_t>(std::min(kReadBytes, last - offset));
-    reads.push_back({file_, offset, length, base + (offset - first), reads.size()});
-    stats_.bytes_read += length;
+  for (size_t f = 0; f < files_.size(); ++f) {
+    for (uint64_t offset = first; offset < last; offset += kReadBytes) {
+      const auto length = static_cast<uint32_t>(std::min(kReadBytes, last - offset));
+      reads.push_back({files_[f], offset, length, Buffer(f, k) + (offset - first), reads.size()});
+      stats_.bytes_read += length;
+    }
   }
   engine_->Submit(reads);
   stats_.reads += reads.size();
@@ -86,11 +89,11 @@ void StreamedRows::ForEachBlock(const std::function<void(const RowBlock&, const 
     size_t pending = Submit(0);
     for (size_t k = 0; k < blocks_.size(); ++k) {
       Wait(pending);
-      // Block k + 1 goes into the other buffer while block k is worked on.
+      // Block k + 1 goes into the other buffers while block k is worked on.
       pending = k + 1 < blocks_.size() ? Submit(k + 1) : 0;
-      const std::byte* base = buffers_.data() + (k % 2) * buffer_bytes_;
       const uint64_t first = AlignDown(offset_of_(blocks_[k].begin));
-      fn(blocks_[k], [&](uint64_t row) { return base + (offset_of_(row) - first); });
+      fn(blocks_[k],
+         [&](size_t file, uint64_t row) { return Buffer(file, k) + (offset_of_(row) - first); });
     }
   } catch (...) {
     DrainDiscardingErrors(*engine_);

@@ -1,13 +1,16 @@
-// RowBlockSource hands a row-ordered file to a computation one RoBW block at a time, in row
-// order, the same way whether the file is resident or streamed:
+// RowBlockSource hands row-ordered files to a computation one RoBW block at a time, in row
+// order, the same way whether they are resident or streamed. Several files may share one row
+// structure (a CSR matrix's column ids and values: row r starts at the same offset_of(r) in
+// both), and then travel together, block by block.
 //
-// - ResidentRows reads the whole file once into memory (charged); every pass is one block.
-// - StreamedRows keeps two buffers and streams the plan's blocks each pass with large direct
-//   reads (4 MiB, through the IoEngine), block k + 1's reads in flight while the caller works
-//   on block k (AIRES's phase II: the next segment loads while the current one multiplies).
+// - ResidentRows reads the whole files once into memory (charged); every pass is one block.
+// - StreamedRows keeps two buffers per file and streams the plan's blocks each pass with large
+//   direct reads (4 MiB, through the IoEngine), block k + 1's reads in flight while the caller
+//   works on block k (AIRES's phase II: the next segment loads while the current one
+//   multiplies).
 //
-// A pass calls fn(block, row) with row(r) the address of row r's first byte for every r in
-// the block; the bytes stay valid until fn returns.
+// A pass calls fn(block, row) with row(f, r) the address of row r's first byte in file f for
+// every r in the block; the bytes stay valid until fn returns.
 #pragma once
 
 #include <cstdint>
@@ -23,8 +26,8 @@
 
 namespace strata {
 
-// The address of row r's first byte inside the current block.
-using RowAddress = std::function<const std::byte*(uint64_t row)>;
+// The address of row r's first byte of file f inside the current block.
+using RowAddress = std::function<const std::byte*(size_t file, uint64_t row)>;
 
 struct RowStreamStats {
   uint64_t bytes_read = 0;
@@ -42,9 +45,9 @@ class RowBlockSource {
 
 class ResidentRows final : public RowBlockSource {
  public:
-  // Reads bytes [0, offset_of(rows)) of `path`.
-  ResidentRows(const std::string& path, uint64_t rows, RowOffset offset_of, MemoryBudget& budget,
-               std::string_view what);
+  // Reads bytes [0, offset_of(rows)) of each of `paths`.
+  ResidentRows(const std::vector<std::string>& paths, uint64_t rows, RowOffset offset_of,
+               MemoryBudget& budget, std::string_view what);
   void ForEachBlock(const std::function<void(const RowBlock&, const RowAddress&)>& fn) override;
   const std::vector<RowBlock>& blocks() const override { return blocks_; }
   RowStreamStats stats() const override { return {}; }
@@ -52,14 +55,15 @@ class ResidentRows final : public RowBlockSource {
  private:
   RowOffset offset_of_;
   std::vector<RowBlock> blocks_;
-  AlignedBuffer bytes_;
+  std::vector<AlignedBuffer> bytes_;  // by file
 };
 
 class StreamedRows final : public RowBlockSource {
  public:
-  // Two buffers of `buffer_bytes` (charged) and the blocks PlanRowBlocks cuts for them.
-  StreamedRows(const std::string& path, uint64_t rows, uint64_t group, RowOffset offset_of,
-               uint64_t buffer_bytes, uint32_t io_depth, MemoryBudget& budget,
+  // Two buffers of `buffer_bytes` per file (charged) and the blocks PlanRowBlocks cuts for
+  // one.
+  StreamedRows(const std::vector<std::string>& paths, uint64_t rows, uint64_t group,
+               RowOffset offset_of, uint64_t buffer_bytes, uint32_t io_depth, MemoryBudget& budget,
                std::string_view what);
   ~StreamedRows() override;
   void ForEachBlock(const std::function<void(const RowBlock&, const RowAddress&)>& fn) override;
@@ -67,16 +71,19 @@ class StreamedRows final : public RowBlockSource {
   RowStreamStats stats() const override { return stats_; }
 
  private:
-  // Queues the reads of block k into buffer k % 2; returns how many.
+  // Queues the reads of block k of every file into its buffer k % 2; returns how many.
   size_t Submit(size_t k);
   void Wait(size_t reads);
+  std::byte* Buffer(size_t file, size_t k) {
+    return buffers_.data() + (2 * file + k % 2) * buffer_bytes_;
+  }
 
   RowOffset offset_of_;
   std::vector<RowBlock> blocks_;
   uint64_t buffer_bytes_;
-  AlignedBuffer buffers_;  // two halves
+  AlignedBuffer buffers_;  // two per file
   std::unique_ptr<IoEngine> engine_;
-  int file_ = -1;
+  std::vector<int> files_;
   RowStreamStats stats_;
 };
 

@@ -137,24 +137,22 @@ STRATA_NN_CLONES void DropoutRange(MatrixSpan<const T> in, MatrixSpan<T> out, ui
   }
 }
 
+// Row `row`'s nonzeros among values[0, n), in order, each kept on 16 bits of the row's stream.
 template <typename T>
-void DropoutNonzerosRange(MatrixSpan<T> x, uint64_t seed, uint32_t threshold, T scale, size_t begin,
-                          size_t end) {
-  for (size_t i = begin; i < end; ++i) {
-    Rng rng(MixSeed(seed, i));
-    uint64_t bits = 0;
-    int left = 0;  // 16-bit draws left in `bits`
-    T* row = x.row(i);
-    for (size_t j = 0; j < x.cols(); ++j) {
-      if (row[j] == T{0}) continue;
-      if (left == 0) {
-        bits = rng.Next();
-        left = 4;
-      }
-      row[j] = static_cast<uint32_t>(bits & 0xFFFF) >= threshold ? row[j] * scale : T{0};
-      bits >>= 16;
-      --left;
+void DropRowNonzeros(T* values, size_t n, uint64_t seed, uint64_t row, uint32_t threshold,
+                     T scale) {
+  Rng rng(MixSeed(seed, row));
+  uint64_t bits = 0;
+  int left = 0;  // 16-bit draws left in `bits`
+  for (size_t j = 0; j < n; ++j) {
+    if (values[j] == T{0}) continue;
+    if (left == 0) {
+      bits = rng.Next();
+      left = 4;
     }
+    values[j] = static_cast<uint32_t>(bits & 0xFFFF) >= threshold ? values[j] * scale : T{0};
+    bits >>= 16;
+    --left;
   }
 }
 
@@ -219,8 +217,28 @@ void DropoutNonzeros(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads)
   const uint32_t threshold = DropThreshold(p);
   const T scale = static_cast<T>(1.0 / (1.0 - p));
   ForRows(threads, x.rows(), x.cols(), [&](uint64_t begin, uint64_t end) {
-    DropoutNonzerosRange<T>(x, seed, threshold, scale, begin, end);
+    for (uint64_t i = begin; i < end; ++i) {
+      DropRowNonzeros(x.row(i), x.cols(), seed, i, threshold, scale);
+    }
   });
+}
+
+template <typename T>
+void DropoutNonzerosCsr(std::span<const uint64_t> indptr, std::span<T> values, double p,
+                        uint64_t seed, unsigned threads) {
+  CheckProbability("DropoutNonzerosCsr", p);
+  if (p == 0 || indptr.empty()) return;
+  const uint32_t threshold = DropThreshold(p);
+  const T scale = static_cast<T>(1.0 / (1.0 - p));
+  const uint64_t rows = indptr.size() - 1;
+  const uint64_t base = indptr[0];
+  ForRows(threads, rows, values.size() / std::max<uint64_t>(rows, 1) + 1,
+          [&](uint64_t begin, uint64_t end) {
+            for (uint64_t i = begin; i < end; ++i) {
+              DropRowNonzeros(values.data() + (indptr[i] - base), indptr[i + 1] - indptr[i], seed,
+                              i, threshold, scale);
+            }
+          });
 }
 
 template <typename T>
@@ -354,23 +372,25 @@ void ColumnSums(MatrixSpan<const std::type_identity_t<T>> in, std::span<T> out, 
   });
 }
 
-#define STRATA_INSTANTIATE_ACTIVATIONS(T)                                                     \
-  template void Relu<T>(MatrixSpan<const T>, MatrixSpan<T>, unsigned);                        \
-  template void ReluBackward<T>(MatrixSpan<const T>, MatrixSpan<const T>, MatrixSpan<T>,      \
-                                unsigned);                                                    \
-  template void LeakyRelu<T>(MatrixSpan<const T>, MatrixSpan<T>, double, unsigned);           \
-  template void LeakyReluBackward<T>(MatrixSpan<const T>, MatrixSpan<const T>, MatrixSpan<T>, \
-                                     double, unsigned);                                       \
-  template void Dropout<T>(MatrixSpan<const T>, MatrixSpan<T>, double, uint64_t, unsigned);   \
-  template void DropoutNonzeros<T>(MatrixSpan<T>, double, uint64_t, unsigned);                \
-  template void DropoutBackward<T>(MatrixSpan<const T>, MatrixSpan<T>, double, uint64_t,      \
-                                   unsigned);                                                 \
-  template void ReluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned);                    \
-  template void ReluDropoutBackward<T>(MatrixSpan<const T>, MatrixSpan<T>, double, unsigned); \
-  template void EluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned);                     \
-  template void EluDropoutBackward<T>(MatrixSpan<const T>, MatrixSpan<T>, double, uint64_t,   \
-                                      unsigned);                                              \
-  template void BroadcastRows<T>(std::span<const T>, MatrixSpan<T>, unsigned);                \
+#define STRATA_INSTANTIATE_ACTIVATIONS(T)                                                        \
+  template void Relu<T>(MatrixSpan<const T>, MatrixSpan<T>, unsigned);                           \
+  template void ReluBackward<T>(MatrixSpan<const T>, MatrixSpan<const T>, MatrixSpan<T>,         \
+                                unsigned);                                                       \
+  template void LeakyRelu<T>(MatrixSpan<const T>, MatrixSpan<T>, double, unsigned);              \
+  template void LeakyReluBackward<T>(MatrixSpan<const T>, MatrixSpan<const T>, MatrixSpan<T>,    \
+                                     double, unsigned);                                          \
+  template void Dropout<T>(MatrixSpan<const T>, MatrixSpan<T>, double, uint64_t, unsigned);      \
+  template void DropoutNonzeros<T>(MatrixSpan<T>, double, uint64_t, unsigned);                   \
+  template void DropoutNonzerosCsr<T>(std::span<const uint64_t>, std::span<T>, double, uint64_t, \
+                                      unsigned);                                                 \
+  template void DropoutBackward<T>(MatrixSpan<const T>, MatrixSpan<T>, double, uint64_t,         \
+                                   unsigned);                                                    \
+  template void ReluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned);                       \
+  template void ReluDropoutBackward<T>(MatrixSpan<const T>, MatrixSpan<T>, double, unsigned);    \
+  template void EluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned);                        \
+  template void EluDropoutBackward<T>(MatrixSpan<const T>, MatrixSpan<T>, double, uint64_t,      \
+                                      unsigned);                                                 \
+  template void BroadcastRows<T>(std::span<const T>, MatrixSpan<T>, unsigned);                   \
   template void ColumnSums<T>(MatrixSpan<const T>, std::span<T>, unsigned);
 STRATA_INSTANTIATE_ACTIVATIONS(float)
 STRATA_INSTANTIATE_ACTIVATIONS(double)

@@ -48,6 +48,12 @@ void Dropout(MatrixSpan<const std::type_identity_t<T>> in, MatrixSpan<T> out, do
 // gets the same mask whether it is stored dense or as its nonzeros. Zeros stay zero.
 template <typename T>
 void DropoutNonzeros(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads = 1);
+// The same over a CSR matrix's values: row i holds values[indptr[i] - indptr[0] ..
+// indptr[i + 1] - indptr[0]), ascending columns, and gets the mask the dense row holding those
+// values would.
+template <typename T>
+void DropoutNonzerosCsr(std::span<const uint64_t> indptr, std::span<T> values, double p,
+                        uint64_t seed, unsigned threads = 1);
 // grad_in = grad_out * mask / (1 - p) with the mask regenerated from the same seed.
 template <typename T>
 void DropoutBackward(MatrixSpan<const std::type_identity_t<T>> grad_out, MatrixSpan<T> grad_in,

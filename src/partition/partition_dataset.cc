@@ -33,6 +33,10 @@ void CheckOptions(const PartitionOptions& o, const DatasetMeta& input) {
   if (!(o.hub_fraction >= 0 && o.hub_fraction < 1)) {
     throw Error::Input("--hubs must be a fraction in [0, 1)");
   }
+  if (input.sparse_features) {
+    throw Error::Input("has sparse (CSR) features; strata partition rewrites dense features only",
+                       o.input);
+  }
   if (input.partition) {
     throw Error::Input("the input is already partitioned; partition the original dataset", o.input);
   }

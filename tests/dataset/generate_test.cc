@@ -10,6 +10,7 @@
 #include "dataset/graph_models.h"
 #include "storage/file.h"
 #include "strata/error.h"
+#include "strata/feature_store.h"
 #include "test_util.h"
 
 namespace strata {
@@ -33,6 +34,19 @@ std::vector<T> ReadArray(const std::string& path) {
   std::vector<T> values(bytes.size() / sizeof(T));
   std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
   return values;
+}
+
+// Generates `o` into `out` on one thread and into `again` on three; expects the same dataset
+// and returns its meta.
+DatasetMeta GenerateOnOneAndThreeThreads(GenerateOptions o, const std::string& out,
+                                         const std::string& again) {
+  o.out = out;
+  o.threads = 1;
+  const DatasetMeta meta = GenerateDataset(o);
+  o.out = again;
+  o.threads = 3;
+  EXPECT_EQ(GenerateDataset(o).ToJson(), meta.ToJson());
+  return meta;
 }
 
 TEST(Generate, SameSeedGivesIdenticalFilesWhateverTheThreadCount) {
@@ -119,12 +133,7 @@ TEST(Generate, BinaryFeaturesHaveFixedOnesAndClassTopics) {
   o.nodes = 4000;
   o.feature_dim = 120;
   o.binary_ones = 40;
-  o.threads = 1;
-  DatasetMeta meta = GenerateDataset(o);
-  GenerateOptions b = o;
-  b.out = dir / "b";
-  b.threads = 3;
-  EXPECT_EQ(GenerateDataset(b).ToJson(), meta.ToJson());
+  GenerateOnOneAndThreeThreads(o, dir / "a", dir / "b");
 
   auto features = ReadArray<float>(dir / "a/features.bin");
   auto labels = ReadArray<int32_t>(dir / "a/labels.bin");
@@ -177,6 +186,64 @@ TEST(Generate, RmatAndFloat16AndWideIds) {
   EXPECT_TRUE(a == b);
 }
 
+// --feature-density: CSR rows of exactly round(density × dim) distinct ascending words, the
+// format's files and meta, the same files whatever the threads, and rows that tell the classes
+// apart; the dense-row readers refuse them in one line.
+TEST(Generate, SparseFeaturesAreCsrBagsOfWords) {
+  testing::ScratchDir dir;
+  GenerateOptions o = SmallOptions(dir / "a");
+  o.nodes = 3000;
+  o.feature_dim = 2000;
+  o.feature_density = 0.01;
+  const DatasetMeta meta = GenerateOnOneAndThreeThreads(o, dir / "a", dir / "b");
+  EXPECT_TRUE(meta.sparse_features);
+  EXPECT_EQ(meta.minor_version, 2);
+  EXPECT_EQ(meta.feature_nnz, o.nodes * 20);
+  EXPECT_FALSE(meta.files.contains("features.bin"));
+  const Dataset dataset = Dataset::Open(dir / "a");
+  dataset.Verify();
+
+  const auto indptr = ReadArray<uint64_t>(dir / "a/features/indptr.bin");
+  const auto columns = ReadArray<uint32_t>(dir / "a/features/indices.bin");
+  const auto values = ReadArray<float>(dir / "a/features/values.bin");
+  const auto labels = ReadArray<int32_t>(dir / "a/labels.bin");
+  ASSERT_EQ(indptr.size(), o.nodes + 1);
+  ASSERT_EQ(columns.size(), meta.feature_nnz);
+  std::vector<std::vector<double>> mean(o.classes, std::vector<double>(o.feature_dim, 0));
+  for (uint64_t v = 0; v < o.nodes; ++v) {
+    ASSERT_EQ(indptr[v + 1] - indptr[v], 20u);
+    for (uint64_t k = indptr[v]; k < indptr[v + 1]; ++k) {
+      ASSERT_LT(columns[k], o.feature_dim);
+      if (k > indptr[v]) {
+        ASSERT_LT(columns[k - 1], columns[k]);
+      }
+      ASSERT_EQ(values[k], 1.0f);
+      mean[labels[v]][columns[k]] += 1;
+    }
+  }
+  // The nearest class mean (by shared words) beats chance by far.
+  uint64_t correct = 0;
+  for (uint64_t v = 0; v < o.nodes; ++v) {
+    double best = -1;
+    int32_t predicted = 0;
+    for (uint32_t c = 0; c < o.classes; ++c) {
+      double dot = 0;
+      for (uint64_t k = indptr[v]; k < indptr[v + 1]; ++k) dot += mean[c][columns[k]];
+      if (dot > best) best = dot, predicted = static_cast<int32_t>(c);
+    }
+    correct += predicted == labels[v];
+  }
+  EXPECT_GT(static_cast<double>(correct) / o.nodes, 2.0 / o.classes);
+
+  MemoryBudget budget(uint64_t{64} << 20);
+  try {
+    OpenFeatureStore(dataset, FeatureStoreKind::kMemory, {}, budget);
+    FAIL() << "a feature store opened CSR features";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("has sparse (CSR) features"), std::string::npos);
+  }
+}
+
 TEST(Generate, RefusesBadOptions) {
   testing::ScratchDir dir;
   GenerateOptions o = SmallOptions(dir / "x");
@@ -187,6 +254,11 @@ TEST(Generate, RefusesBadOptions) {
   EXPECT_THROW(GenerateDataset(o), Error);
   o = SmallOptions(dir / "x");
   o.binary_ones = o.feature_dim + 1;
+  EXPECT_THROW(GenerateDataset(o), Error);
+  o = SmallOptions(dir / "x");
+  o.feature_density = 0.5;
+  EXPECT_THROW(GenerateDataset(o), Error);
+  o.feature_density = 0.01;  // no word of 16
   EXPECT_THROW(GenerateDataset(o), Error);
   EXPECT_TRUE(testing::ListDirectory(dir.path()).empty());
 }

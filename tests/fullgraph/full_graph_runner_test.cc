@@ -1,6 +1,7 @@
-// Full-graph GCN training: the same losses whatever the budget (resident, features streamed,
-// both streamed), the budget never exceeded, gradients against finite differences, a model the
-// mini-batch evaluation reads, and clear errors for a small budget or a truncated file.
+// Full-graph GCN training, on dense and on sparse (CSR) features: the same losses whatever the
+// budget (resident, features streamed, both streamed), the budget never exceeded, gradients
+// against finite differences, a model the mini-batch evaluation reads, and clear errors for a
+// small budget or a truncated file.
 #include "fullgraph/full_graph_runner.h"
 
 #include <gtest/gtest.h>
@@ -19,17 +20,23 @@ namespace {
 
 using testing::ScratchDir;
 
-class FullGraphTest : public ::testing::Test {
+// The parameter names the dataset: "dense" (64 Gaussian features) or "sparse" (2% of 400
+// bag-of-words features, CSR).
+class FullGraphTest : public ::testing::TestWithParam<const char*> {
  protected:
   static void SetUpTestSuite() {
     dir_ = new ScratchDir;
-    GenerateDataset(testing::SmallGraph(*dir_ / "g", 3000, 64, 4, 12, 8));
+    GenerateDataset(testing::SmallGraph(*dir_ / "dense", 3000, 64, 4, 12, 8));
+    GenerateOptions sparse = testing::SmallGraph(*dir_ / "sparse", 3000, 400, 4, 12, 8);
+    sparse.feature_density = 0.02;
+    GenerateDataset(sparse);
   }
+  static std::string Path() { return *dir_ / GetParam(); }
   static void TearDownTestSuite() { delete dir_; }
 
   static TrainOptions Options(uint64_t budget) {
     TrainOptions o;
-    o.dataset = *dir_ / "g";
+    o.dataset = Path();
     o.full_graph = true;
     o.model.kind = ModelKind::kGcn;
     o.model.hidden = 16;
@@ -54,8 +61,8 @@ class FullGraphTest : public ::testing::Test {
 
 ScratchDir* FullGraphTest::dir_ = nullptr;
 
-TEST_F(FullGraphTest, SameLossesWhateverTheBudget) {
-  FullGraphRunner resident(Options(uint64_t{64} << 20), Dataset::Open(*dir_ / "g"));
+TEST_P(FullGraphTest, SameLossesWhateverTheBudget) {
+  FullGraphRunner resident(Options(uint64_t{64} << 20), Dataset::Open(Path()));
   ASSERT_TRUE(resident.plan().adjacency_resident && resident.plan().features_resident);
   const std::vector<double> expected = Losses(resident, 4);
   const double accuracy = resident.Accuracy(Split::kVal);
@@ -64,7 +71,7 @@ TEST_F(FullGraphTest, SameLossesWhateverTheBudget) {
   for (uint64_t budget = uint64_t{3} << 20;; budget -= 32 << 10) {
     std::unique_ptr<FullGraphRunner> runner;
     try {
-      runner = std::make_unique<FullGraphRunner>(Options(budget), Dataset::Open(*dir_ / "g"));
+      runner = std::make_unique<FullGraphRunner>(Options(budget), Dataset::Open(Path()));
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("the smallest budget that works is"), std::string::npos)
           << e.what();
@@ -83,14 +90,14 @@ TEST_F(FullGraphTest, SameLossesWhateverTheBudget) {
 
 // dL/dw from the backward pass against central differences of the loss, with dropout off and
 // a learning rate too small to move a float.
-TEST_F(FullGraphTest, GradientsMatchFiniteDifferences) {
+TEST_P(FullGraphTest, GradientsMatchFiniteDifferences) {
   TrainOptions o = Options(uint64_t{64} << 20);
   o.model.input_dropout = 0;
   o.model.dropout = 0;
   o.model.bias = true;
   o.optimizer.weight_decay = 0;
   o.optimizer.lr = 1e-30;
-  FullGraphRunner runner(o, Dataset::Open(*dir_ / "g"));
+  FullGraphRunner runner(o, Dataset::Open(Path()));
   runner.TrainEpoch(0);
   std::vector<Parameter> params = runner.Parameters();
   ASSERT_EQ(params.size(), 4u);  // two weights, two biases
@@ -113,8 +120,9 @@ TEST_F(FullGraphTest, GradientsMatchFiniteDifferences) {
 }
 
 // A full-graph checkpoint is an ordinary GCN checkpoint: `strata eval` with full
-// neighbourhoods measures the same model.
-TEST_F(FullGraphTest, MiniBatchEvaluationReadsTheCheckpoint) {
+// neighbourhoods measures the same model — on dense features; the mini-batch path refuses
+// sparse ones in one line.
+TEST_P(FullGraphTest, MiniBatchEvaluationReadsTheCheckpoint) {
   ScratchDir checkpoint;
   TrainOptions o = Options(uint64_t{64} << 20);
   o.epochs = 5;
@@ -124,6 +132,17 @@ TEST_F(FullGraphTest, MiniBatchEvaluationReadsTheCheckpoint) {
   eval.full_graph = false;
   eval.sampling.eval_fanouts = {};
   eval.features.store = FeatureStoreKind::kMemory;
+  if (std::string(GetParam()) == "sparse") {
+    try {
+      EvaluateCheckpoint(eval);
+      FAIL() << "mini-batch evaluation read sparse features";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), Error::Kind::kInput);
+      EXPECT_NE(std::string(e.what()).find("has sparse (CSR) features"), std::string::npos)
+          << e.what();
+    }
+    return;
+  }
   const EvalResult evaluated = EvaluateCheckpoint(eval);
   EXPECT_EQ(evaluated.epoch, 5u);
   // Same model; the two paths sum in different orders, so allow a node whose logits tie.
@@ -131,10 +150,12 @@ TEST_F(FullGraphTest, MiniBatchEvaluationReadsTheCheckpoint) {
   EXPECT_NEAR(evaluated.val_acc, trained.final_val_acc, one_node + 1e-12);
 }
 
-TEST_F(FullGraphTest, TruncatedFilesAreOneClearError) {
+TEST_P(FullGraphTest, TruncatedFilesAreOneClearError) {
   ScratchDir copy;
-  std::filesystem::copy(*dir_ / "g", copy / "g", std::filesystem::copy_options::recursive);
-  std::filesystem::resize_file(copy / "g/features.bin", 100 * 4096);
+  std::filesystem::copy(Path(), copy / "g", std::filesystem::copy_options::recursive);
+  const bool sparse = std::string(GetParam()) == "sparse";
+  const std::string truncated = sparse ? "features/values.bin" : "features.bin";
+  std::filesystem::resize_file(copy / ("g/" + truncated), 20 * 4096);
   for (uint64_t budget : {uint64_t{64} << 20, uint64_t{2} << 20}) {
     TrainOptions o = Options(budget);
     o.dataset = copy / "g";
@@ -144,16 +165,19 @@ TEST_F(FullGraphTest, TruncatedFilesAreOneClearError) {
       FAIL() << "a truncated features.bin trained";
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), Error::Kind::kInput) << e.what();
-      EXPECT_NE(std::string(e.what()).find("features.bin"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(truncated), std::string::npos) << e.what();
     }
   }
 }
 
-TEST_F(FullGraphTest, OnlyGcn) {
+TEST_P(FullGraphTest, OnlyGcn) {
   TrainOptions o = Options(uint64_t{64} << 20);
   o.model.kind = ModelKind::kSage;
   EXPECT_THROW(Train(o), Error);
 }
+
+INSTANTIATE_TEST_SUITE_P(Features, FullGraphTest, ::testing::Values("dense", "sparse"),
+                         [](const auto& info) { return std::string(info.param); });
 
 // The acceptance run: Cora, Kipf's recipe, with a quarter of the memory the resident run
 // peaked at; the features then stream and the losses are those of the resident run.

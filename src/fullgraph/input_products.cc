@@ -1,0 +1,74 @@
+#include "fullgraph/input_products.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "common/parallel.h"
+#include "nn/gemm.h"
+#include "nn/parallel.h"
+#include "nn/row_ops.h"
+#include "strata/error.h"
+
+namespace strata {
+namespace {
+
+STRATA_NN_CLONES void CsrRowsTimes(const InputGroup& g, MatrixSpan<const float> weight,
+                                   MatrixSpan<float> out, uint64_t begin, uint64_t end) {
+  const uint64_t base = g.indptr[0];
+  for (uint64_t i = begin; i < end; ++i) {
+    float* o = out.row(i);
+    ZeroRow(o, out.cols());
+    for (uint64_t k = g.indptr[i] - base; k < g.indptr[i + 1] - base; ++k) {
+      AxpyRow(o, g.values[k], weight.row(g.columns[k]), out.cols());
+    }
+  }
+}
+
+STRATA_NN_CLONES void CsrRowsTransposedTimes(const InputGroup& g, MatrixSpan<const float> grad,
+                                             MatrixSpan<float> weight_grad, size_t c0, size_t c1) {
+  const uint64_t base = g.indptr[0];
+  for (uint64_t i = 0; i < g.rows; ++i) {
+    const float* d = grad.row(i) + c0;
+    for (uint64_t k = g.indptr[i] - base; k < g.indptr[i + 1] - base; ++k) {
+      AxpyRow(weight_grad.row(g.columns[k]) + c0, g.values[k], d, c1 - c0);
+    }
+  }
+}
+
+}  // namespace
+
+void InputTimes(const InputGroup& group, MatrixSpan<const float> weight, MatrixSpan<float> out,
+                unsigned threads) {
+  if (out.rows() != group.rows || out.cols() != weight.cols()) {
+    throw Error::Internal("InputTimes: shapes do not match");
+  }
+  if (!group.sparse()) {
+    Gemm<float>(Trans::kNo, Trans::kNo, 1, group.dense, weight, 0, out, threads);
+    return;
+  }
+  const uint64_t nnz = group.indptr[group.rows] - group.indptr[0];
+  ForRows(threads, group.rows, (nnz / std::max<uint64_t>(group.rows, 1) + 1) * out.cols(),
+          [&](uint64_t begin, uint64_t end) { CsrRowsTimes(group, weight, out, begin, end); });
+}
+
+void InputTransposedTimes(const InputGroup& group, MatrixSpan<const float> grad,
+                          MatrixSpan<float> weight_grad, bool accumulate, unsigned threads) {
+  if (grad.rows() != group.rows || grad.cols() != weight_grad.cols()) {
+    throw Error::Internal("InputTransposedTimes: shapes do not match");
+  }
+  if (!group.sparse()) {
+    Gemm<float>(Trans::kYes, Trans::kNo, 1, group.dense, grad, accumulate ? 1.0f : 0.0f,
+                weight_grad, threads);
+    return;
+  }
+  if (!accumulate) {
+    for (size_t r = 0; r < weight_grad.rows(); ++r) ZeroRow(weight_grad.row(r), weight_grad.cols());
+  }
+  const uint64_t nnz = group.indptr[group.rows] - group.indptr[0];
+  const unsigned parts = threads <= 1 || nnz * grad.cols() < kMinParallelWork ? 1 : threads;
+  ParallelFor(parts, grad.cols(), [&](uint64_t c0, uint64_t c1) {
+    if (c0 < c1) CsrRowsTransposedTimes(group, grad, weight_grad, c0, c1);
+  });
+}
+
+}  // namespace strata

@@ -1,0 +1,40 @@
+// The two products of the full-graph GCN that touch the input features, over one row group
+// of them, dense or sparse (CSR): the forward transform P = X W and the weight gradient
+// dW += Xᵀ dP. Dense groups go to GEMM; sparse ones are SpMM (each output row a sum over the
+// row's stored values, in column order) and its transpose (each stored value's term added to
+// dW's row of its column, rows in order, threads splitting dW's columns), so a sparse input
+// costs its nonzeros, not its width, and the sums' order depends on neither threads nor
+// blocks.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "nn/matrix.h"
+
+namespace strata {
+
+// Rows [first, first + rows) of the input. Dense: `dense` holds them. Sparse: row i's values
+// are values[indptr[i] - indptr[0] ..  indptr[i + 1] - indptr[0]) at columns[...] likewise,
+// indptr having rows + 1 entries.
+struct InputGroup {
+  uint64_t first = 0;
+  uint64_t rows = 0;
+  MatrixSpan<const float> dense;
+  std::span<const uint64_t> indptr;
+  const uint32_t* columns = nullptr;
+  const float* values = nullptr;
+
+  bool sparse() const { return !indptr.empty(); }
+};
+
+// out (rows × W's columns) = group · weight.
+void InputTimes(const InputGroup& group, MatrixSpan<const float> weight, MatrixSpan<float> out,
+                unsigned threads);
+
+// weight_grad (+)= groupᵀ · grad (grad: rows × weight_grad's columns); overwrites when
+// `accumulate` is false.
+void InputTransposedTimes(const InputGroup& group, MatrixSpan<const float> grad,
+                          MatrixSpan<float> weight_grad, bool accumulate, unsigned threads);
+
+}  // namespace strata

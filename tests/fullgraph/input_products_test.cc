@@ -1,0 +1,109 @@
+// The input products on a sparse group equal those on the same rows stored dense (up to the
+// order of a sum), sparse input dropout keeps the dense mask, and nothing depends on threads.
+#include "fullgraph/input_products.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "nn/activations.h"
+
+namespace strata {
+namespace {
+
+constexpr uint64_t kRows = 2000, kDim = 500, kOut = 9;
+
+struct Rows {
+  std::vector<float> dense = std::vector<float>(kRows * kDim, 0.0f);
+  std::vector<uint64_t> indptr{0};
+  std::vector<uint32_t> columns;
+  std::vector<float> values;
+
+  InputGroup Dense() const {
+    InputGroup g;
+    g.rows = kRows;
+    g.dense = MatrixSpan<const float>(dense.data(), kRows, kDim);
+    return g;
+  }
+  InputGroup Sparse() const {
+    InputGroup g;
+    g.rows = kRows;
+    g.indptr = indptr;
+    g.columns = columns.data();
+    g.values = values.data();
+    return g;
+  }
+};
+
+Rows RandomRows() {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> value(-1, 1);
+  Rows r;
+  for (uint64_t i = 0; i < kRows; ++i) {
+    for (uint32_t j = 0; j < kDim; ++j) {
+      if (rng() % 50 != 0) continue;
+      r.dense[i * kDim + j] = value(rng);
+      r.columns.push_back(j);
+      r.values.push_back(r.dense[i * kDim + j]);
+    }
+    r.indptr.push_back(r.columns.size());
+  }
+  return r;
+}
+
+std::vector<float> Random(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> value(-1, 1);
+  std::vector<float> m(n);
+  for (float& x : m) x = value(rng);
+  return m;
+}
+
+TEST(InputProducts, SparseEqualsDense) {
+  const Rows rows = RandomRows();
+  const std::vector<float> w = Random(kDim * kOut, 4), grad = Random(kRows * kOut, 5);
+  MatrixSpan<const float> weight(w.data(), kDim, kOut), g(grad.data(), kRows, kOut);
+  std::vector<float> dense_out(kRows * kOut), sparse_out(kRows * kOut);
+  InputTimes(rows.Dense(), weight, {dense_out.data(), kRows, kOut}, 1);
+  InputTimes(rows.Sparse(), weight, {sparse_out.data(), kRows, kOut}, 1);
+  for (size_t i = 0; i < dense_out.size(); ++i) ASSERT_NEAR(sparse_out[i], dense_out[i], 1e-5);
+
+  std::vector<float> dense_grad(kDim * kOut, NAN), sparse_grad(kDim * kOut, NAN);
+  InputTransposedTimes(rows.Dense(), g, {dense_grad.data(), kDim, kOut}, false, 1);
+  InputTransposedTimes(rows.Sparse(), g, {sparse_grad.data(), kDim, kOut}, false, 1);
+  for (size_t i = 0; i < dense_grad.size(); ++i) ASSERT_NEAR(sparse_grad[i], dense_grad[i], 1e-5);
+  // Accumulating adds a second product.
+  InputTransposedTimes(rows.Sparse(), g, {sparse_grad.data(), kDim, kOut}, true, 1);
+  for (size_t i = 0; i < dense_grad.size(); ++i) {
+    ASSERT_NEAR(sparse_grad[i], 2 * dense_grad[i], 2e-5);
+  }
+}
+
+TEST(InputProducts, ThreadsChangeNoBit) {
+  const Rows rows = RandomRows();
+  const std::vector<float> w = Random(kDim * kOut, 6), grad = Random(kRows * kOut, 7);
+  MatrixSpan<const float> weight(w.data(), kDim, kOut), g(grad.data(), kRows, kOut);
+  std::vector<float> out1(kRows * kOut), out3(kRows * kOut), grad1(kDim * kOut), grad3(kDim * kOut);
+  InputTimes(rows.Sparse(), weight, {out1.data(), kRows, kOut}, 1);
+  InputTimes(rows.Sparse(), weight, {out3.data(), kRows, kOut}, 3);
+  InputTransposedTimes(rows.Sparse(), g, {grad1.data(), kDim, kOut}, false, 1);
+  InputTransposedTimes(rows.Sparse(), g, {grad3.data(), kDim, kOut}, false, 3);
+  EXPECT_EQ(out1, out3);
+  EXPECT_EQ(grad1, grad3);
+}
+
+// A CSR row's dropout keeps exactly the values the dense row's keeps.
+TEST(InputProducts, SparseDropoutKeepsTheDenseMask) {
+  Rows rows = RandomRows();
+  DropoutNonzeros<float>({rows.dense.data(), kRows, kDim}, 0.5, 11, 2);
+  DropoutNonzerosCsr<float>(rows.indptr, rows.values, 0.5, 11, 1);
+  for (uint64_t i = 0; i < kRows; ++i) {
+    for (uint64_t k = rows.indptr[i]; k < rows.indptr[i + 1]; ++k) {
+      ASSERT_EQ(rows.values[k], rows.dense[i * kDim + rows.columns[k]]) << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace strata
