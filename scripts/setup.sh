@@ -15,6 +15,7 @@ packages=(
   libgtest-dev libgmock-dev  # unit and CLI tests
   libbenchmark-dev      # micro-benchmarks in bench/
   libmetis-dev          # METIS, the partitioning baseline GAP is compared against
+  libgraphblas-dev      # SuiteSparse:GraphBLAS, the SpGEMM baseline of bench/ (linked there only)
   util-linux            # unshare, for the disk-full test in a private tmpfs
   python3-dev pybind11-dev python3-numpy  # the Python package (python/strata)
   python3-venv          # make python's .venv

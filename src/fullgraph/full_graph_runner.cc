@@ -41,6 +41,33 @@ void AdviseHugePages(void* data, uint64_t bytes) {
   if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
+struct GroupExtent {
+  uint64_t largest_span = 0;     // AlignedSpan of a group's entries
+  uint64_t largest_entries = 0;  // entries of a group
+};
+
+// One pass over an offsets file (N + 1 uint64, read in chunks; nothing is held): for groups of
+// `group` rows, whose entries are `entry_bytes` each, the largest direct-I/O span and count.
+GroupExtent ScanGroups(const std::string& path, uint64_t n, uint64_t group, uint64_t entry_bytes) {
+  constexpr uint64_t kChunkRows = uint64_t{1} << 20;  // a multiple of every group size used
+  FileReader file(path);
+  std::vector<uint64_t> offsets;
+  GroupExtent extent;
+  for (uint64_t base = 0; base < n; base += kChunkRows) {
+    const uint64_t rows = std::min(kChunkRows, n - base);
+    offsets.resize(rows + 1);
+    file.ReadExact(base * 8, offsets.data(), (rows + 1) * 8);
+    const RowOffset offset_of = [&](uint64_t row) { return offsets[row - base] * entry_bytes; };
+    for (uint64_t first = base; first < base + rows; first += group) {
+      const uint64_t end = std::min(base + rows, first + group);
+      extent.largest_span = std::max(extent.largest_span, AlignedSpan(offset_of, first, end));
+      extent.largest_entries =
+          std::max(extent.largest_entries, offsets[end - base] - offsets[first - base]);
+    }
+  }
+  return extent;
+}
+
 }  // namespace
 
 FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
@@ -67,11 +94,13 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   // What is held whatever the plan: checked up front so that a small budget gets one line
   // naming the smallest that works, rather than the first allocation's refusal.
   size_t widest = 0;
-  uint64_t output_floats = 0;
-  for (size_t l = 0; l < config_.layers; ++l) {
+  uint64_t output_floats = 0, parameter_floats = 0;
+  for (size_t l = 0, in = config_.in_dim; l < config_.layers; ++l) {
     const size_t out = l + 1 == config_.layers ? config_.num_classes : config_.hidden;
     widest = std::max(widest, out);
     output_floats += out;
+    parameter_floats += (in + 1) * out;
+    in = out;
   }
   const uint64_t n = nodes_;
   const uint64_t id_bytes = meta.node_id_bytes;
@@ -87,21 +116,25 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
                                         dataset_.PathOf(kSparseValuesFile)}
              : std::vector<std::string>{dataset_.PathOf(kFeaturesFile)};
 
-  indptr_ = ReadOffsets(kIndptrFile, meta.num_edges, "the graph's indptr");
-  uint64_t group_floats = kFullGraphRowGroup * config_.in_dim;  // a decoded dense group
-  if (sparse) {
-    feature_indptr_ = ReadOffsets(kSparseIndptrFile, meta.feature_nnz, "the features' indptr");
-    group_floats = 0;  // a dropped-out copy of a group's values
-    for (uint64_t first = 0; first < n; first += kFullGraphRowGroup) {
-      const uint64_t end = std::min(n, first + kFullGraphRowGroup);
-      group_floats = std::max(group_floats, feature_indptr_[end] - feature_indptr_[first]);
-    }
+  // The smallest buffers and the group scratch, from the offsets files before anything is
+  // charged: a decoded dense group, or a dropped-out copy of a sparse group's values.
+  const GroupExtent adjacency_rows = ScanGroups(dataset_.PathOf(kIndptrFile), n, 1, id_bytes);
+  const uint64_t adjacency_min = 2 * adjacency_rows.largest_span;
+  uint64_t group_floats = kFullGraphRowGroup * config_.in_dim;
+  uint64_t features_min = 0;
+  if (!sparse) {
+    features_min = 2 * LargestGroupSpan(n, kFullGraphRowGroup, feature_offset);
+  } else {
+    const GroupExtent groups =
+        ScanGroups(dataset_.PathOf(kSparseIndptrFile), n, kFullGraphRowGroup, 4);
+    group_floats = groups.largest_entries;
+    features_min = 2 * feature_files.size() * groups.largest_span;
   }
-  const uint64_t fixed = 4 * n * (o.features.row_normalize ? 2 : 1) + 4 * n * 4 +
-                         4 * n * (output_floats + 2 * widest) + 4 * group_floats + kSlackBytes;
-  const uint64_t adjacency_min = 2 * LargestGroupSpan(n, 1, adjacency_offset);
-  const uint64_t features_min =
-      2 * feature_files.size() * LargestGroupSpan(n, kFullGraphRowGroup, feature_offset);
+  const uint64_t fixed = 8 * (n + 1) * (sparse ? 2 : 1) +
+                         4 * n * (o.features.row_normalize ? 2 : 1) + 4 * n * 4 +
+                         4 * n * (output_floats + 2 * widest) + 4 * group_floats + kSlackBytes +
+                         // values, gradients, Adam's two moments, the best-epoch snapshot
+                         5 * 4 * parameter_floats;
   if (budget_.used() + fixed + adjacency_min + features_min > budget_.limit()) {
     throw Error::Input(fmt::format(
         "--memory-budget {} cannot hold the full graph's intermediates ({}) and one block of the "
@@ -111,6 +144,10 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
         FormatBytes(budget_.used() + fixed + adjacency_min + features_min)));
   }
 
+  indptr_ = ReadOffsets(kIndptrFile, meta.num_edges, "the graph's indptr");
+  if (sparse) {
+    feature_indptr_ = ReadOffsets(kSparseIndptrFile, meta.feature_nnz, "the features' indptr");
+  }
   norm_ = ChargedArray<float>(budget_, n, "GCN normalisation");
   for (uint64_t v = 0; v < n; ++v) {
     norm_[v] =
@@ -141,12 +178,17 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   AdviseHugePages(scratch_b_.data(), n * widest * sizeof(float));
   group_rows_ = ChargedArray<float>(budget_, group_floats, "an input row group");
   optimizer_ = MakeOptimizer(o.optimizer, Parameters());
+  if (o.features.row_normalize) row_scale_ = ChargedArray<float>(budget_, n, "row normalisation");
 
   // The streams: resident when they fit what is left, the adjacency first (it is read
   // 2 × layers times per epoch, the features twice), else two RoBW buffers each.
   const uint64_t adjacency_bytes = AlignedSpan(adjacency_offset, 0, n);
   const uint64_t feature_bytes = feature_files.size() * AlignedSpan(feature_offset, 0, n);
-  const uint64_t left = budget_.available() > kSlackBytes ? budget_.available() - kSlackBytes : 0;
+  // Kept free: the slack, and a copy of the parameters (the trainer's best-epoch snapshot).
+  uint64_t parameter_bytes = 0;
+  for (const Parameter& p : Parameters()) parameter_bytes += p.value.rows() * p.value.cols() * 4;
+  const uint64_t keep = kSlackBytes + parameter_bytes;
+  const uint64_t left = budget_.available() > keep ? budget_.available() - keep : 0;
   plan_.adjacency_resident = adjacency_bytes + features_min <= left;
   plan_.features_resident =
       (plan_.adjacency_resident ? adjacency_bytes : adjacency_min) + feature_bytes <= left;
@@ -187,7 +229,6 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   if (o.features.row_normalize) {
     // Row normalisation as a scale of the narrow products: (D X) W = D (X W), and
     // drop(D X)ᵀ dP = drop(X)ᵀ (D dP), so the features are never rewritten.
-    row_scale_ = ChargedArray<float>(budget_, n, "row normalisation");
     ForEachInputGroup(false, 0, [&](const InputGroup& group) {
       for (uint64_t i = 0; i < group.rows; ++i) {
         double l1 = 0;

@@ -40,7 +40,8 @@ nlohmann::ordered_json EpochRecord(const EpochReport& r) {
 }
 
 nlohmann::ordered_json FinalRecord(const TrainResult& result, EvalPoint eval_point,
-                                   uint64_t peak_rss_bytes, uint64_t memory_budget_bytes) {
+                                   uint64_t peak_rss_bytes, uint64_t memory_budget_bytes,
+                                   uint64_t budget_peak_bytes) {
   return {{"event", "final"},
           {"test_acc", result.test_acc},
           {"val_acc", result.val_acc},
@@ -52,7 +53,8 @@ nlohmann::ordered_json FinalRecord(const TrainResult& result, EvalPoint eval_poi
           {"best_test_acc", result.best_test_acc},
           {"total_time_s", result.total_time_s},
           {"peak_rss_bytes", peak_rss_bytes},
-          {"memory_budget_bytes", memory_budget_bytes}};
+          {"memory_budget_bytes", memory_budget_bytes},
+          {"budget_peak_bytes", budget_peak_bytes}};
 }
 
 }  // namespace strata

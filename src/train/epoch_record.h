@@ -16,8 +16,9 @@ nlohmann::ordered_json EpochRecord(const EpochReport& report);
 
 // {"event": "final", "test_acc", "val_acc" (at eval_point), "eval_point", "final_test_acc",
 //  "final_val_acc", "best_epoch", "best_val_acc", "best_test_acc", "total_time_s",
-//  "peak_rss_bytes", "memory_budget_bytes"}
+//  "peak_rss_bytes", "memory_budget_bytes", "budget_peak_bytes" (the most charged at once)}
 nlohmann::ordered_json FinalRecord(const TrainResult& result, EvalPoint eval_point,
-                                   uint64_t peak_rss_bytes, uint64_t memory_budget_bytes);
+                                   uint64_t peak_rss_bytes, uint64_t memory_budget_bytes,
+                                   uint64_t budget_peak_bytes);
 
 }  // namespace strata

@@ -114,7 +114,8 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
   result.test_acc = at_best ? result.best_test_acc : result.final_test_acc;
   result.total_time_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  metrics.Append(FinalRecord(result, o.eval_point, PeakRssBytes(), o.memory_budget_bytes));
+  metrics.Append(
+      FinalRecord(result, o.eval_point, PeakRssBytes(), o.memory_budget_bytes, budget->peak()));
   return result;
 }
 
