@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Full-graph GCN epochs two ways in one run, so that the disk's drift affects both alike:
-# everything resident (in-memory) and the RoBW schedule out of core within BUDGET; and the
+# Full-graph GCN epochs three ways in one run, so that the disk's drift affects them alike:
+# everything resident (in-memory), the RoBW schedule out of core within BUDGET, and AIRES's
+# MaxMemory baseline within the same BUDGET (equal resident shares of the adjacency and the
+# features, the rest read synchronously); and the
 # smallest budget each runs in (AIRES Table III's analogue): the in-memory run's charged peak,
 # and the smallest budget the RoBW plan accepts (its refusal of a 1 MiB budget names it).
 # Prints one JSON line per run.
@@ -45,6 +47,7 @@ PY
 
 run in-memory --memory-budget 20G
 run robw --memory-budget "$budget"
+run maxmemory --memory-budget "$budget" --full-graph-max-memory
 smallest=$("$strata" train "$dataset" "${model[@]}" --memory-budget 1M 2>&1 |
   sed -n 's/.*the smallest budget that works is //p' || true) 
 echo "{\"run\": \"robw-smallest-budget\", \"smallest_budget\": \"$smallest\"}"

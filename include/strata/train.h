@@ -97,6 +97,9 @@ struct TrainOptions {
   // One forward and backward over the whole graph per epoch (GCN only), the adjacency and the
   // features streamed in row blocks when they do not fit (docs/training.md, "Full-graph").
   bool full_graph = false;
+  // Instead of the RoBW plan, AIRES's MaxMemory baseline: equal shares of the budget for the
+  // adjacency and the features, each a resident prefix plus synchronous reads of the rest.
+  bool full_graph_max_memory = false;
 };
 
 struct EpochReport {
@@ -122,7 +125,8 @@ struct EpochReport {
   double reuse_mean = 0;    // passes per macro-batch
   uint64_t load_bytes = 0;  // read sequentially into the macro-batch buffers
   double load_busy_s = 0;   // reading and building macro-batch graphs
-  double stall_s = 0;       // the trainer waiting for a macro-batch to be loaded
+  double stall_s = 0;       // the trainer waiting for a macro-batch (full graph: a block)
+  bool full_graph = false;  // a full-graph epoch (its stall_s is recorded)
 };
 
 struct TrainResult {

@@ -167,6 +167,9 @@ Runner AddTrainCommand(CLI::App& app) {
   cmd->add_flag("--full-graph", o.full_graph,
                 "GCN over the whole graph each epoch (no sampling), streamed from disk in row "
                 "blocks when the budget cannot hold it");
+  cmd->add_flag("--full-graph-max-memory", o.full_graph_max_memory,
+                "with --full-graph: the MaxMemory baseline (equal resident shares of the "
+                "adjacency and the features, the rest read synchronously) instead of RoBW");
   return [args] {
     Resolve(*args);
     TrainResult result = Train(args->options, [](const EpochReport& r) {

@@ -189,39 +189,59 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   for (const Parameter& p : Parameters()) parameter_bytes += p.value.rows() * p.value.cols() * 4;
   const uint64_t keep = kSlackBytes + parameter_bytes;
   const uint64_t left = budget_.available() > keep ? budget_.available() - keep : 0;
-  plan_.adjacency_resident = adjacency_bytes + features_min <= left;
-  plan_.features_resident =
-      (plan_.adjacency_resident ? adjacency_bytes : adjacency_min) + feature_bytes <= left;
-  if (plan_.adjacency_resident && !plan_.features_resident) {
-    plan_.adjacency_resident = adjacency_bytes + features_min <= left;
-  }
-  uint64_t room = left;
-  if (plan_.adjacency_resident) {
-    adjacency_ = std::make_unique<ResidentRows>(std::vector{dataset_.PathOf(kIndicesFile)}, n,
-                                                adjacency_offset, budget_, "the adjacency");
-    room -= adjacency_bytes;
-  }
-  if (plan_.features_resident) {
-    features_ =
-        std::make_unique<ResidentRows>(feature_files, n, feature_offset, budget_, "the features");
-    room -= feature_bytes;
-  }
-  if (!plan_.adjacency_resident) {
-    // Half of the room (all of it when the features are resident), never more than needed.
-    const uint64_t share = plan_.features_resident ? room : room / 2;
-    const uint64_t buffer = std::clamp(share / 2, adjacency_min / 2, adjacency_bytes);
-    adjacency_ = std::make_unique<StreamedRows>(std::vector{dataset_.PathOf(kIndicesFile)}, n, 1,
-                                                adjacency_offset, buffer, o.io_depth, budget_,
-                                                "adjacency RoBW buffers");
-    room -= std::min(room, 2 * buffer);
-  }
-  if (!plan_.features_resident) {
-    // Two buffers per file.
+  if (o.full_graph_max_memory) {
+    // AIRES §V's MaxMemory: equal shares of what is left for the adjacency and the features,
+    // each a resident prefix and one small buffer through which the rest is read, in order,
+    // while nothing else runs.
+    const uint64_t share = left / 2;
     const uint64_t files = feature_files.size();
-    const uint64_t buffer =
-        std::clamp(room / (2 * files), features_min / (2 * files), feature_bytes / files);
-    features_ = std::make_unique<StreamedRows>(feature_files, n, kFullGraphRowGroup, feature_offset,
-                                               buffer, o.io_depth, budget_, "feature RoBW buffers");
+    const uint64_t adjacency_buffer = std::clamp(share / 8, adjacency_min / 2, adjacency_bytes);
+    adjacency_ = std::make_unique<StreamedRows>(
+        std::vector{dataset_.PathOf(kIndicesFile)}, n, 1, adjacency_offset, adjacency_buffer,
+        o.io_depth, budget_, "adjacency (MaxMemory)", share - std::min(share, adjacency_buffer),
+        /*overlap=*/false);
+    const uint64_t feature_buffer =
+        std::clamp(share / (8 * files), features_min / (2 * files), feature_bytes / files);
+    const uint64_t per_file = share / files;
+    features_ = std::make_unique<StreamedRows>(
+        feature_files, n, kFullGraphRowGroup, feature_offset, feature_buffer, o.io_depth, budget_,
+        "features (MaxMemory)", per_file - std::min(per_file, feature_buffer), /*overlap=*/false);
+  } else {
+    plan_.adjacency_resident = adjacency_bytes + features_min <= left;
+    plan_.features_resident =
+        (plan_.adjacency_resident ? adjacency_bytes : adjacency_min) + feature_bytes <= left;
+    if (plan_.adjacency_resident && !plan_.features_resident) {
+      plan_.adjacency_resident = adjacency_bytes + features_min <= left;
+    }
+    uint64_t room = left;
+    if (plan_.adjacency_resident) {
+      adjacency_ = std::make_unique<ResidentRows>(std::vector{dataset_.PathOf(kIndicesFile)}, n,
+                                                  adjacency_offset, budget_, "the adjacency");
+      room -= adjacency_bytes;
+    }
+    if (plan_.features_resident) {
+      features_ =
+          std::make_unique<ResidentRows>(feature_files, n, feature_offset, budget_, "the features");
+      room -= feature_bytes;
+    }
+    if (!plan_.adjacency_resident) {
+      // Half of the room (all of it when the features are resident), never more than needed.
+      const uint64_t share = plan_.features_resident ? room : room / 2;
+      const uint64_t buffer = std::clamp(share / 2, adjacency_min / 2, adjacency_bytes);
+      adjacency_ = std::make_unique<StreamedRows>(std::vector{dataset_.PathOf(kIndicesFile)}, n, 1,
+                                                  adjacency_offset, buffer, o.io_depth, budget_,
+                                                  "adjacency RoBW buffers");
+      room -= std::min(room, 2 * buffer);
+    }
+    if (!plan_.features_resident) {
+      // Two buffers per file.
+      const uint64_t files = feature_files.size();
+      const uint64_t buffer =
+          std::clamp(room / (2 * files), features_min / (2 * files), feature_bytes / files);
+      features_ =
+          std::make_unique<StreamedRows>(feature_files, n, kFullGraphRowGroup, feature_offset,
+                                         buffer, o.io_depth, budget_, "feature RoBW buffers");
+    }
   }
   plan_.adjacency_blocks = adjacency_->blocks().size();
   plan_.feature_blocks = features_->blocks().size();
@@ -462,6 +482,7 @@ EpochReport FullGraphRunner::TrainEpoch(uint64_t epoch) {
   report.stall_s = after.wait_s - before.wait_s;
   report.train_busy_s = report.time_s - report.stall_s;
   report.topology_on_disk = !plan_.adjacency_resident;
+  report.full_graph = true;
   return report;
 }
 

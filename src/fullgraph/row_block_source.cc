@@ -33,11 +33,30 @@ void ResidentRows::ForEachBlock(const std::function<void(const RowBlock&, const 
 
 StreamedRows::StreamedRows(const std::vector<std::string>& paths, uint64_t rows, uint64_t group,
                            RowOffset offset_of, uint64_t buffer_bytes, uint32_t io_depth,
-                           MemoryBudget& budget, std::string_view what)
+                           MemoryBudget& budget, std::string_view what, uint64_t resident_bytes,
+                           bool overlap)
     : offset_of_(std::move(offset_of)),
-      blocks_(PlanRowBlocks(rows, group, buffer_bytes, offset_of_)),
+      overlap_(overlap),
       buffer_bytes_(AlignDown(buffer_bytes)),
-      buffers_(budget, 2 * paths.size() * buffer_bytes_, what) {
+      buffers_(budget, (overlap ? 2 : 1) * paths.size() * buffer_bytes_, what) {
+  while (resident_rows_ < rows) {
+    const uint64_t next = std::min(rows, resident_rows_ + group);
+    if (AlignedSpan(offset_of_, 0, next) > resident_bytes) break;
+    resident_rows_ = next;
+  }
+  if (resident_rows_ > 0) {
+    blocks_.push_back({0, resident_rows_});
+    for (const std::string& path : paths) {
+      prefix_.emplace_back(budget, AlignedSpan(offset_of_, 0, resident_rows_), what);
+      ReadArrayFile(path, prefix_.back().data(), offset_of_(resident_rows_));
+    }
+  }
+  // The rest, planned as rows [0, rows - resident_rows_) at the same file offsets.
+  const uint64_t first = resident_rows_;
+  for (const RowBlock& b : PlanRowBlocks(rows - first, group, buffer_bytes,
+                                         [&](uint64_t row) { return offset_of_(first + row); })) {
+    blocks_.push_back({first + b.begin, first + b.end});
+  }
   IoEngineOptions io;
   io.depth = std::max<uint32_t>(io_depth, 1);
   engine_ = MakeIoEngine(io);
@@ -84,16 +103,25 @@ void StreamedRows::Wait(size_t reads) {
 }
 
 void StreamedRows::ForEachBlock(const std::function<void(const RowBlock&, const RowAddress&)>& fn) {
-  if (blocks_.empty()) return;
+  size_t k = 0;
+  if (resident_rows_ > 0) {
+    fn(blocks_[0],
+       [&](size_t file, uint64_t row) { return prefix_[file].data() + offset_of_(row); });
+    k = 1;
+  }
+  if (k == blocks_.size()) return;
   try {
-    size_t pending = Submit(0);
-    for (size_t k = 0; k < blocks_.size(); ++k) {
+    size_t pending = Submit(k);
+    for (; k < blocks_.size(); ++k) {
       Wait(pending);
-      // Block k + 1 goes into the other buffers while block k is worked on.
-      pending = k + 1 < blocks_.size() ? Submit(k + 1) : 0;
+      // With overlap, block k + 1 goes into the other buffers while block k is worked on;
+      // without, it is read after.
+      const bool next = k + 1 < blocks_.size();
+      pending = overlap_ && next ? Submit(k + 1) : 0;
       const uint64_t first = AlignDown(offset_of_(blocks_[k].begin));
       fn(blocks_[k],
          [&](size_t file, uint64_t row) { return Buffer(file, k) + (offset_of_(row) - first); });
+      if (!overlap_ && next) pending = Submit(k + 1);
     }
   } catch (...) {
     DrainDiscardingErrors(*engine_);

@@ -7,7 +7,9 @@
 // - StreamedRows keeps two buffers per file and streams the plan's blocks each pass with large
 //   direct reads (4 MiB, through the IoEngine), block k + 1's reads in flight while the caller
 //   works on block k (AIRES's phase II: the next segment loads while the current one
-//   multiplies).
+//   multiplies). As the MaxMemory baseline of AIRES §V it instead keeps a prefix of the rows
+//   resident, up to a fixed share of the budget, and reads the rest one block at a time into
+//   one buffer, the multiplication waiting for each read.
 //
 // A pass calls fn(block, row) with row(f, r) the address of row r's first byte in file f for
 // every r in the block; the bytes stay valid until fn returns.
@@ -61,10 +63,12 @@ class ResidentRows final : public RowBlockSource {
 class StreamedRows final : public RowBlockSource {
  public:
   // Two buffers of `buffer_bytes` per file (charged) and the blocks PlanRowBlocks cuts for
-  // one.
+  // one. With `resident_bytes` > 0 and `overlap` false (MaxMemory): the first groups of rows
+  // whose span fits resident_bytes are read once and kept, and one buffer per file serves the
+  // rest, block by block, without read-ahead.
   StreamedRows(const std::vector<std::string>& paths, uint64_t rows, uint64_t group,
                RowOffset offset_of, uint64_t buffer_bytes, uint32_t io_depth, MemoryBudget& budget,
-               std::string_view what);
+               std::string_view what, uint64_t resident_bytes = 0, bool overlap = true);
   ~StreamedRows() override;
   void ForEachBlock(const std::function<void(const RowBlock&, const RowAddress&)>& fn) override;
   const std::vector<RowBlock>& blocks() const override { return blocks_; }
@@ -75,11 +79,14 @@ class StreamedRows final : public RowBlockSource {
   size_t Submit(size_t k);
   void Wait(size_t reads);
   std::byte* Buffer(size_t file, size_t k) {
-    return buffers_.data() + (2 * file + k % 2) * buffer_bytes_;
+    return buffers_.data() + (overlap_ ? 2 * file + k % 2 : file) * buffer_bytes_;
   }
 
   RowOffset offset_of_;
-  std::vector<RowBlock> blocks_;
+  bool overlap_;
+  std::vector<RowBlock> blocks_;  // the resident prefix first, when there is one
+  uint64_t resident_rows_ = 0;
+  std::vector<AlignedBuffer> prefix_;  // by file: the resident prefix's bytes
   uint64_t buffer_bytes_;
   AlignedBuffer buffers_;  // two per file
   std::unique_ptr<IoEngine> engine_;

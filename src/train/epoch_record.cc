@@ -36,6 +36,7 @@ nlohmann::ordered_json EpochRecord(const EpochReport& r) {
     record["load_rate_bytes_per_s"] = r.load_busy_s > 0 ? r.load_bytes / r.load_busy_s : 0.0;
     record["stall_s"] = r.stall_s;
   }
+  if (r.full_graph) record["stall_s"] = r.stall_s;
   return record;
 }
 

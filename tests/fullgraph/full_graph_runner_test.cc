@@ -83,6 +83,12 @@ TEST_P(FullGraphTest, SameLossesWhateverTheBudget) {
     EXPECT_EQ(Losses(*runner, 4), expected);
     EXPECT_EQ(runner->Accuracy(Split::kVal), accuracy);
     EXPECT_LE(runner->budget().peak(), budget);
+    // The MaxMemory baseline's plan (resident prefixes, synchronous reads) trains the same.
+    TrainOptions max_memory = Options(budget);
+    max_memory.full_graph_max_memory = true;
+    FullGraphRunner baseline(max_memory, Dataset::Open(Path()));
+    EXPECT_EQ(Losses(baseline, 4), expected);
+    EXPECT_LE(baseline.budget().peak(), budget);
   }
   EXPECT_TRUE(plans.contains({true, false})) << "the features were never streamed";
   EXPECT_TRUE(plans.contains({false, false})) << "the adjacency was never streamed";
