@@ -71,11 +71,8 @@ GroupExtent ScanGroups(const std::string& path, uint64_t n, uint64_t group, uint
 }  // namespace
 
 FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
-    : options_(o), dataset_(std::move(dataset)), budget_(o.memory_budget_bytes) {
+    : dataset_(std::move(dataset)), budget_(o.memory_budget_bytes) {
   const DatasetMeta& meta = dataset_.meta();
-  if (o.model.kind != ModelKind::kGcn) {
-    throw Error::Input("--full-graph trains GCN only (--model gcn)");
-  }
   if (meta.feature_dim == 0) throw Error::Input("the dataset has no features", dataset_.dir());
   if (meta.num_classes == 0) throw Error::Input("the dataset has no labels", dataset_.dir());
   nodes_ = meta.num_nodes;
@@ -99,7 +96,7 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
     const size_t out = l + 1 == config_.layers ? config_.num_classes : config_.hidden;
     widest = std::max(widest, out);
     output_floats += out;
-    parameter_floats += (in + 1) * out;
+    parameter_floats += (in + (config_.bias ? 1 : 0)) * out;
     in = out;
   }
   const uint64_t n = nodes_;
@@ -153,13 +150,13 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
     norm_[v] =
         static_cast<float>(1.0 / std::sqrt(static_cast<double>(indptr_[v + 1] - indptr_[v]) + 1));
   }
-  labels_ = dataset_.ReadLabels(budget_);
+  const ChargedArray<int32_t> labels = dataset_.ReadLabels(budget_);
   for (Split split : {Split::kTrain, Split::kVal, Split::kTest}) {
-    std::vector<int32_t>& masked = split_labels_[static_cast<int>(split)];
-    masked.assign(n, -1);
-    for (uint64_t v : dataset_.ReadSplit(split)) masked[v] = labels_[v];
+    ChargedArray<int32_t>& masked = split_labels_[static_cast<int>(split)];
+    masked = ChargedArray<int32_t>(budget_, n, "split labels");
+    std::fill_n(masked.data(), n, -1);
+    for (uint64_t v : dataset_.ReadSplit(split)) masked[v] = labels[v];
   }
-  budget_.Charge(3 * 4 * n, "split labels");
 
   size_t in = config_.in_dim;
   for (size_t l = 0; l < config_.layers; ++l) {
@@ -185,9 +182,7 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   const uint64_t adjacency_bytes = AlignedSpan(adjacency_offset, 0, n);
   const uint64_t feature_bytes = feature_files.size() * AlignedSpan(feature_offset, 0, n);
   // Kept free: the slack, and a copy of the parameters (the trainer's best-epoch snapshot).
-  uint64_t parameter_bytes = 0;
-  for (const Parameter& p : Parameters()) parameter_bytes += p.value.rows() * p.value.cols() * 4;
-  const uint64_t keep = kSlackBytes + parameter_bytes;
+  const uint64_t keep = kSlackBytes + 4 * parameter_floats;
   const uint64_t left = budget_.available() > keep ? budget_.available() - keep : 0;
   if (o.full_graph_max_memory) {
     // AIRES §V's MaxMemory: equal shares of what is left for the adjacency and the features,
@@ -265,7 +260,7 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   }
 }
 
-FullGraphRunner::~FullGraphRunner() { budget_.Release(3 * 4 * nodes_); }
+FullGraphRunner::~FullGraphRunner() = default;
 
 std::vector<Parameter> FullGraphRunner::Parameters() {
   std::vector<Parameter> params;
@@ -465,7 +460,7 @@ EpochReport FullGraphRunner::TrainEpoch(uint64_t epoch) {
   Forward(true, step_seed);
   MatrixSpan<const float> logits(outputs_.back().data(), nodes_, config_.num_classes);
   const LossResult loss =
-      SoftmaxCrossEntropy<float>(logits, split_labels_[static_cast<int>(Split::kTrain)],
+      SoftmaxCrossEntropy<float>(logits, SplitLabels(Split::kTrain),
                                  MatrixSpan<float>(scratch_b_.data(), nodes_, config_.num_classes));
   Backward(step_seed);
   optimizer_->Step();
@@ -509,7 +504,7 @@ double FullGraphRunner::Accuracy(Split split) {
     logits_hash_valid_ = true;
   }
   MatrixSpan<const float> logits(outputs_.back().data(), nodes_, config_.num_classes);
-  return CountCorrect(logits, split_labels_[static_cast<int>(split)]).accuracy();
+  return CountCorrect(logits, SplitLabels(split)).accuracy();
 }
 
 }  // namespace strata

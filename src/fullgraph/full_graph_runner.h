@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "fullgraph/input_products.h"
@@ -81,10 +82,13 @@ class FullGraphRunner final : public EpochRunner {
   // m.row(v) *= the row normalisation of node v's features (nothing without it).
   void ScaleRows(MatrixSpan<float> m);
   RowStreamStats StreamStats() const;
+  std::span<const int32_t> SplitLabels(Split split) const {
+    const ChargedArray<int32_t>& labels = split_labels_[static_cast<int>(split)];
+    return {labels.data(), labels.size()};
+  }
   bool IsSymmetric();
   uint64_t ParametersHash();
 
-  TrainOptions options_;
   Dataset dataset_;
   MemoryBudget budget_;
   ModelConfig config_;
@@ -92,9 +96,8 @@ class FullGraphRunner final : public EpochRunner {
   ChargedArray<uint64_t> indptr_;
   ChargedArray<uint64_t> feature_indptr_;  // sparse features: each row's first stored value
   ChargedArray<float> norm_;
-  ChargedArray<float> row_scale_;  // 1 / L1 norm of each feature row, with --row-normalize
-  ChargedArray<int32_t> labels_;
-  std::vector<int32_t> split_labels_[3];  // labels of the split's nodes, -1 elsewhere (by Split)
+  ChargedArray<float> row_scale_;          // 1 / L1 norm of each feature row, with --row-normalize
+  ChargedArray<int32_t> split_labels_[3];  // labels of the split's nodes, -1 elsewhere (by Split)
   std::vector<Layer> layers_;
   std::unique_ptr<Optimizer> optimizer_;
   // outputs_[l]: layer l's output, N × out_l (activation and dropout applied in place for

@@ -16,16 +16,25 @@ constexpr uint64_t kReadBytes = uint64_t{4} << 20;
 
 uint64_t AlignDown(uint64_t x) { return x / kDirectIoAlignment * kDirectIoAlignment; }
 
+// Rows [0, rows) of each of `paths`, read whole into charged buffers.
+std::vector<AlignedBuffer> ReadRows(const std::vector<std::string>& paths, uint64_t rows,
+                                    const RowOffset& offset_of, MemoryBudget& budget,
+                                    std::string_view what) {
+  std::vector<AlignedBuffer> bytes;
+  for (const std::string& path : paths) {
+    bytes.emplace_back(budget, std::max<uint64_t>(AlignedSpan(offset_of, 0, rows), 1), what);
+    ReadArrayFile(path, bytes.back().data(), offset_of(rows));
+  }
+  return bytes;
+}
+
 }  // namespace
 
 ResidentRows::ResidentRows(const std::vector<std::string>& paths, uint64_t rows,
                            RowOffset offset_of, MemoryBudget& budget, std::string_view what)
-    : offset_of_(std::move(offset_of)), blocks_{{0, rows}} {
-  for (const std::string& path : paths) {
-    bytes_.emplace_back(budget, std::max<uint64_t>(offset_of_(rows), 1), what);
-    ReadArrayFile(path, bytes_.back().data(), offset_of_(rows));
-  }
-}
+    : offset_of_(std::move(offset_of)),
+      blocks_{{0, rows}},
+      bytes_(ReadRows(paths, rows, offset_of_, budget, what)) {}
 
 void ResidentRows::ForEachBlock(const std::function<void(const RowBlock&, const RowAddress&)>& fn) {
   fn(blocks_[0], [&](size_t file, uint64_t row) { return bytes_[file].data() + offset_of_(row); });
@@ -46,10 +55,7 @@ StreamedRows::StreamedRows(const std::vector<std::string>& paths, uint64_t rows,
   }
   if (resident_rows_ > 0) {
     blocks_.push_back({0, resident_rows_});
-    for (const std::string& path : paths) {
-      prefix_.emplace_back(budget, AlignedSpan(offset_of_, 0, resident_rows_), what);
-      ReadArrayFile(path, prefix_.back().data(), offset_of_(resident_rows_));
-    }
+    prefix_ = ReadRows(paths, resident_rows_, offset_of_, budget, what);
   }
   // The rest, planned as rows [0, rows - resident_rows_) at the same file offsets.
   const uint64_t first = resident_rows_;
