@@ -17,7 +17,7 @@ static_assert(std::endian::native == std::endian::little,
               "checkpoints are little-endian; a big-endian port must swap bytes");
 
 constexpr char kMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', 'C', 'K'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 1: no snapshot section
 
 class Writer {
  public:
@@ -103,7 +103,7 @@ class Reader {
 
 // Verifies the checksum and the header; leaves the reader after the metadata.
 std::string OpenCheckpoint(Reader& reader, std::span<const std::byte> bytes,
-                           std::string_view source) {
+                           std::string_view source, uint32_t* version_out = nullptr) {
   if (bytes.size() < sizeof(kMagic) + 8 + 8 + 8 ||
       std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
     throw Error::Input("not a Strata checkpoint", source);
@@ -115,9 +115,11 @@ std::string OpenCheckpoint(Reader& reader, std::span<const std::byte> bytes,
   }
   reader.Bytes(sizeof(kMagic));
   uint32_t version = reader.Value<uint32_t>();
-  if (version != kVersion) {
-    reader.Fail("version " + std::to_string(version) + ", expected " + std::to_string(kVersion));
+  if (version != 1 && version != kVersion) {
+    reader.Fail("version " + std::to_string(version) + ", expected 1 or " +
+                std::to_string(kVersion));
   }
+  if (version_out != nullptr) *version_out = version;
   reader.Value<uint32_t>();  // reserved
   return reader.String(true);
 }
@@ -132,6 +134,31 @@ void CheckTensor(Reader& reader, const Reader::TensorRef& t, const std::string& 
   }
 }
 
+// A section's tensors (u32 count, then each), checked against `targets`: their number, names
+// and shapes. With `may_be_empty`, a section with no tensors is accepted as well.
+template <typename T>
+std::vector<Reader::TensorRef> ReadSection(Reader& reader, std::span<const T> targets,
+                                           MatrixSpan<float> T::*values, std::string_view what,
+                                           bool may_be_empty = false) {
+  const uint32_t count = reader.Value<uint32_t>();
+  if (count == 0 && may_be_empty) return {};
+  if (count != targets.size()) {
+    reader.Fail(std::to_string(count) + " " + std::string(what) + ", expected " +
+                std::to_string(targets.size()));
+  }
+  std::vector<Reader::TensorRef> data;
+  for (const T& target : targets) {
+    data.push_back(reader.Tensor());
+    CheckTensor(reader, data.back(), target.name, target.*values);
+  }
+  return data;
+}
+
+void SkipSection(Reader& reader) {
+  const uint32_t count = reader.Value<uint32_t>();
+  for (uint32_t i = 0; i < count; ++i) reader.Tensor();
+}
+
 void CopyTensor(const Reader::TensorRef& t, MatrixSpan<float> target) {
   for (size_t i = 0; i < target.rows(); ++i) {
     std::memcpy(target.row(i), t.data + i * target.cols() * sizeof(float),
@@ -142,7 +169,8 @@ void CopyTensor(const Reader::TensorRef& t, MatrixSpan<float> target) {
 }  // namespace
 
 std::vector<std::byte> EncodeCheckpoint(std::span<const Parameter> params, Optimizer* optimizer,
-                                        std::string_view metadata) {
+                                        std::string_view metadata,
+                                        std::span<const Parameter> snapshot) {
   Writer w;
   w.Bytes(kMagic, sizeof(kMagic));
   w.Value<uint32_t>(kVersion);
@@ -161,28 +189,23 @@ std::vector<std::byte> EncodeCheckpoint(std::span<const Parameter> params, Optim
     w.Value<uint32_t>(static_cast<uint32_t>(state.size()));
     for (const OptimizerState& s : state) w.Tensor(s.name, s.values);
   }
+  w.Value<uint32_t>(static_cast<uint32_t>(snapshot.size()));
+  for (const Parameter& p : snapshot) w.Tensor(p.name, p.value);
   return w.Finish();
 }
 
 std::string DecodeCheckpoint(std::span<const std::byte> bytes, std::span<const Parameter> params,
-                             Optimizer* optimizer, std::string_view source) {
+                             Optimizer* optimizer, std::string_view source,
+                             std::span<const Parameter> snapshot) {
   Reader reader(bytes, source);
-  std::string metadata = OpenCheckpoint(reader, bytes, source);
+  uint32_t version = 0;
+  std::string metadata = OpenCheckpoint(reader, bytes, source, &version);
 
   // Pass 1: parse and verify everything.
-  uint32_t count = reader.Value<uint32_t>();
-  if (count != params.size()) {
-    reader.Fail(std::to_string(count) + " parameters, the model has " +
-                std::to_string(params.size()));
-  }
-  std::vector<Reader::TensorRef> param_data;
-  for (const Parameter& p : params) {
-    param_data.push_back(reader.Tensor());
-    CheckTensor(reader, param_data.back(), p.name, p.value);
-  }
+  std::vector<Reader::TensorRef> param_data =
+      ReadSection(reader, params, &Parameter::value, "parameters");
   std::string kind = reader.String(false);
   uint64_t steps = reader.Value<uint64_t>();
-  uint32_t state_count = reader.Value<uint32_t>();
   std::vector<OptimizerState> state;
   std::vector<Reader::TensorRef> state_data;
   if (optimizer != nullptr) {
@@ -192,16 +215,17 @@ std::string DecodeCheckpoint(std::span<const std::byte> bytes, std::span<const P
                                      std::string(optimizer->kind()) + "'");
     }
     state = optimizer->State();
-    if (state_count != state.size()) {
-      reader.Fail(std::to_string(state_count) + " optimizer tensors, expected " +
-                  std::to_string(state.size()));
-    }
-    for (const OptimizerState& s : state) {
-      state_data.push_back(reader.Tensor());
-      CheckTensor(reader, state_data.back(), s.name, s.values);
-    }
+    state_data =
+        ReadSection<OptimizerState>(reader, state, &OptimizerState::values, "optimizer tensors");
   } else {
-    for (uint32_t i = 0; i < state_count; ++i) reader.Tensor();
+    SkipSection(reader);
+  }
+  std::vector<Reader::TensorRef> snapshot_data;  // version 1 has no snapshot section
+  if (version >= 2 && snapshot.empty()) {
+    SkipSection(reader);
+  } else if (version >= 2) {
+    snapshot_data = ReadSection(reader, snapshot, &Parameter::value, "snapshot tensors",
+                                /*may_be_empty=*/true);
   }
   if (reader.pos() != bytes.size() - 8) reader.Fail("unexpected bytes before the checksum");
 
@@ -211,6 +235,7 @@ std::string DecodeCheckpoint(std::span<const std::byte> bytes, std::span<const P
     for (size_t i = 0; i < state.size(); ++i) CopyTensor(state_data[i], state[i].values);
     optimizer->set_steps(steps);
   }
+  for (size_t i = 0; i < snapshot_data.size(); ++i) CopyTensor(snapshot_data[i], snapshot[i].value);
   return metadata;
 }
 
@@ -220,8 +245,9 @@ std::string DecodeCheckpointMetadata(std::span<const std::byte> bytes, std::stri
 }
 
 void WriteCheckpointFile(const std::string& path, std::span<const Parameter> params,
-                         Optimizer* optimizer, std::string_view metadata) {
-  std::vector<std::byte> bytes = EncodeCheckpoint(params, optimizer, metadata);
+                         Optimizer* optimizer, std::string_view metadata,
+                         std::span<const Parameter> snapshot) {
+  std::vector<std::byte> bytes = EncodeCheckpoint(params, optimizer, metadata, snapshot);
   StagedFile file(path);
   file.writer().Append(bytes.data(), bytes.size());
   file.Publish();
@@ -234,9 +260,9 @@ std::span<const std::byte> AsBytes(const std::string& s) {
 }  // namespace
 
 std::string ReadCheckpointFile(const std::string& path, std::span<const Parameter> params,
-                               Optimizer* optimizer) {
+                               Optimizer* optimizer, std::span<const Parameter> snapshot) {
   std::string bytes = ReadWholeFile(path);
-  return DecodeCheckpoint(AsBytes(bytes), params, optimizer, path);
+  return DecodeCheckpoint(AsBytes(bytes), params, optimizer, path, snapshot);
 }
 
 std::string ReadCheckpointMetadata(const std::string& path) {

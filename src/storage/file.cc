@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <utility>
 
 #include "strata/error.h"
@@ -176,6 +177,22 @@ std::string ReadWholeFile(const std::string& path) {
   std::string text(reader.size(), '\0');
   reader.ReadExact(0, text.data(), text.size());
   return text;
+}
+
+std::string ParentDirectory(const std::string& path) {
+  std::string parent = std::filesystem::path(path).parent_path().string();
+  return parent.empty() ? "." : parent;
+}
+
+void SyncDirectory(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw Error::System("cannot open the directory to sync it", dir, errno);
+  const int result = ::fsync(fd);
+  const int error = errno;
+  ::close(fd);
+  if (result != 0 && error != EINVAL) {
+    throw Error::System("cannot sync the directory", dir, error);
+  }
 }
 
 }  // namespace strata

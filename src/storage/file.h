@@ -120,4 +120,12 @@ unsigned CurrentUmask();
 // Reads a small file whole.
 std::string ReadWholeFile(const std::string& path);
 
+// The directory holding `path` ("." for a bare name).
+std::string ParentDirectory(const std::string& path);
+
+// Makes the names in `dir` durable (a rename into it survives a power cut). Throws a system
+// error when the directory cannot be opened or synced; file systems that cannot sync a
+// directory (EINVAL) are accepted as they are.
+void SyncDirectory(const std::string& dir);
+
 }  // namespace strata

@@ -33,6 +33,7 @@ FileDigest StagedFile::Publish() {
     throw Error::System("cannot move the finished file into place", final_path_, errno);
   }
   published_ = true;
+  SyncDirectory(ParentDirectory(final_path_));
   return digest;
 }
 

@@ -1,6 +1,7 @@
 // StagedFile writes one file under a temporary sibling name and renames it over the final
-// path only in Publish(), so readers see either the old file or the complete new one. Not
-// published, the destructor removes the temporary file.
+// path only in Publish(), so readers see either the old file or the complete new one, and a
+// crash (or power cut: the file and then its directory are fsynced) leaves one of the two.
+// Not published, the destructor removes the temporary file.
 #pragma once
 
 #include <memory>
@@ -18,7 +19,7 @@ class StagedFile {
   StagedFile& operator=(const StagedFile&) = delete;
 
   FileWriter& writer() { return *writer_; }
-  // Finishes the writer (flush, fsync) and renames the file into place.
+  // Finishes the writer (flush, fsync), renames the file into place and syncs the directory.
   FileDigest Publish();
 
  private:

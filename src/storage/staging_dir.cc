@@ -14,22 +14,6 @@
 namespace strata {
 namespace fs = std::filesystem;
 
-namespace {
-
-void SyncDirectory(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  ::fsync(fd);
-  ::close(fd);
-}
-
-std::string ParentOf(const std::string& path) {
-  fs::path parent = fs::path(path).parent_path();
-  return parent.empty() ? "." : parent.string();
-}
-
-}  // namespace
-
 StagingDir::StagingDir(std::string final_path, bool replace_existing)
     : final_path_(std::move(final_path)), replace_existing_(replace_existing) {
   while (final_path_.size() > 1 && final_path_.back() == '/') final_path_.pop_back();
@@ -37,7 +21,7 @@ StagingDir::StagingDir(std::string final_path, bool replace_existing)
   if (fs::exists(fs::symlink_status(final_path_, ec)) && !replace_existing_) {
     throw Error::Input("output already exists; pass --force to replace it", final_path_);
   }
-  std::string parent = ParentOf(final_path_);
+  std::string parent = ParentDirectory(final_path_);
   if (!fs::is_directory(parent, ec)) {
     throw Error::Input("parent directory of the output does not exist", final_path_);
   }
@@ -86,7 +70,7 @@ void StagingDir::Publish() {
     fs::remove_all(staging_path_, ec);
   }
   published_ = true;
-  SyncDirectory(ParentOf(final_path_));
+  SyncDirectory(ParentDirectory(final_path_));
 }
 
 }  // namespace strata

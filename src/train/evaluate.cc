@@ -82,7 +82,7 @@ EvalResult EvaluateCheckpoint(const TrainOptions& options) {
     throw Error::Input("the checkpoint was trained on a dataset of another shape", path);
   }
   Session session(o, std::move(dataset));
-  RestoreCheckpoint(path, session.model().model().Parameters(), nullptr);
+  RestoreModel(path, session.model().model().Parameters());
   EvalResult result;
   result.epoch = header.epochs_done;
   result.val_acc = EvaluateNodes(session, session.split_ids(Split::kVal)).accuracy();

@@ -2,12 +2,13 @@
 // best-validation model, so that a run can report that model's test accuracy (the
 // "best-validation" evaluation point) without evaluating the test split every epoch.
 //
-// Invariant: Save and Restore are given parameters of the same shapes, in the same order, as
-// the constructor.
+// Invariant: Save, Restore and Views are given parameters of the same shapes, in the same
+// order, as the constructor.
 #pragma once
 
 #include <algorithm>
 #include <span>
+#include <vector>
 
 #include "nn/parameter.h"
 #include "strata/memory_budget.h"
@@ -27,6 +28,20 @@ class ParameterSnapshot {
     ForEachRow(params, [](float* row, float* copy, size_t n) { std::copy_n(copy, n, row); });
   }
   bool saved() const { return saved_; }
+
+  // The copy as parameters named "best/<name>", for a checkpoint to save or restore it.
+  std::vector<Parameter> Views(std::span<const Parameter> params) {
+    std::vector<Parameter> views;
+    float* copy = values_.data();
+    for (const Parameter& p : params) {
+      views.push_back(
+          {"best/" + p.name, MatrixSpan<float>(copy, p.value.rows(), p.value.cols()), {}});
+      copy += p.value.rows() * p.value.cols();
+    }
+    return views;
+  }
+  // The copy was filled from a checkpoint.
+  void MarkRestored() { saved_ = true; }
 
  private:
   // fn(parameter row, its place in the copy, values in the row), rows in order.

@@ -35,12 +35,6 @@ std::string PrepareCheckpoint(const TrainOptions& o) {
   return CheckpointPath(o.checkpoint_dir);
 }
 
-// The first epoch to train: after the checkpoint's when resuming from one, else 0.
-uint64_t Resume(const TrainOptions& o, const std::string& checkpoint, EpochRunner& runner) {
-  if (!o.resume || !std::filesystem::exists(checkpoint)) return 0;
-  return RestoreCheckpoint(checkpoint, runner.Parameters(), &runner.optimizer());
-}
-
 }  // namespace
 
 EvalPoint ParseEvalPoint(std::string_view name) { return kEvalPointNames.Parse(name); }
@@ -74,11 +68,24 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
   EpochRunner& runner = *path;
   MetricsLog metrics(o.metrics_out);
   const std::string checkpoint = PrepareCheckpoint(o);
-  const uint64_t first_epoch = Resume(o, checkpoint, runner);
+  const RunIdentity identity = IdentifyRun(o.dataset, o.seed);
 
   TrainResult result;
   ParameterSnapshot best(runner.Parameters(), *budget);
+  std::vector<Parameter> best_views = best.Views(runner.Parameters());
   double best_val = -1;
+  uint64_t first_epoch = 0;
+  if (o.resume && std::filesystem::exists(checkpoint)) {
+    const ResumePoint point =
+        ResumeCheckpoint(checkpoint, runner.model_config(), runner.Parameters(), runner.optimizer(),
+                         identity, best_views);
+    first_epoch = point.epochs_done;
+    if (point.best) {
+      best.MarkRestored();
+      best_val = point.best->val_acc;
+      result.best_epoch = point.best->epoch;
+    }
+  }
   for (uint64_t epoch = first_epoch; epoch < o.epochs; ++epoch) {
     EpochReport report = runner.TrainEpoch(epoch);
     const bool last = epoch + 1 == o.epochs;
@@ -92,8 +99,9 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
     }
     report.peak_rss_bytes = PeakRssBytes();
     if (!checkpoint.empty()) {
+      const BestModel best_model{result.best_epoch, best_val, best_views};
       SaveCheckpoint(checkpoint, runner.model_config(), runner.Parameters(), runner.optimizer(),
-                     epoch + 1);
+                     epoch + 1, identity, best.saved() ? &best_model : nullptr);
     }
     metrics.Append(EpochRecord(report));
     result.epochs.push_back(report);

@@ -1,20 +1,19 @@
 #include "train/training_checkpoint.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "nn/checkpoint.h"
+#include "storage/file.h"
+#include "strata/dataset.h"
 #include "strata/error.h"
 
 namespace strata {
+namespace {
 
-std::string CheckpointPath(const std::string& dir) {
-  return (std::filesystem::path(dir) / "checkpoint.bin").string();
-}
-
-CheckpointHeader ReadCheckpointHeader(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw Error::Input("no checkpoint found", path);
-  const nlohmann::json meta = nlohmann::json::parse(ReadCheckpointMetadata(path));
+CheckpointHeader HeaderOf(const nlohmann::json& meta) {
   CheckpointHeader header;
   header.model.kind = ParseModelKind(meta.at("model").get<std::string>());
   header.model.layers = meta.at("layers").get<size_t>();
@@ -30,25 +29,103 @@ CheckpointHeader ReadCheckpointHeader(const std::string& path) {
   return header;
 }
 
-void SaveCheckpoint(const std::string& path, const ModelConfig& c,
-                    std::span<const Parameter> params, Optimizer& optimizer, uint64_t epochs_done) {
-  const nlohmann::ordered_json meta = {{"epochs_done", epochs_done},
-                                       {"model", std::string(ModelKindName(c.kind))},
-                                       {"layers", c.layers},
-                                       {"hidden", c.hidden},
-                                       {"heads", c.heads},
-                                       {"out_heads", c.out_heads},
-                                       {"bias", c.bias},
-                                       {"activation", std::string(ActivationName(c.activation))},
-                                       {"in_dim", c.in_dim},
-                                       {"num_classes", c.num_classes},
-                                       {"optimizer", std::string(optimizer.kind())}};
-  WriteCheckpointFile(path, params, &optimizer, meta.dump());
+// The shape as a user would type it, to say what differs.
+std::string DescribeShape(const ModelOptions& m, size_t in_dim, size_t num_classes) {
+  const std::string heads =
+      m.kind == ModelKind::kGat ? fmt::format(", heads {}/{}", m.heads, m.out_heads) : "";
+  return fmt::format("{} with {} layers of {}{}, bias {}, {}, {} inputs, {} classes",
+                     ModelKindName(m.kind), m.layers, m.hidden, heads, m.bias ? "on" : "off",
+                     ActivationName(m.activation), in_dim, num_classes);
 }
 
-uint64_t RestoreCheckpoint(const std::string& path, std::span<const Parameter> params,
-                           Optimizer* optimizer) {
-  const std::string text = ReadCheckpointFile(path, params, optimizer);
+// Refuses a checkpoint of another network, dataset or seed, naming what differs.
+void CheckSameRun(const std::string& path, const nlohmann::json& meta, const CheckpointHeader& h,
+                  const ModelConfig& c, const RunIdentity& identity) {
+  const std::string written = DescribeShape(h.model, h.in_dim, h.num_classes);
+  const std::string asked = DescribeShape(c, c.in_dim, c.num_classes);
+  if (written != asked) {
+    throw Error::Input(
+        fmt::format("the checkpoint holds a {}; this run asks for a {}", written, asked), path);
+  }
+  // Checkpoints written before the identity was recorded are taken as they are.
+  if (!meta.contains("dataset_meta_xxh64")) return;
+  const auto dataset = meta.at("dataset_meta_xxh64").get<uint64_t>();
+  if (dataset != identity.dataset_meta_xxh64) {
+    throw Error::Input(fmt::format("the checkpoint was written for another dataset (meta.json "
+                                   "xxh64 {:016x}, this one's is {:016x})",
+                                   dataset, identity.dataset_meta_xxh64),
+                       path);
+  }
+  const auto seed = meta.at("seed").get<uint64_t>();
+  if (seed != identity.seed) {
+    throw Error::Input(
+        fmt::format("the checkpoint was written with --seed {}, this run has --seed {}", seed,
+                    identity.seed),
+        path);
+  }
+}
+
+}  // namespace
+
+std::string CheckpointPath(const std::string& dir) {
+  return (std::filesystem::path(dir) / "checkpoint.bin").string();
+}
+
+RunIdentity IdentifyRun(const std::string& dataset_dir, uint64_t seed) {
+  return {DigestFile((std::filesystem::path(dataset_dir) / kMetaFile).string()).xxh64, seed};
+}
+
+CheckpointHeader ReadCheckpointHeader(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw Error::Input("no checkpoint found", path);
+  return HeaderOf(nlohmann::json::parse(ReadCheckpointMetadata(path)));
+}
+
+void SaveCheckpoint(const std::string& path, const ModelConfig& c,
+                    std::span<const Parameter> params, Optimizer& optimizer, uint64_t epochs_done,
+                    const RunIdentity& identity, const BestModel* best) {
+  nlohmann::ordered_json meta = {{"epochs_done", epochs_done},
+                                 {"model", std::string(ModelKindName(c.kind))},
+                                 {"layers", c.layers},
+                                 {"hidden", c.hidden},
+                                 {"heads", c.heads},
+                                 {"out_heads", c.out_heads},
+                                 {"bias", c.bias},
+                                 {"activation", std::string(ActivationName(c.activation))},
+                                 {"in_dim", c.in_dim},
+                                 {"num_classes", c.num_classes},
+                                 {"optimizer", std::string(optimizer.kind())},
+                                 {"dataset_meta_xxh64", identity.dataset_meta_xxh64},
+                                 {"seed", identity.seed}};
+  if (best != nullptr) {
+    meta["best_epoch"] = best->epoch;
+    meta["best_val_acc"] = best->val_acc;
+  }
+  WriteCheckpointFile(path, params, &optimizer, meta.dump(),
+                      best != nullptr ? best->params : std::span<const Parameter>());
+}
+
+ResumePoint ResumeCheckpoint(const std::string& path, const ModelConfig& config,
+                             std::span<const Parameter> params, Optimizer& optimizer,
+                             const RunIdentity& identity,
+                             std::span<const Parameter> best_snapshot) {
+  if (!std::filesystem::exists(path)) throw Error::Input("no checkpoint found", path);
+  const nlohmann::json meta = nlohmann::json::parse(ReadCheckpointMetadata(path));
+  const CheckpointHeader header = HeaderOf(meta);
+  CheckSameRun(path, meta, header, config, identity);
+  const bool has_best = meta.contains("best_epoch");
+  ReadCheckpointFile(path, params, &optimizer,
+                     has_best ? best_snapshot : std::span<const Parameter>());
+  ResumePoint point;
+  point.epochs_done = header.epochs_done;
+  if (has_best) {
+    point.best = BestModel{meta.at("best_epoch").get<uint64_t>(),
+                           meta.at("best_val_acc").get<double>(), best_snapshot};
+  }
+  return point;
+}
+
+uint64_t RestoreModel(const std::string& path, std::span<const Parameter> params) {
+  const std::string text = ReadCheckpointFile(path, params, nullptr);
   return nlohmann::json::parse(text).at("epochs_done").get<uint64_t>();
 }
 

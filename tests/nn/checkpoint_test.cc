@@ -1,6 +1,9 @@
 #include "nn/checkpoint.h"
 
 #include <gtest/gtest.h>
+#include <xxhash.h>
+
+#include <cstring>
 
 #include "nn/adam.h"
 #include "nn/loss.h"
@@ -116,6 +119,50 @@ TEST(Checkpoint, RejectsCorruptionAndMismatchesWithoutTouchingTheModel) {
   EXPECT_THROW(DecodeCheckpoint(no_optimizer, target.Parameters(), &target_adam), Error);
 
   EXPECT_TRUE(BitIdentical<float>(target.Parameters()[0].value, before.span()));
+}
+
+// The snapshot section carries another model's values (the best-validation one) bit for bit,
+// and is ignored by a reader that does not ask for it.
+TEST(Checkpoint, SnapshotRoundTrips) {
+  Model model(Config(1)), best(Config(3));
+  Adam adam(model.Parameters(), {.lr = 0.01});
+  std::vector<Parameter> snapshot = best.Parameters();
+  for (Parameter& p : snapshot) p.name = "best/" + p.name;
+  std::vector<std::byte> bytes = EncodeCheckpoint(model.Parameters(), &adam, "m", snapshot);
+
+  Model restored(Config(2)), restored_best(Config(4));
+  Adam restored_adam(restored.Parameters(), {.lr = 0.01});
+  std::vector<Parameter> target = restored_best.Parameters();
+  for (Parameter& p : target) p.name = "best/" + p.name;
+  EXPECT_EQ(DecodeCheckpoint(bytes, restored.Parameters(), &restored_adam, "c", target), "m");
+  auto expected = best.Parameters();
+  for (size_t i = 0; i < target.size(); ++i) {
+    EXPECT_TRUE(BitIdentical<float>(target[i].value, expected[i].value));
+  }
+  Model eval(Config(5));
+  EXPECT_EQ(DecodeCheckpoint(bytes, eval.Parameters(), nullptr), "m");
+}
+
+// Version 1 files (before the snapshot section) still load.
+TEST(Checkpoint, ReadsVersionOne) {
+  Model model(Config(1));
+  Adam adam(model.Parameters(), {.lr = 0.01});
+  TrainSteps(model, adam, 2);
+  std::vector<std::byte> bytes = EncodeCheckpoint(model.Parameters(), &adam, "v1");
+  // Version 1 is version 2 without the (empty) snapshot count before the checksum.
+  bytes.resize(bytes.size() - 12);
+  const uint32_t version = 1;
+  std::memcpy(bytes.data() + 8, &version, sizeof(version));
+  const uint64_t checksum = XXH64(bytes.data(), bytes.size(), 0);
+  const auto* p = reinterpret_cast<const std::byte*>(&checksum);
+  bytes.insert(bytes.end(), p, p + sizeof(checksum));
+
+  Model restored(Config(2));
+  Adam restored_adam(restored.Parameters(), {.lr = 0.01});
+  Model best(Config(3));
+  EXPECT_EQ(DecodeCheckpoint(bytes, restored.Parameters(), &restored_adam, "c", best.Parameters()),
+            "v1");
+  ExpectSameState(model, adam, restored, restored_adam);
 }
 
 }  // namespace

@@ -3,12 +3,14 @@
 #include <filesystem>
 #include <numeric>
 
+#include "storage/file.h"
 #include "strata/error.h"
 #include "strata/generate.h"
 #include "strata/import.h"
 #include "strata/train.h"
 #include "test_util.h"
 #include "train/planetoid_dataset.h"
+#include "train/training_checkpoint.h"
 
 namespace strata {
 namespace {
@@ -194,6 +196,8 @@ TEST(Trainer, RunAheadDepthDoesNotChangeTheLosses) {
   }
 }
 
+// Train 4 epochs, or train 2 and resume to 4: the same losses, the same best-validation model
+// (its epoch and accuracy carried by the checkpoint) and the same reported accuracy.
 TEST(Trainer, ResumesFromItsCheckpoint) {
   testing::ScratchDir dir;
   GenerateDataset(testing::SmallGraph(dir / "sbm", 3000, 16, 3));
@@ -203,7 +207,8 @@ TEST(Trainer, ResumesFromItsCheckpoint) {
   o.model.hidden = 16;
   o.sampling.fanouts = {4, 4};
   o.sampling.batch_size = 64;
-  o.eval_every = 0;
+  o.eval_every = 1;
+  o.eval_point = EvalPoint::kBest;
   o.features.store = FeatureStoreKind::kMemory;
   o.memory_budget_bytes = uint64_t{128} << 20;
   o.epochs = 4;
@@ -215,12 +220,66 @@ TEST(Trainer, ResumesFromItsCheckpoint) {
   o.resume = true;
   TrainResult resumed = Train(o);
   ASSERT_EQ(resumed.epochs.size(), 2u);
-  EXPECT_EQ(resumed.epochs[1].train_loss, straight.epochs[3].train_loss);
+  for (size_t e = 0; e < 2; ++e) {
+    EXPECT_EQ(resumed.epochs[e].train_loss, straight.epochs[e + 2].train_loss);
+    EXPECT_EQ(resumed.epochs[e].val_acc, straight.epochs[e + 2].val_acc);
+  }
+  EXPECT_EQ(resumed.best_epoch, straight.best_epoch);
+  EXPECT_EQ(resumed.best_val_acc, straight.best_val_acc);
+  EXPECT_EQ(resumed.best_test_acc, straight.best_test_acc);
   EXPECT_EQ(resumed.test_acc, straight.test_acc);
   o.resume = false;
   EvalResult eval = EvaluateCheckpoint(o);
   EXPECT_EQ(eval.epoch, 4u);
-  EXPECT_EQ(eval.test_acc, straight.test_acc);
+  EXPECT_EQ(eval.test_acc, straight.final_test_acc);
+}
+
+// A resume continues only the run that wrote the checkpoint: another seed, network or dataset
+// is refused in one line naming the checkpoint, and the checkpoint is left as it was.
+TEST(Trainer, ResumeRefusesAnotherRun) {
+  testing::ScratchDir dir;
+  GenerateDataset(testing::SmallGraph(dir / "sbm", 1000, 16, 3));
+  GenerateDataset(testing::SmallGraph(dir / "other", 1000, 16, 3, 6, /*seed=*/7));
+  TrainOptions o;
+  o.dataset = dir / "sbm";
+  o.model.layers = 2;
+  o.model.hidden = 16;
+  o.sampling.fanouts = {4, 4};
+  o.eval_every = 0;
+  o.features.store = FeatureStoreKind::kMemory;
+  o.memory_budget_bytes = uint64_t{128} << 20;
+  o.epochs = 1;
+  o.checkpoint_dir = dir / "ckpt";
+  Train(o);
+  const std::string written = ReadWholeFile(CheckpointPath(o.checkpoint_dir));
+  o.epochs = 2;
+  o.resume = true;
+  auto refusal = [&](const TrainOptions& changed) {
+    try {
+      Train(changed);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), Error::Kind::kInput);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto contains = [](const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+  };
+  TrainOptions seed = o;
+  seed.seed = 5;
+  EXPECT_PRED2(contains, refusal(seed), "--seed 0, this run has --seed 5");
+  TrainOptions hidden = o;
+  hidden.model.hidden = 32;
+  EXPECT_PRED2(contains, refusal(hidden), "this run asks for a sage with 2 layers of 32");
+  TrainOptions dataset = o;
+  dataset.dataset = dir / "other";
+  EXPECT_PRED2(contains, refusal(dataset), "written for another dataset");
+  for (const std::string& message : {refusal(seed), refusal(hidden), refusal(dataset)}) {
+    EXPECT_PRED2(contains, message, "checkpoint.bin");
+    EXPECT_EQ(message.find('\n'), std::string::npos);
+  }
+  EXPECT_EQ(ReadWholeFile(CheckpointPath(o.checkpoint_dir)), written);
 }
 
 // The evaluation point changes only which model's accuracy is reported; both are measured. A
