@@ -7,10 +7,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -75,9 +78,32 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const RunLimits& 
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
   CommandResult result;
+  // The killer is stopped before the child is reaped, so its kill can only reach the child
+  // (running, or a zombie once it has exited), never a process that reused the pid.
+  std::mutex mutex;
+  std::condition_variable exited;
+  bool done = false;
+  std::thread killer;
+  if (limits.kill_after_s > 0) {
+    killer = std::thread([&] {
+      std::unique_lock lock(mutex);
+      if (!exited.wait_for(lock, std::chrono::duration<double>(limits.kill_after_s),
+                           [&] { return done; })) {
+        ::kill(pid, SIGKILL);
+      }
+    });
+  }
   std::thread err_reader([&] { result.err = DrainFd(err_pipe[0]); });
   result.out = DrainFd(out_pipe[0]);
   err_reader.join();
+  if (killer.joinable()) {
+    {
+      std::lock_guard lock(mutex);
+      done = true;
+    }
+    exited.notify_one();
+    killer.join();
+  }
   ::close(out_pipe[0]);
   ::close(err_pipe[0]);
   int status = 0;

@@ -39,6 +39,9 @@ struct RunLimits {
   // >= 0: runs the program as that user, with that group and no supplementary groups (needs
   // root); exit status 126 if the switch fails.
   int run_as_uid = -1;
+  // > 0: SIGKILLs the program this many seconds after it starts unless it has exited (the kill
+  // tests' crash at a random moment).
+  double kill_after_s = 0;
 };
 
 // Runs argv[0] (searched in PATH unless it holds a '/') with argv, no shell involved unless

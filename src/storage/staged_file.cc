@@ -7,12 +7,14 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "storage/staging_name.h"
 #include "strata/error.h"
 
 namespace strata {
 
 StagedFile::StagedFile(std::string final_path) : final_path_(std::move(final_path)) {
-  std::string pattern = final_path_ + ".strata-tmp-XXXXXX";
+  RemoveAbandonedStaging(final_path_);
+  std::string pattern = StagingTemplate(final_path_);
   int fd = ::mkstemp(pattern.data());
   if (fd < 0) throw Error::System("cannot create a file beside", final_path_, errno);
   // mkstemp creates the file private (0600); the output gets the usual umask mode.

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "storage/file.h"
+#include "storage/staging_name.h"
 #include "strata/error.h"
 
 namespace strata {
@@ -25,7 +26,8 @@ StagingDir::StagingDir(std::string final_path, bool replace_existing)
   if (!fs::is_directory(parent, ec)) {
     throw Error::Input("parent directory of the output does not exist", final_path_);
   }
-  std::string pattern = final_path_ + ".strata-tmp-XXXXXX";
+  RemoveAbandonedStaging(final_path_);
+  std::string pattern = StagingTemplate(final_path_);
   if (::mkdtemp(pattern.data()) == nullptr) {
     throw Error::System("cannot create a staging directory beside the output", final_path_, errno);
   }

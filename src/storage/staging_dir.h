@@ -14,7 +14,8 @@ namespace strata {
 class StagingDir {
  public:
   // Refuses (input error) when `final_path` exists and `replace_existing` is false, or when its
-  // parent directory does not exist; creates "<final>.strata-tmp-XXXXXX" beside it.
+  // parent directory does not exist; removes abandoned staging siblings (staging_name.h) and
+  // creates "<final>.strata-tmp-<pid>-XXXXXX" beside it.
   StagingDir(std::string final_path, bool replace_existing);
   ~StagingDir();
   StagingDir(const StagingDir&) = delete;
