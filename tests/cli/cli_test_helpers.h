@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -184,6 +185,25 @@ inline CommandResult RunStrataWithFileLimit(std::vector<std::string> args,
 
 // Whether this process may mount a tmpfs in a private mount namespace (root, or a
 // user-namespace-capable unshare); the disk-full tests need it.
+// Permission tests: mode bits stop everyone but root, so as root the program runs as `nobody`.
+inline constexpr int kNobody = 65534;
+
+// Lets `nobody` traverse and write every directory under `dir`.
+inline void OpenUpForNobody(const std::string& dir) {
+  namespace fs = std::filesystem;
+  fs::permissions(dir, fs::perms::all);
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.is_directory()) fs::permissions(entry.path(), fs::perms::all);
+  }
+}
+
+// RunStrata, as `nobody` when this process is root (exit status 126 if the switch fails).
+inline CommandResult RunStrataUnprivileged(std::vector<std::string> args) {
+  if (::geteuid() != 0) return RunStrata(args);
+  args.insert(args.begin(), STRATA_BINARY);
+  return RunProgram(args, 0, kNobody);
+}
+
 inline bool CanMountPrivateTmpfs(const std::string& mount_point, std::string* why) {
   CommandResult probe =
       RunProgram({"unshare", "-m", "sh", "-c",

@@ -338,23 +338,11 @@ TEST(ImportCli, RefusesMissingNpyDirectory) {
   ExpectOnlyEntries(s.path(), {});
 }
 
-// Mode 000 stops everyone but root. As root, strata runs as `nobody` instead (with the
-// scratch directory opened up so that it can still write the output beside the inputs).
-constexpr int kNobody = 65534;
-
-// Lets `nobody` traverse and write every directory under the scratch directory.
-void OpenUpForNobody(const ScratchDir& s) {
-  fs::permissions(s.path(), fs::perms::all);
-  for (const auto& entry : fs::recursive_directory_iterator(s.path())) {
-    if (entry.is_directory()) fs::permissions(entry.path(), fs::perms::all);
-  }
-}
-
-CommandResult RunStrataUnprivileged(const ScratchDir& s, std::vector<std::string> args) {
-  if (::geteuid() != 0) return RunStrata(args);
-  OpenUpForNobody(s);
-  args.insert(args.begin(), STRATA_BINARY);
-  return testing::RunProgram(args, 0, kNobody);
+// Runs strata unprivileged with the scratch directory opened up, so that it can still write
+// the output beside the inputs.
+CommandResult RunStrataUnprivileged(const ScratchDir& s, const std::vector<std::string>& args) {
+  if (::geteuid() == 0) testing::OpenUpForNobody(s.path());
+  return testing::RunStrataUnprivileged(args);
 }
 
 TEST(ImportCli, RefusesUnreadableEdgeList) {
@@ -383,10 +371,11 @@ TEST(ImportCli, RefusesUnwritableOutputDirectory) {
   fs::create_directory(s / "ro");
   CommandResult r;
   if (::geteuid() == 0) {
-    OpenUpForNobody(s);
+    testing::OpenUpForNobody(s.path());
     fs::permissions(s / "ro", fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                                   fs::perms::others_read | fs::perms::others_exec);
-    r = testing::RunProgram({STRATA_BINARY, "import", s / "ro/out", "--npy", s / "in"}, 0, kNobody);
+    r = testing::RunProgram({STRATA_BINARY, "import", s / "ro/out", "--npy", s / "in"}, 0,
+                            testing::kNobody);
     if (r.exit_status == 126) GTEST_SKIP() << "cannot drop privileges to run as nobody";
   } else {
     fs::permissions(s / "ro", fs::perms::owner_read | fs::perms::owner_exec);
