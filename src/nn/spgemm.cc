@@ -58,31 +58,51 @@ void MultiplyRow(const CsrView& a, const CsrView& b, uint64_t i, Accumulator& ac
   }
 }
 
-}  // namespace
-
-CsrMatrix SpGemm(const CsrView& a, const CsrView& b, unsigned threads) {
+void CheckShapes(const CsrView& a, const CsrView& b) {
   if (a.cols != b.rows || a.indptr.size() != a.rows + 1 || b.indptr.size() != b.rows + 1) {
     throw Error::Internal("SpGemm: A's columns are not B's rows");
   }
+}
+
+}  // namespace
+
+void SpGemmSymbolic(const CsrView& a, const CsrView& b, std::span<uint64_t> c_indptr,
+                    unsigned threads) {
+  CheckShapes(a, b);
+  c_indptr[0] = 0;
+  // Each thread's range of rows gets its own accumulator, in each pass.
+  ParallelFor(std::max(1u, threads), a.rows, [&](uint64_t begin, uint64_t end) {
+    Accumulator acc(b.cols);
+    for (uint64_t i = begin; i < end; ++i) c_indptr[i + 1] = CountRow(a, b, i, acc);
+  });
+  for (uint64_t i = 0; i < a.rows; ++i) c_indptr[i + 1] += c_indptr[i];
+}
+
+void SpGemmNumeric(const CsrView& a, const CsrView& b, std::span<const uint64_t> c_indptr,
+                   std::span<uint32_t> c_indices, std::span<float> c_values, unsigned threads) {
+  CheckShapes(a, b);
+  ParallelFor(std::max(1u, threads), a.rows, [&](uint64_t begin, uint64_t end) {
+    Accumulator acc(b.cols);
+    for (uint64_t i = begin; i < end; ++i) {
+      MultiplyRow(a, b, i, acc, c_indices.data() + c_indptr[i], c_values.data() + c_indptr[i]);
+    }
+  });
+}
+
+uint64_t SpGemmScratchBytes(uint64_t b_cols, unsigned threads) {
+  // sum, last_row, and touched at its largest.
+  return uint64_t{std::max(1u, threads)} * b_cols * (sizeof(float) + sizeof(uint64_t) + 4);
+}
+
+CsrMatrix SpGemm(const CsrView& a, const CsrView& b, unsigned threads) {
   CsrMatrix c;
   c.rows = a.rows;
   c.cols = b.cols;
-  c.indptr.assign(a.rows + 1, 0);
-  // Each thread's range of rows gets its own accumulator, in each pass.
-  threads = std::max(1u, threads);
-  ParallelFor(threads, a.rows, [&](uint64_t begin, uint64_t end) {
-    Accumulator acc(b.cols);
-    for (uint64_t i = begin; i < end; ++i) c.indptr[i + 1] = CountRow(a, b, i, acc);
-  });
-  for (uint64_t i = 0; i < a.rows; ++i) c.indptr[i + 1] += c.indptr[i];
+  c.indptr.resize(a.rows + 1);
+  SpGemmSymbolic(a, b, c.indptr, threads);
   c.indices.resize(c.indptr[a.rows]);
   c.values.resize(c.indptr[a.rows]);
-  ParallelFor(threads, a.rows, [&](uint64_t begin, uint64_t end) {
-    Accumulator acc(b.cols);
-    for (uint64_t i = begin; i < end; ++i) {
-      MultiplyRow(a, b, i, acc, c.indices.data() + c.indptr[i], c.values.data() + c.indptr[i]);
-    }
-  });
+  SpGemmNumeric(a, b, c.indptr, c.indices, c.values, threads);
   return c;
 }
 

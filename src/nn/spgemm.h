@@ -1,6 +1,7 @@
 // SpGEMM: C = A · B for CSR matrices, Gustavson's row-by-row algorithm — the product AIRES
 // multiplies out of core (Â · X with sparse features), here in memory as a kernel that
-// `bench/spgemm_bench.cc` measures against SuiteSparse:GraphBLAS.
+// `strata bench spgemm` times and `bench/spgemm_vs_graphblas.cc` measures against
+// SuiteSparse:GraphBLAS.
 //
 // Two passes over A's rows. The symbolic pass counts each output row's distinct columns (a
 // marker per column of B), so C is allocated at its exact size — AIRES's phase III, memory from
@@ -32,7 +33,19 @@ struct CsrMatrix {
   CsrView view() const { return {rows, cols, indptr, indices, values}; }
 };
 
-// Throws an internal error when A's columns are not B's rows.
+// C = A · B in one call: both passes into vectors. Throws an internal error when A's columns
+// are not B's rows.
 CsrMatrix SpGemm(const CsrView& a, const CsrView& b, unsigned threads);
+
+// The passes apart, for a caller that charges C's arrays to a budget before allocating them.
+// The symbolic pass writes C's row offsets (a.rows + 1 of them) to `c_indptr`; the numeric
+// pass writes each row's columns (ascending) and values at those offsets.
+void SpGemmSymbolic(const CsrView& a, const CsrView& b, std::span<uint64_t> c_indptr,
+                    unsigned threads);
+void SpGemmNumeric(const CsrView& a, const CsrView& b, std::span<const uint64_t> c_indptr,
+                   std::span<uint32_t> c_indices, std::span<float> c_values, unsigned threads);
+
+// The most either pass allocates besides C: one accumulator over B's columns per thread.
+uint64_t SpGemmScratchBytes(uint64_t b_cols, unsigned threads);
 
 }  // namespace strata
