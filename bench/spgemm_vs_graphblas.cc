@@ -1,7 +1,8 @@
 // Â · X with Strata's SpGEMM (nn/spgemm.h) against SuiteSparse:GraphBLAS's GrB_mxm (the
 // PLUS_TIMES semiring over float) on the same matrices and thread count: Â the first R rows of
 // a dataset's GCN-normalised adjacency with self loops, X its sparse features (`strata
-// generate --feature-density`). GraphBLAS is linked by this benchmark only. Prints one JSON
+// generate --feature-density`), both read by fullgraph/csr_files.h as `strata bench spgemm`
+// reads them. GraphBLAS is linked by this benchmark only. Prints one JSON
 // line: the product's size, each side's best time over the repeats, the speed ratio, and the
 // largest difference over a sample of the product's entries.
 //   spgemm_vs_graphblas DATASET [THREADS=2] [REPEATS=3] [ROWS=all]
@@ -19,10 +20,10 @@ extern "C" {
 #include <string>
 #include <vector>
 
+#include "fullgraph/csr_files.h"
 #include "nn/spgemm.h"
-#include "storage/file.h"
-#include "strata/dataset.h"
 #include "strata/error.h"
+#include "strata/memory_budget.h"
 
 namespace strata {
 namespace {
@@ -32,60 +33,7 @@ void Check(GrB_Info info, const char* what) {
     throw Error::Internal(fmt::format("GraphBLAS {} failed: {}", what, int{info}));
 }
 
-template <typename T>
-std::vector<T> ReadAll(const Dataset& dataset, std::string_view file, uint64_t count) {
-  std::vector<T> values(count);
-  ReadArrayFile(dataset.PathOf(file), values.data(), count);
-  return values;
-}
-
-// Â's first `rows` rows: each row's in-neighbours and itself, ascending, norm_i norm_j.
-CsrMatrix NormalisedAdjacency(const Dataset& dataset, uint64_t rows) {
-  const DatasetMeta& meta = dataset.meta();
-  const auto indptr = ReadAll<uint64_t>(dataset, kIndptrFile, meta.num_nodes + 1);
-  const uint32_t width = meta.node_id_bytes;
-  std::vector<std::byte> ids(meta.num_edges * width);
-  ReadArrayFile(dataset.PathOf(kIndicesFile), ids.data(), ids.size());
-  std::vector<float> norm(meta.num_nodes);
-  for (uint64_t v = 0; v < meta.num_nodes; ++v) {
-    norm[v] = static_cast<float>(1 / std::sqrt(static_cast<double>(indptr[v + 1] - indptr[v]) + 1));
-  }
-  CsrMatrix a;
-  a.rows = rows;
-  a.cols = meta.num_nodes;
-  a.indptr.push_back(0);
-  for (uint64_t i = 0; i < rows; ++i) {
-    bool self = false;
-    for (uint64_t e = indptr[i]; e <= indptr[i + 1]; ++e) {
-      const uint64_t j = e < indptr[i + 1] ? LoadNodeId(ids.data() + e * width, width) : ~0ull;
-      if (!self && j >= i) {
-        a.indices.push_back(static_cast<uint32_t>(i));
-        a.values.push_back(norm[i] * norm[i]);
-        self = true;
-      }
-      if (j == i || j == ~0ull) continue;
-      a.indices.push_back(static_cast<uint32_t>(j));
-      a.values.push_back(norm[i] * norm[j]);
-    }
-    a.indptr.push_back(a.indices.size());
-  }
-  return a;
-}
-
-CsrMatrix Features(const Dataset& dataset) {
-  const DatasetMeta& meta = dataset.meta();
-  if (!meta.sparse_features)
-    throw Error::Input("has dense features; generate it with --feature-density", dataset.dir());
-  CsrMatrix x;
-  x.rows = meta.num_nodes;
-  x.cols = meta.feature_dim;
-  x.indptr = ReadAll<uint64_t>(dataset, kSparseIndptrFile, meta.num_nodes + 1);
-  x.indices = ReadAll<uint32_t>(dataset, kSparseIndicesFile, meta.feature_nnz);
-  x.values = ReadAll<float>(dataset, kSparseValuesFile, meta.feature_nnz);
-  return x;
-}
-
-GrB_Matrix ToGraphBlas(const CsrMatrix& m) {
+GrB_Matrix ToGraphBlas(const CsrView& m) {
   std::vector<GrB_Index> rows(m.indices.size()), cols(m.indices.size());
   for (uint64_t i = 0; i < m.rows; ++i) {
     for (uint64_t k = m.indptr[i]; k < m.indptr[i + 1]; ++k) {
@@ -124,8 +72,9 @@ int Run(int argc, char** argv) {
   const int repeats = argc > 3 ? std::stoi(argv[3]) : 3;
   const uint64_t rows =
       std::min<uint64_t>(argc > 4 ? std::stoull(argv[4]) : ~0ull, dataset.meta().num_nodes);
-  const CsrMatrix a = NormalisedAdjacency(dataset, rows);
-  const CsrMatrix x = Features(dataset);
+  MemoryBudget budget(PhysicalMemoryBytes());
+  const ChargedCsr x = ReadSparseFeatures(dataset, budget);
+  const ChargedCsr a = ReadNormalisedAdjacency(dataset, rows, budget);
 
   CsrMatrix ours;
   const double ours_s = BestSeconds(repeats, [&] {
@@ -137,7 +86,7 @@ int Run(int argc, char** argv) {
   Check(GxB_Global_Option_set_INT32(static_cast<GxB_Option_Field>(GxB_NTHREADS),
                                     static_cast<int32_t>(threads)),
         "set threads");
-  GrB_Matrix ga = ToGraphBlas(a), gx = ToGraphBlas(x), gc = nullptr;
+  GrB_Matrix ga = ToGraphBlas(a.view()), gx = ToGraphBlas(x.view()), gc = nullptr;
   const double graphblas_s = BestSeconds(repeats, [&] {
     if (gc) GrB_Matrix_free(&gc);
     Check(GrB_Matrix_new(&gc, GrB_FP32, a.rows, x.cols), "Matrix_new");
@@ -159,8 +108,8 @@ int Run(int argc, char** argv) {
       "{\"rows\": %llu, \"a_nnz\": %llu, \"x_nnz\": %llu, \"product_nnz\": %llu, "
       "\"graphblas_nnz\": %llu, \"threads\": %u, \"strata_s\": %.4f, \"graphblas_s\": %.4f, "
       "\"speed_vs_graphblas\": %.3f, \"max_abs_diff_sampled\": %.3g}\n",
-      static_cast<unsigned long long>(a.rows), static_cast<unsigned long long>(a.indices.size()),
-      static_cast<unsigned long long>(x.indices.size()),
+      static_cast<unsigned long long>(a.rows), static_cast<unsigned long long>(a.nnz()),
+      static_cast<unsigned long long>(x.nnz()),
       static_cast<unsigned long long>(ours.indices.size()), static_cast<unsigned long long>(nvals),
       threads, ours_s, graphblas_s, graphblas_s / ours_s, max_diff);
   GrB_Matrix_free(&ga);

@@ -10,6 +10,7 @@
 
 #include "common/random.h"
 #include "features/row_codec.h"
+#include "fullgraph/csr_files.h"
 #include "fullgraph/gcn_propagation.h"
 #include "fullgraph/input_products.h"
 #include "nn/activations.h"
@@ -141,15 +142,14 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
         FormatBytes(budget_.used() + fixed + adjacency_min + features_min)));
   }
 
-  indptr_ = ReadOffsets(kIndptrFile, meta.num_edges, "the graph's indptr");
+  indptr_ = ReadRowOffsets(dataset_.PathOf(kIndptrFile), n, meta.num_edges, budget_,
+                           "the graph's indptr");
   if (sparse) {
-    feature_indptr_ = ReadOffsets(kSparseIndptrFile, meta.feature_nnz, "the features' indptr");
+    feature_indptr_ = ReadRowOffsets(dataset_.PathOf(kSparseIndptrFile), n, meta.feature_nnz,
+                                     budget_, "the features' indptr");
   }
   norm_ = ChargedArray<float>(budget_, n, "GCN normalisation");
-  for (uint64_t v = 0; v < n; ++v) {
-    norm_[v] =
-        static_cast<float>(1.0 / std::sqrt(static_cast<double>(indptr_[v + 1] - indptr_[v]) + 1));
-  }
+  GcnNormalisation({indptr_.data(), n + 1}, {norm_.data(), n});
   const ChargedArray<int32_t> labels = dataset_.ReadLabels(budget_);
   for (Split split : {Split::kTrain, Split::kVal, Split::kTest}) {
     ChargedArray<int32_t>& masked = split_labels_[static_cast<int>(split)];
@@ -281,21 +281,6 @@ RowStreamStats FullGraphRunner::StreamStats() const {
     total.wait_s += s.wait_s;
   }
   return total;
-}
-
-ChargedArray<uint64_t> FullGraphRunner::ReadOffsets(std::string_view file, uint64_t end,
-                                                    std::string_view what) {
-  ChargedArray<uint64_t> offsets(budget_, nodes_ + 1, what);
-  ReadArrayFile(dataset_.PathOf(file), offsets.data(), nodes_ + 1);
-  if (offsets[0] != 0 || offsets[nodes_] != end) {
-    throw Error::Input(fmt::format("offsets do not run from 0 to {}", end), dataset_.PathOf(file));
-  }
-  for (uint64_t v = 0; v < nodes_; ++v) {
-    if (offsets[v + 1] < offsets[v]) {
-      throw Error::Input(fmt::format("offsets decrease at row {}", v), dataset_.PathOf(file));
-    }
-  }
-  return offsets;
 }
 
 void FullGraphRunner::ForEachInputGroup(bool training, uint64_t step_seed,

@@ -77,8 +77,6 @@ class FullGraphRunner final : public EpochRunner {
   // Calls fn per input row group (dropped out when training), in row order.
   void ForEachInputGroup(bool training, uint64_t step_seed,
                          const std::function<void(const InputGroup&)>& fn);
-  // Reads N + 1 offsets of `file`, checking they rise from 0 to `end`.
-  ChargedArray<uint64_t> ReadOffsets(std::string_view file, uint64_t end, std::string_view what);
   // m.row(v) *= the row normalisation of node v's features (nothing without it).
   void ScaleRows(MatrixSpan<float> m);
   RowStreamStats StreamStats() const;

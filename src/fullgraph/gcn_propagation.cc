@@ -1,5 +1,6 @@
 #include "fullgraph/gcn_propagation.h"
 
+#include <cmath>
 #include <vector>
 
 #include "common/parallel.h"
@@ -62,6 +63,13 @@ STRATA_NN_CLONES void ScatterColumns(const AdjacencyBlock& b, const float* norm,
 }
 
 }  // namespace
+
+void GcnNormalisation(std::span<const uint64_t> indptr, std::span<float> norm) {
+  for (uint64_t v = 0; v < norm.size(); ++v) {
+    norm[v] =
+        static_cast<float>(1.0 / std::sqrt(static_cast<double>(indptr[v + 1] - indptr[v]) + 1));
+  }
+}
 
 void Propagate(const AdjacencyBlock& block, std::span<const float> norm, MatrixSpan<const float> in,
                MatrixSpan<float> out, unsigned threads) {

@@ -29,6 +29,10 @@ struct AdjacencyBlock {
   uint32_t id_bytes = 4;
 };
 
+// norm[v] = 1 / sqrt(in-degree(v) + 1) for each node v, from the whole graph's indptr (one
+// more entry than norm).
+void GcnNormalisation(std::span<const uint64_t> indptr, std::span<float> norm);
+
 // out.row(i - begin) = norm_i (norm_i in_i + Σ_{j -> i} norm_j in_j) for the block's rows i.
 // `in` has one row per node; `out` one per block row.
 void Propagate(const AdjacencyBlock& block, std::span<const float> norm, MatrixSpan<const float> in,
