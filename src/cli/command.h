@@ -22,5 +22,6 @@ Runner AddBenchDiskCommand(CLI::App& bench);
 Runner AddBenchGatherCommand(CLI::App& bench);
 Runner AddBenchSampleCommand(CLI::App& bench);
 Runner AddBenchStepCommand(CLI::App& bench);
+Runner AddBenchSpGemmCommand(CLI::App& bench);
 
 }  // namespace strata::cli

@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
   bench->require_subcommand(1);
   runners[bench] = [] {};
   for (auto adder : {strata::cli::AddBenchDiskCommand, strata::cli::AddBenchGatherCommand,
-                     strata::cli::AddBenchSampleCommand, strata::cli::AddBenchStepCommand}) {
+                     strata::cli::AddBenchSampleCommand, strata::cli::AddBenchStepCommand,
+                     strata::cli::AddBenchSpGemmCommand}) {
     size_t before = bench->get_subcommands({}).size();
     strata::cli::Runner runner = adder(*bench);
     runners[bench->get_subcommands({})[before]] = std::move(runner);
