@@ -17,6 +17,9 @@
 #include <stdexcept>
 #include <thread>
 
+#include "strata/error.h"
+#include "strata/io_engine.h"
+
 namespace strata::testing {
 
 ScratchDir::ScratchDir() {
@@ -130,6 +133,18 @@ GenerateOptions SmallGraph(const std::string& out, uint64_t nodes, uint64_t feat
   o.seed = seed;
   o.memory_budget_bytes = uint64_t{64} << 20;
   return o;
+}
+
+std::string UringUnavailableReason() {
+  IoEngineOptions probe;
+  probe.kind = IoEngineOptions::Kind::kUring;
+  probe.depth = 4;
+  try {
+    MakeIoEngine(probe);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
 }
 
 void WriteTextFile(const std::string& path, const std::string& text) {

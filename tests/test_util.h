@@ -55,6 +55,9 @@ CommandResult RunStrata(const std::vector<std::string>& args);
 GenerateOptions SmallGraph(const std::string& out, uint64_t nodes, uint64_t feature_dim,
                            uint32_t classes, double avg_degree = 6, uint64_t seed = 0);
 
+// Empty when an io_uring IoEngine can be set up here; otherwise why not, for GTEST_SKIP.
+std::string UringUnavailableReason();
+
 void WriteTextFile(const std::string& path, const std::string& text);
 std::vector<std::string> ListDirectory(const std::string& path);
 

@@ -184,6 +184,8 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   // Kept free: the slack, and a copy of the parameters (the trainer's best-epoch snapshot).
   const uint64_t keep = kSlackBytes + 4 * parameter_floats;
   const uint64_t left = budget_.available() > keep ? budget_.available() - keep : 0;
+  IoEngineOptions io;
+  io.depth = o.io_depth;
   if (o.full_graph_max_memory) {
     // AIRES §V's MaxMemory: equal shares of what is left for the adjacency and the features,
     // each a resident prefix and one small buffer through which the rest is read, in order,
@@ -192,14 +194,14 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
     const uint64_t files = feature_files.size();
     const uint64_t adjacency_buffer = std::clamp(share / 8, adjacency_min / 2, adjacency_bytes);
     adjacency_ = std::make_unique<StreamedRows>(
-        std::vector{dataset_.PathOf(kIndicesFile)}, n, 1, adjacency_offset, adjacency_buffer,
-        o.io_depth, budget_, "adjacency (MaxMemory)", share - std::min(share, adjacency_buffer),
+        std::vector{dataset_.PathOf(kIndicesFile)}, n, 1, adjacency_offset, adjacency_buffer, io,
+        budget_, "adjacency (MaxMemory)", share - std::min(share, adjacency_buffer),
         /*overlap=*/false);
     const uint64_t feature_buffer =
         std::clamp(share / (8 * files), features_min / (2 * files), feature_bytes / files);
     const uint64_t per_file = share / files;
     features_ = std::make_unique<StreamedRows>(
-        feature_files, n, kFullGraphRowGroup, feature_offset, feature_buffer, o.io_depth, budget_,
+        feature_files, n, kFullGraphRowGroup, feature_offset, feature_buffer, io, budget_,
         "features (MaxMemory)", per_file - std::min(per_file, feature_buffer), /*overlap=*/false);
   } else {
     plan_.adjacency_resident = adjacency_bytes + features_min <= left;
@@ -224,7 +226,7 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
       const uint64_t share = plan_.features_resident ? room : room / 2;
       const uint64_t buffer = std::clamp(share / 2, adjacency_min / 2, adjacency_bytes);
       adjacency_ = std::make_unique<StreamedRows>(std::vector{dataset_.PathOf(kIndicesFile)}, n, 1,
-                                                  adjacency_offset, buffer, o.io_depth, budget_,
+                                                  adjacency_offset, buffer, io, budget_,
                                                   "adjacency RoBW buffers");
       room -= std::min(room, 2 * buffer);
     }
@@ -235,7 +237,7 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
           std::clamp(room / (2 * files), features_min / (2 * files), feature_bytes / files);
       features_ =
           std::make_unique<StreamedRows>(feature_files, n, kFullGraphRowGroup, feature_offset,
-                                         buffer, o.io_depth, budget_, "feature RoBW buffers");
+                                         buffer, io, budget_, "feature RoBW buffers");
     }
   }
   plan_.adjacency_blocks = adjacency_->blocks().size();

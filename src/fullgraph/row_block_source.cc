@@ -41,7 +41,7 @@ void ResidentRows::ForEachBlock(const std::function<void(const RowBlock&, const 
 }
 
 StreamedRows::StreamedRows(const std::vector<std::string>& paths, uint64_t rows, uint64_t group,
-                           RowOffset offset_of, uint64_t buffer_bytes, uint32_t io_depth,
+                           RowOffset offset_of, uint64_t buffer_bytes, IoEngineOptions io,
                            MemoryBudget& budget, std::string_view what, uint64_t resident_bytes,
                            bool overlap)
     : offset_of_(std::move(offset_of)),
@@ -63,8 +63,7 @@ StreamedRows::StreamedRows(const std::vector<std::string>& paths, uint64_t rows,
                                          [&](uint64_t row) { return offset_of_(first + row); })) {
     blocks_.push_back({first + b.begin, first + b.end});
   }
-  IoEngineOptions io;
-  io.depth = std::max<uint32_t>(io_depth, 1);
+  io.depth = std::max<uint32_t>(io.depth, 1);
   engine_ = MakeIoEngine(io);
   engine_->RegisterBuffer(buffers_.span());
   for (const std::string& path : paths) {

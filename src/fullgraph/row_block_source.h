@@ -12,7 +12,10 @@
 //   one buffer, the multiplication waiting for each read.
 //
 // A pass calls fn(block, row) with row(f, r) the address of row r's first byte in file f for
-// every r in the block; the bytes stay valid until fn returns.
+// every r in the block; the bytes stay valid until fn returns. A failed read (EIO, a file
+// truncated since it was opened) ends the pass with the engine's strata::Error, which names the
+// file and offset, once every read still in flight has landed: no read writes into a buffer
+// after ForEachBlock returns or throws, and the next pass starts clean.
 #pragma once
 
 #include <cstdint>
@@ -63,11 +66,12 @@ class ResidentRows final : public RowBlockSource {
 class StreamedRows final : public RowBlockSource {
  public:
   // Two buffers of `buffer_bytes` per file (charged) and the blocks PlanRowBlocks cuts for
-  // one. With `resident_bytes` > 0 and `overlap` false (MaxMemory): the first groups of rows
+  // one, read through an engine made with `io` (its depth at least 1; tests set a fault
+  // hook). With `resident_bytes` > 0 and `overlap` false (MaxMemory): the first groups of rows
   // whose span fits resident_bytes are read once and kept, and one buffer per file serves the
   // rest, block by block, without read-ahead.
   StreamedRows(const std::vector<std::string>& paths, uint64_t rows, uint64_t group,
-               RowOffset offset_of, uint64_t buffer_bytes, uint32_t io_depth, MemoryBudget& budget,
+               RowOffset offset_of, uint64_t buffer_bytes, IoEngineOptions io, MemoryBudget& budget,
                std::string_view what, uint64_t resident_bytes = 0, bool overlap = true);
   ~StreamedRows() override;
   void ForEachBlock(const std::function<void(const RowBlock&, const RowAddress&)>& fn) override;

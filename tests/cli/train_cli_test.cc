@@ -99,5 +99,15 @@ TEST_F(TrainCli, BadOptionsAreOneLineErrors) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "m.jsonl"));
 }
 
+// Opening the dataset compares every file's size with meta.json, so a truncated adjacency is
+// refused before the full-graph runner plans its blocks (a file truncated later, mid-pass, is
+// tests/fullgraph/row_block_source_test.cc's).
+TEST_F(TrainCli, FullGraphWithATruncatedAdjacencyIsOneLineError) {
+  std::filesystem::resize_file(dir_ / "g/graph/indices.bin", 4096);
+  ExpectInputError(RunStrata({"train", dir_ / "g", "--full-graph", "--model", "gcn", "--hidden",
+                              "16", "--epochs", "1", "--memory-budget", "2M"}),
+                   {"graph/indices.bin"});
+}
+
 }  // namespace
 }  // namespace strata

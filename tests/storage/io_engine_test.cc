@@ -131,13 +131,8 @@ class IoEngineTest : public ::testing::TestWithParam<Kind> {
   void SetUp() override {
     Files();
     if (GetParam() == Kind::kUring) {
-      try {
-        IoEngineOptions probe;
-        probe.kind = Kind::kUring;
-        probe.depth = 4;
-        MakeIoEngine(probe);
-      } catch (const Error& e) {
-        GTEST_SKIP() << "io_uring unavailable here: " << e.what();
+      if (const std::string why = testing::UringUnavailableReason(); !why.empty()) {
+        GTEST_SKIP() << "io_uring unavailable here: " << why;
       }
     }
   }
