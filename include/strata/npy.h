@@ -8,7 +8,8 @@
 // Only what Strata can use is accepted: little-endian bool, integer and float16/32/64 arrays in
 // C order. Everything else (big-endian, strings, objects, structured or complex dtypes,
 // Fortran order) is refused up front with an input error that says what was found and names
-// the file, rather than read as garbage later.
+// the file, rather than read as garbage later. Single strings, which SciPy stores beside its
+// arrays, have their own reader.
 #pragma once
 
 #include <cstddef>
@@ -81,6 +82,9 @@ class NpyReader {
   // Opens and validates `path`; throws Error::Input naming the file if it is not a .npy file
   // Strata can read.
   explicit NpyReader(const std::string& path);
+  // Reads `path` but names it `name` in errors and path(): a member extracted from an archive
+  // is named after the archive ("x.npz:data.npy"), not the scratch file it was extracted to.
+  NpyReader(const std::string& path, const std::string& name);
   ~NpyReader();
   NpyReader(NpyReader&& other) noexcept;
   NpyReader& operator=(NpyReader&& other) noexcept;
@@ -88,6 +92,7 @@ class NpyReader {
   NpyReader& operator=(const NpyReader&) = delete;
 
   const NpyHeader& header() const { return header_; }
+  // The file as errors name it: the path, or the name given to the constructor.
   const std::string& path() const { return path_; }
   NpyDtype dtype() const { return header_.dtype; }
   const std::vector<uint64_t>& shape() const { return header_.shape; }
@@ -117,6 +122,12 @@ class NpyReader {
   std::unique_ptr<FileReader> file_;
   NpyHeader header_;
 };
+
+// Reads the one string of a 0-d (or one-element 1-d) array of bytes ('|S<n>') or UCS-4 text
+// ('<U<n>'), as NumPy returns it: without trailing NULs. Code points above 127 become '?':
+// such strings are only ever compared with ASCII names (SciPy's save_npz stores the matrix
+// format, 'csr', this way). `name` is the file as errors name it.
+std::string ReadNpyString(const std::string& path, const std::string& name);
 
 // Writes a C-order little-endian array of `shape` whose num_elements * NpyItemBytes(dtype)
 // bytes are at `data`, as a .npy file of format version `major_version` (1, 2 or 3). As NumPy

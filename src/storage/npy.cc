@@ -268,8 +268,17 @@ NpyDtype ParseDescr(const std::string& descr, const std::string& path) {
                      path);
 }
 
+// What a header declares before its dtype is interpreted: NpyReader accepts only numeric
+// descrs, ReadNpyString only string ones.
+struct RawHeader {
+  std::string descr;
+  std::vector<uint64_t> shape;
+  uint64_t data_offset = 0;
+  int major_version = 1;
+};
+
 // Interprets the parsed header dict: exactly the keys 'descr', 'fortran_order' and 'shape'.
-void InterpretHeader(const PyLiteral& dict, const std::string& path, NpyHeader* header) {
+void InterpretHeader(const PyLiteral& dict, const std::string& path, RawHeader* header) {
   auto malformed = [&](const std::string& what) {
     return Error::Input("malformed .npy header: " + what, path);
   };
@@ -303,7 +312,7 @@ void InterpretHeader(const PyLiteral& dict, const std::string& path, NpyHeader* 
   if (descr->kind != PyLiteral::Kind::kString) {
     throw malformed("'descr' is " + Excerpt(descr->source) + ", expected a string");
   }
-  header->dtype = ParseDescr(descr->text, path);
+  header->descr = descr->text;
 
   if (shape->kind != PyLiteral::Kind::kTuple) {
     throw malformed("'shape' is " + Excerpt(shape->source) + ", expected a tuple");
@@ -331,6 +340,57 @@ uint64_t ReadLittleEndian(const unsigned char* bytes, size_t count) {
   uint64_t value = 0;
   for (size_t i = count; i > 0; --i) value = (value << 8) | bytes[i - 1];
   return value;
+}
+
+// Reads and parses the magic, version, length and header dict of the .npy file `file`, which
+// errors call `name`.
+RawHeader ReadRawHeader(const FileReader& file, const std::string& name) {
+  const uint64_t file_bytes = file.size();
+  unsigned char preamble[12] = {};
+  size_t got = file.ReadSome(0, preamble, std::min<uint64_t>(file_bytes, sizeof(preamble)));
+  if (got == 0) throw Error::Input("not a .npy file: the file is empty", name);
+  if (std::memcmp(preamble, kMagic, std::min(got, kMagicBytes)) != 0) {
+    // A .npz is a zip of .npy files; saying so saves the user a puzzled look at the bytes.
+    bool zip = got >= 2 && preamble[0] == 'P' && preamble[1] == 'K';
+    throw Error::Input(zip ? "not a .npy file: bad magic (this looks like a .npz archive, extract "
+                             "the array first)"
+                           : "not a .npy file: bad magic",
+                       name);
+  }
+  auto truncated_header = [&](uint64_t needed) {
+    return Error::Input("truncated .npy header: it needs " + std::to_string(needed) +
+                            " bytes, the file has " + std::to_string(file_bytes),
+                        name);
+  };
+  if (got < 8) throw truncated_header(8);
+  int major = preamble[6];
+  int minor = preamble[7];
+  if (major < 1 || major > 3 || minor != 0) {
+    throw Error::Input("unsupported .npy format version " + std::to_string(major) + "." +
+                           std::to_string(minor) + ", expected 1.0, 2.0 or 3.0",
+                       name);
+  }
+  size_t length_bytes = major == 1 ? 2 : 4;
+  size_t preamble_bytes = 8 + length_bytes;
+  if (got < preamble_bytes) throw truncated_header(preamble_bytes);
+  uint64_t header_bytes = ReadLittleEndian(preamble + 8, length_bytes);
+  if (header_bytes > kMaxHeaderBytes) {
+    throw Error::Input("malformed .npy header: its length " + std::to_string(header_bytes) +
+                           " is implausibly large",
+                       name);
+  }
+  uint64_t data_offset = preamble_bytes + header_bytes;
+  if (file_bytes < data_offset) throw truncated_header(data_offset);
+  // Versions 1.0 and 2.0 are latin-1 and 3.0 is utf-8; the keys and values that matter are
+  // ASCII either way, so the bytes are parsed as they are.
+  std::string text(header_bytes, '\0');
+  file.ReadExact(preamble_bytes, text.data(), text.size());
+  PyLiteral dict = HeaderParser(text, name).ParseWhole();
+  RawHeader header;
+  InterpretHeader(dict, name, &header);
+  header.data_offset = data_offset;
+  header.major_version = major;
+  return header;
 }
 
 template <typename T>
@@ -439,52 +499,15 @@ uint64_t NpyHeader::num_elements() const {
 
 uint64_t NpyHeader::data_bytes() const { return num_elements() * NpyItemBytes(dtype); }
 
-NpyReader::NpyReader(const std::string& path)
-    : path_(path), file_(std::make_unique<FileReader>(path)) {
-  const uint64_t file_bytes = file_->size();
-  unsigned char preamble[12] = {};
-  size_t got = file_->ReadSome(0, preamble, std::min<uint64_t>(file_bytes, sizeof(preamble)));
-  if (got == 0) throw Error::Input("not a .npy file: the file is empty", path_);
-  if (std::memcmp(preamble, kMagic, std::min(got, kMagicBytes)) != 0) {
-    // A .npz is a zip of .npy files; saying so saves the user a puzzled look at the bytes.
-    bool zip = got >= 2 && preamble[0] == 'P' && preamble[1] == 'K';
-    throw Error::Input(zip ? "not a .npy file: bad magic (this looks like a .npz archive, extract "
-                             "the array first)"
-                           : "not a .npy file: bad magic",
-                       path_);
-  }
-  auto truncated_header = [&](uint64_t needed) {
-    return Error::Input("truncated .npy header: it needs " + std::to_string(needed) +
-                            " bytes, the file has " + std::to_string(file_bytes),
-                        path_);
-  };
-  if (got < 8) throw truncated_header(8);
-  int major = preamble[6];
-  int minor = preamble[7];
-  if (major < 1 || major > 3 || minor != 0) {
-    throw Error::Input("unsupported .npy format version " + std::to_string(major) + "." +
-                           std::to_string(minor) + ", expected 1.0, 2.0 or 3.0",
-                       path_);
-  }
-  size_t length_bytes = major == 1 ? 2 : 4;
-  size_t preamble_bytes = 8 + length_bytes;
-  if (got < preamble_bytes) throw truncated_header(preamble_bytes);
-  uint64_t header_bytes = ReadLittleEndian(preamble + 8, length_bytes);
-  if (header_bytes > kMaxHeaderBytes) {
-    throw Error::Input("malformed .npy header: its length " + std::to_string(header_bytes) +
-                           " is implausibly large",
-                       path_);
-  }
-  uint64_t data_offset = preamble_bytes + header_bytes;
-  if (file_bytes < data_offset) throw truncated_header(data_offset);
-  // Versions 1.0 and 2.0 are latin-1 and 3.0 is utf-8; the keys and values that matter are
-  // ASCII either way, so the bytes are parsed as they are.
-  std::string text(header_bytes, '\0');
-  file_->ReadExact(preamble_bytes, text.data(), text.size());
-  PyLiteral dict = HeaderParser(text, path_).ParseWhole();
-  InterpretHeader(dict, path_, &header_);
-  header_.data_offset = data_offset;
-  header_.major_version = major;
+NpyReader::NpyReader(const std::string& path) : NpyReader(path, path) {}
+
+NpyReader::NpyReader(const std::string& path, const std::string& name)
+    : path_(name), file_(std::make_unique<FileReader>(path)) {
+  RawHeader raw = ReadRawHeader(*file_, path_);
+  header_.dtype = ParseDescr(raw.descr, path_);
+  header_.shape = std::move(raw.shape);
+  header_.data_offset = raw.data_offset;
+  header_.major_version = raw.major_version;
 
   // NpyHeader's invariant: the element and byte counts fit in 64 bits. An array with a zero
   // dimension is empty whatever the other dimensions are.
@@ -502,11 +525,12 @@ NpyReader::NpyReader(const std::string& path)
     }
   }
   uint64_t data_bytes = header_.data_bytes();
-  if (file_bytes - data_offset < data_bytes) {
+  const uint64_t file_bytes = file_->size();
+  if (file_bytes - header_.data_offset < data_bytes) {
     throw Error::Input("truncated: header declares shape " + NpyShapeString(header_.shape) +
                            " of " + std::string(NpyDtypeName(header_.dtype)) + " = " +
                            std::to_string(data_bytes) + " bytes of data, file has " +
-                           std::to_string(file_bytes - data_offset),
+                           std::to_string(file_bytes - header_.data_offset),
                        path_);
   }
 }
@@ -558,6 +582,58 @@ void NpyReader::ReadFloat32(uint64_t first, std::span<float> out) const {
   CheckRange(first, out.size());
   if (header_.dtype == NpyDtype::kFloat32) return ReadRaw(first, out.size(), out.data());
   ReadConverted(*this, first, out, ConvertToFloat32);
+}
+
+std::string ReadNpyString(const std::string& path, const std::string& name) {
+  FileReader file(path);
+  RawHeader raw = ReadRawHeader(file, name);
+  std::string_view code = raw.descr;
+  char order = '\0';
+  if (!code.empty() && std::strchr("<>|=", code[0]) != nullptr) {
+    order = code[0];
+    code.remove_prefix(1);
+  }
+  const bool bytes_kind = !code.empty() && code[0] == 'S';
+  const bool unicode_kind = !code.empty() && code[0] == 'U';
+  std::string_view digits = code.empty() ? code : code.substr(1);
+  // A string longer than this is not a name of anything; the cap keeps a corrupt header from
+  // becoming a huge read.
+  constexpr uint64_t kMaxChars = 4096;
+  uint64_t chars = 0;
+  bool valid = (bytes_kind || unicode_kind) && !digits.empty() && digits.size() <= 4;
+  for (char c : digits) {
+    valid = valid && c >= '0' && c <= '9';
+    chars = chars * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (!valid || chars > kMaxChars) {
+    throw Error::Input(
+        "expected a string array ('|S<n>' or '<U<n>'), found dtype '" + raw.descr + "'", name);
+  }
+  // UCS-4 code units need a byte order; '=' is the writer's, which the file does not record.
+  if (unicode_kind && order != '<') {
+    throw Error::Input("unicode dtype '" + raw.descr + "' is not little-endian ('<U')", name);
+  }
+  if (!(raw.shape.empty() || (raw.shape.size() == 1 && raw.shape[0] == 1))) {
+    throw Error::Input("expected a single string, found shape " + NpyShapeString(raw.shape), name);
+  }
+  const uint64_t unit_bytes = unicode_kind ? 4 : 1;
+  std::string data(chars * unit_bytes, '\0');
+  if (file.size() - raw.data_offset < data.size()) {
+    throw Error::Input("truncated: dtype '" + raw.descr + "' needs " + std::to_string(data.size()) +
+                           " bytes of data, file has " +
+                           std::to_string(file.size() - raw.data_offset),
+                       name);
+  }
+  file.ReadExact(raw.data_offset, data.data(), data.size());
+  std::string text;
+  for (uint64_t i = 0; i < chars; ++i) {
+    uint64_t code_point = ReadLittleEndian(
+        reinterpret_cast<const unsigned char*>(data.data()) + i * unit_bytes, unit_bytes);
+    text += code_point < 128 ? static_cast<char>(code_point) : '?';
+  }
+  // NumPy pads a shorter string to the dtype's length with NULs and strips them on reading.
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  return text;
 }
 
 void WriteNpy(const std::string& path, NpyDtype dtype, std::span<const uint64_t> shape,

@@ -586,5 +586,40 @@ TEST(NpyReader, RefusesMalformedHeaders) {
   }
 }
 
+TEST(NpyString, ReadsBytesAndUnicodeScalars) {
+  ScratchDir dir;
+  auto read = [&](const std::string& bytes) {
+    WriteTextFile(dir / "s.npy", bytes);
+    return ReadNpyString(dir / "s.npy", "named.npy");
+  };
+  EXPECT_EQ(read(NpyBytes(Dict("|S3", "()"), "csr")), "csr");
+  EXPECT_EQ(read(NpyBytes(Dict("|S5", "(1,)"), std::string("csc\0\0", 5))), "csc");
+  EXPECT_EQ(read(NpyBytes(Dict("<U3", "()"), std::string("c\0\0\0o\0\0\0o\0\0\0", 12))), "coo");
+  EXPECT_EQ(read(NpyBytes(Dict("<U1", "()"), std::string("\xe9\0\0\0", 4))), "?");
+}
+
+TEST(NpyString, RefusesOtherArraysNamingTheGivenName) {
+  ScratchDir dir;
+  auto error = [&](const std::string& bytes) {
+    WriteTextFile(dir / "s.npy", bytes);
+    return ErrorOf([&] { ReadNpyString(dir / "s.npy", "x.npz:format.npy"); });
+  };
+  for (const std::string& message :
+       {error(NpyBytes(Dict("<i8", "()"), std::string(8, '\0'))),
+        error(NpyBytes(Dict("|S3", "(2,)"), "csrcsc")), error(NpyBytes(Dict(">U3", "()"), "")),
+        error(NpyBytes(Dict("|S3", "()"), "cs"))}) {
+    EXPECT_TRUE(Contains(message, "(x.npz:format.npy)")) << message;
+  }
+  EXPECT_TRUE(Contains(error(NpyBytes(Dict("|S3", "()"), "cs")), "truncated"));
+  EXPECT_TRUE(Contains(error(NpyBytes(Dict("<f4", "()"), "1234")), "expected a string array"));
+}
+
+TEST(NpyReader, NamesTheGivenNameInErrors) {
+  ScratchDir dir;
+  WriteTextFile(dir / "a.npy", "garbage");
+  std::string message = ErrorOf([&] { NpyReader reader(dir / "a.npy", "x.npz:data.npy"); });
+  EXPECT_TRUE(Contains(message, "(x.npz:data.npy)")) << message;
+}
+
 }  // namespace
 }  // namespace strata
