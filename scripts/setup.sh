@@ -12,6 +12,7 @@ packages=(
   libfmt-dev            # formatting of messages and reports
   nlohmann-json3-dev    # meta.json and JSON reports
   libxxhash-dev         # per-file checksums in meta.json
+  zlib1g-dev            # inflating the DEFLATE members of .npz archives (import --features x.npz)
   libgtest-dev libgmock-dev  # unit and CLI tests
   libbenchmark-dev      # micro-benchmarks in bench/
   libmetis-dev          # METIS, the partitioning baseline GAP is compared against
