@@ -24,13 +24,14 @@ struct ImportOptions {
 };
 
 // Reads DIR/edge_index.npy ([2, E] integers, row 0 sources, row 1 destinations) and
-// DIR/features.npy ([N, D] floats), and when present DIR/labels.npy ([N] integers, -1 for
-// unlabeled) and DIR/{train,val,test}_idx.npy.
+// DIR/features.npy ([N, D] floats) or, when there is none, DIR/features.npz (a SciPy sparse
+// [N, D] CSR or CSC matrix, stored as sparse features), and when present DIR/labels.npy ([N]
+// integers, -1 for unlabeled) and DIR/{train,val,test}_idx.npy.
 DatasetMeta ImportNpyDirectory(const std::string& npy_dir, const ImportOptions& options);
 
 struct EdgeListSources {
   std::string edge_list;  // two integer ids per line, '#' comments, blank lines
-  std::string features;   // optional [N, D] .npy; fixes N
+  std::string features;   // optional [N, D] .npy, or .npz of scipy.sparse.save_npz; fixes N
   std::string labels;     // optional [N] .npy; fixes N when there are no features
   std::string split_dir;  // optional directory with {train,val,test}_idx.npy
 };

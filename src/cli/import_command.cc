@@ -1,4 +1,5 @@
-// strata import OUT --npy DIR | --edge-list FILE [--features F.npy --labels L.npy --split DIR]
+// strata import OUT --npy DIR | --edge-list FILE [--features F.npy|F.npz --labels L.npy
+//   --split DIR]
 #include <unistd.h>
 
 #include "cli/command.h"
@@ -23,13 +24,14 @@ Runner AddImportCommand(CLI::App& app) {
   ImportOptions& o = args->options;
   cmd->add_option("OUT", o.out, "dataset directory to create")->required();
   auto* npy = cmd->add_option("--npy", args->npy_dir,
-                              "directory with edge_index.npy, features.npy, labels.npy, "
-                              "{train,val,test}_idx.npy");
+                              "directory with edge_index.npy, features.npy (or a sparse "
+                              "features.npz), labels.npy, {train,val,test}_idx.npy");
   auto* edges = cmd->add_option("--edge-list", args->edge_list.edge_list,
                                 "text file, two node ids per line, '#' comments");
   npy->excludes(edges);
   auto* features = cmd->add_option("--features", args->edge_list.features,
-                                   "with --edge-list: [N, D] float .npy");
+                                   "with --edge-list: [N, D] float .npy, or .npz of "
+                                   "scipy.sparse.save_npz (CSR or CSC; stored sparse, float32)");
   auto* labels = cmd->add_option("--labels", args->edge_list.labels,
                                  "with --edge-list: [N] integer .npy, -1 = unlabeled");
   auto* split = cmd->add_option("--split", args->edge_list.split_dir,

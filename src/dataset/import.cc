@@ -14,6 +14,8 @@
 #include "dataset/dataset_writer.h"
 #include "dataset/edge_list_reader.h"
 #include "dataset/node_data_import.h"
+#include "dataset/npz_features.h"
+#include "storage/zip_archive.h"
 #include "strata/error.h"
 #include "strata/memory_budget.h"
 #include "strata/npy.h"
@@ -109,6 +111,42 @@ void ImportSplits(const std::string& dir, bool require_one, uint64_t num_nodes,
   }
 }
 
+// The features of an import: a dense [N, D] .npy, or a SciPy sparse matrix in an .npz.
+struct FeatureInput {
+  std::optional<NpyReader> dense;
+  std::optional<NpzFeatures> sparse;
+
+  uint64_t rows() const { return sparse ? sparse->rows() : dense->header().shape[0]; }
+};
+
+// An .npz is a ZIP archive: told by its name, or by the magic whatever its name.
+FeatureInput OpenFeatures(const std::string& path, const ImportOptions& o,
+                          const DatasetWriter& writer) {
+  FeatureInput input;
+  if (!path.ends_with(".npz") && !HasZipMagic(path)) {
+    input.dense.emplace(path);
+    CheckFeatureShape(*input.dense);
+    return input;
+  }
+  if (o.feature_dtype != FeatureDtype::kFloat32) {
+    throw Error::Input(
+        "sparse features are stored as float32: --feature-dtype float16 is for dense .npy "
+        "features only",
+        path);
+  }
+  input.sparse.emplace(path, writer.spill_dir());
+  return input;
+}
+
+void WriteFeatures(const FeatureInput& input, FeatureDtype dtype, MemoryBudget& budget,
+                   DatasetWriter& writer) {
+  if (input.sparse) {
+    input.sparse->Import(budget, writer);
+  } else {
+    ImportFeatures(*input.dense, dtype, budget, writer);
+  }
+}
+
 // Thrown inside an edge-list import that assumed ids below 2^32 and met a larger one.
 struct NeedsWideIds {};
 
@@ -119,15 +157,22 @@ DatasetMeta ImportNpyDirectory(const std::string& npy_dir, const ImportOptions& 
   if (!std::filesystem::is_directory(npy_dir)) {
     throw Error::Input("--npy expects a directory of .npy files", npy_dir);
   }
+  MemoryBudget budget(o.memory_budget_bytes);
+  // Made before the inputs are opened: an .npz is extracted into its staging directory.
+  DatasetWriter writer(o.out, o.replace_existing);
   NpyReader edges(npy_dir + "/edge_index.npy");
-  NpyReader features(npy_dir + "/features.npy");
-  const uint64_t num_nodes = CheckFeatureShape(features);
+  // A sparse features.npz stands in for an absent features.npy.
+  std::string features_path = npy_dir + "/features.npy";
+  if (!std::filesystem::exists(features_path) &&
+      std::filesystem::exists(npy_dir + "/features.npz")) {
+    features_path = npy_dir + "/features.npz";
+  }
+  const FeatureInput features = OpenFeatures(features_path, o, writer);
+  const uint64_t num_nodes = features.rows();
   std::optional<NpyReader> labels = OpenIfExists(npy_dir + "/labels.npy");
   if (labels) CheckLabelShape(*labels, num_nodes);
 
-  MemoryBudget budget(o.memory_budget_bytes);
   auto progress = MakeProgress(o);
-  DatasetWriter writer(o.out, o.replace_existing);
   const uint32_t id_bytes = IdBytes(o, num_nodes);
   writer.meta().node_id_bytes = id_bytes;
   {
@@ -137,7 +182,7 @@ DatasetMeta ImportNpyDirectory(const std::string& npy_dir, const ImportOptions& 
     WriteGraph(builder, num_nodes, id_bytes, o.self_loops, writer, progress.get());
   }
   if (progress) progress->Restart("writing features", 0);
-  ImportFeatures(features, o.feature_dtype, budget, writer);
+  WriteFeatures(features, o.feature_dtype, budget, writer);
   if (labels) {
     ImportLabels(*labels, num_nodes, writer);
   } else {
@@ -150,11 +195,15 @@ DatasetMeta ImportNpyDirectory(const std::string& npy_dir, const ImportOptions& 
 
 DatasetMeta ImportEdgeList(const EdgeListSources& sources, const ImportOptions& o) {
   CheckOptions(o);
-  std::optional<NpyReader> features, labels;
+  MemoryBudget budget(o.memory_budget_bytes);
+  // Made before the inputs are opened: an .npz is extracted into its staging directory.
+  DatasetWriter writer(o.out, o.replace_existing);
+  std::optional<FeatureInput> features;
+  std::optional<NpyReader> labels;
   std::optional<uint64_t> known_nodes;  // from the node data; else from the largest id
   if (!sources.features.empty()) {
-    features.emplace(sources.features);
-    known_nodes = CheckFeatureShape(*features);
+    features = OpenFeatures(sources.features, o, writer);
+    known_nodes = features->rows();
   }
   if (!sources.labels.empty()) {
     labels.emplace(sources.labels);
@@ -166,9 +215,7 @@ DatasetMeta ImportEdgeList(const EdgeListSources& sources, const ImportOptions& 
                        sources.split_dir);
   }
 
-  MemoryBudget budget(o.memory_budget_bytes);
   auto progress = MakeProgress(o);
-  DatasetWriter writer(o.out, o.replace_existing);
   uint64_t num_nodes = known_nodes.value_or(0);
   uint32_t id_bits = o.node_id_bytes == 8 ? 64 : known_nodes ? IdBitsFor(num_nodes) : 32;
   while (true) {
@@ -202,7 +249,7 @@ DatasetMeta ImportEdgeList(const EdgeListSources& sources, const ImportOptions& 
   }
   if (features) {
     if (progress) progress->Restart("writing features", 0);
-    ImportFeatures(*features, o.feature_dtype, budget, writer);
+    WriteFeatures(*features, o.feature_dtype, budget, writer);
   } else {
     WriteNoFeatures(writer);
   }

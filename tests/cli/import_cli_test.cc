@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli_test_helpers.h"
+#include "storage/zip_builder.h"
 #include "strata/npy.h"
 #include "test_util.h"
 
@@ -488,6 +489,107 @@ TEST(ImportCli, RelativeOutputPathIsCreatedInTheWorkingDirectory) {
   ASSERT_EQ(r.exit_status, 0) << r.err;
   ExpectOnlyEntries(s.path(), {"in", "out"});
   EXPECT_EQ(Dataset::Open(s / "out").meta().num_edges, testing::kSmallDistinctEdges);
+}
+
+// ---- sparse features from scipy.sparse.save_npz ----
+
+const std::string kNpzFixtures = STRATA_TEST_FIXTURES "/npz";
+
+// The 4 x 5 matrix of tests/fixtures/npz/make_fixtures.py, as stored CSR.
+void ExpectFixtureFeatures(const std::string& dataset) {
+  DatasetMeta meta = Dataset::Open(dataset).meta();
+  EXPECT_TRUE(meta.sparse_features);
+  EXPECT_EQ(meta.feature_dim, 5u);
+  EXPECT_EQ(meta.feature_nnz, 7u);
+  EXPECT_EQ(ReadArrayFile<uint64_t>(dataset + "/features/indptr.bin"),
+            (std::vector<uint64_t>{0, 2, 4, 4, 7}));
+  EXPECT_EQ(ReadArrayFile<uint32_t>(dataset + "/features/indices.bin"),
+            (std::vector<uint32_t>{1, 4, 0, 3, 1, 2, 4}));
+  EXPECT_EQ(ReadArrayFile<float>(dataset + "/features/values.bin"),
+            (std::vector<float>{1.5f, -2.0f, 3.0f, 0.25f, 7.0f, 8.0f, 9.5f}));
+  Dataset::Open(dataset).Verify();
+}
+
+TEST(ImportCli, EdgeListWithScipyNpzFeaturesStoresThemSparse) {
+  for (const std::string fixture : {"csr_float32.npz", "csc_float64.npz"}) {
+    SCOPED_TRACE(fixture);
+    ScratchDir s;
+    WriteTextFile(s / "edges.txt", "0 1\n1 2\n2 3\n");
+    ImportOrFail({"import", s / "out", "--edge-list", s / "edges.txt", "--features",
+                  kNpzFixtures + "/" + fixture});
+    EXPECT_EQ(Dataset::Open(s / "out").meta().num_nodes, 4u);  // the matrix's rows
+    ExpectFixtureFeatures(s / "out");
+    ExpectOnlyEntries(s.path(), {"edges.txt", "out"});
+  }
+}
+
+TEST(ImportCli, NpzFeaturesAreToldByTheirMagicWhateverTheirName) {
+  ScratchDir s;
+  WriteTextFile(s / "edges.txt", "0 1\n");
+  fs::copy_file(kNpzFixtures + "/csr_float32.npz", s / "features.bin");
+  ImportOrFail(
+      {"import", s / "out", "--edge-list", s / "edges.txt", "--features", s / "features.bin"});
+  ExpectFixtureFeatures(s / "out");
+}
+
+TEST(ImportCli, NpyDirectoryTakesFeaturesNpzWhenThereIsNoFeaturesNpy) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  fs::remove(s / "in/features.npy");
+  // 6 x 3, CSC, row 5 empty: rows as {column: value} are 0: {0: 1}, 1: {2: 2}, 2: {0: 3, 1: 4},
+  // 3: {1: 5}, 4: {2: 6}.
+  testing::SparseArrays m{.format = "csc",
+                          .rows = 6,
+                          .cols = 3,
+                          .indptr = {0, 2, 4, 6},
+                          .indices = {0, 2, 2, 3, 1, 4},
+                          .data = {1, 3, 4, 5, 2, 6}};
+  WriteTextFile(s / "in/features.npz", testing::BuildZip(testing::SparseNpzEntries(m)));
+  ImportOrFail({"import", s / "out", "--npy", s / "in"});
+  DatasetMeta meta = Dataset::Open(s / "out").meta();
+  EXPECT_EQ(meta.num_nodes, testing::kSmallNodes);
+  EXPECT_EQ(meta.num_edges, testing::kSmallDistinctEdges);
+  EXPECT_EQ(meta.feature_dim, 3u);
+  EXPECT_EQ(ReadArrayFile<uint64_t>(s / "out/features/indptr.bin"),
+            (std::vector<uint64_t>{0, 1, 2, 4, 5, 6, 6}));
+  EXPECT_EQ(ReadArrayFile<uint32_t>(s / "out/features/indices.bin"),
+            (std::vector<uint32_t>{0, 2, 0, 1, 1, 2}));
+  EXPECT_EQ(ReadArrayFile<float>(s / "out/features/values.bin"),
+            (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(ReadArrayFile<int32_t>(s / "out/labels.bin"),
+            (std::vector<int32_t>{0, 1, 2, 0, 1, -1}));
+  Dataset::Open(s / "out").Verify();
+}
+
+TEST(ImportCli, RefusesFloat16ForSparseFeatures) {
+  ScratchDir s;
+  WriteTextFile(s / "edges.txt", "0 1\n");
+  CommandResult r = RunStrata({"import", s / "out", "--edge-list", s / "edges.txt", "--features",
+                               kNpzFixtures + "/csr_float32.npz", "--feature-dtype", "float16"});
+  testing::ExpectInputError(r, {"csr_float32.npz", "float16"});
+  ExpectOnlyEntries(s.path(), {"edges.txt"});
+}
+
+TEST(ImportCli, RefusesBadNpzAndLeavesNothingBehind) {
+  testing::SparseArrays m{
+      .rows = 2, .cols = 3, .indptr = {0, 2, 3}, .indices = {0, 1, 7}, .data = {1, 2, 3}};
+  const std::string good = testing::BuildZip(testing::SparseNpzEntries(m));
+  m.format = "coo";
+  const std::string coo = testing::BuildZip(testing::SparseNpzEntries(m));
+  for (const auto& [bytes, fragment] : std::vector<std::pair<std::string, std::string>>{
+           {good, "x.npz:indices.npy element [2]"},
+           {coo, "'coo'"},
+           {good.substr(0, good.size() - 30), "no end of central directory record"},
+           {"PK\x03\x04 not really", "not a ZIP archive"}}) {
+    SCOPED_TRACE(fragment);
+    ScratchDir s;
+    WriteTextFile(s / "edges.txt", "0 1\n");
+    WriteTextFile(s / "x.npz", bytes);
+    CommandResult r =
+        RunStrata({"import", s / "out", "--edge-list", s / "edges.txt", "--features", s / "x.npz"});
+    testing::ExpectInputError(r, {"x.npz", fragment});
+    ExpectOnlyEntries(s.path(), {"edges.txt", "x.npz"});
+  }
 }
 
 }  // namespace
