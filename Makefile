@@ -2,9 +2,10 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 DATA ?= data
 
-.PHONY: all setup build python run run-dataset run-multistage test test-asan bench reference-fixtures parity format clean
+.PHONY: all setup build python run run-dataset run-multistage test test-asan test-tsan bench reference-fixtures parity format clean
 
 all: build
 
@@ -57,6 +58,23 @@ test-asan: setup
 	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target strata_tests
 	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# The suites whose code starts threads (I/O engines, stores and caches, samplers, the batch
+# pipeline, the macro-batch loaders, the trainers, the kernels' thread splits, and the CLI runs
+# of a ThreadSanitizer-built strata) under ThreadSanitizer. OpenBLAS is not instrumented, so
+# it runs one thread here: TSan cannot see its own synchronisation.
+TSAN_SUITES = DirectFeatureStore Stores/FeatureStoreTest Policies/WindowedCacheTest IoEngine \
+    NeighborSampler BatchPipelineTest NeighborBatchSourceTest BoundedQueue LargeBatchTest \
+    MacroBatchTest NeighborLoaderTest Trainer Features/FullGraphTest IdWidths/ InputProducts \
+    SpGemm SpMM TrainCli MultistageCli
+empty :=
+space := $(empty) $(empty)
+TSAN_REGEX = ^($(subst $(space),|,$(strip $(TSAN_SUITES))))
+test-tsan: setup
+	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSTRATA_TSAN=ON >/dev/null
+	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target strata_tests
+	@cd $(TSAN_BUILD) && OPENBLAS_NUM_THREADS=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	    ctest --output-on-failure -j $(JOBS) -R '$(TSAN_REGEX)'
+
 bench: build
 	@$(BUILD)/bench/strata_micro_bench
 
@@ -72,4 +90,4 @@ format:
 	@find src include tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
