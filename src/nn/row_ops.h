@@ -17,8 +17,14 @@
 
 namespace strata {
 
-// Clones for the hot kernels; "default" is the build's baseline.
+// Clones for the hot kernels; "default" is the build's baseline. Clang (the fuzz build,
+// fuzz/) cannot clone function templates, so with it the kernels are built once, for the
+// baseline.
+#if defined(__clang__)
+#define STRATA_NN_CLONES
+#else
 #define STRATA_NN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 
 inline constexpr size_t kRowBlock = 16;
 
