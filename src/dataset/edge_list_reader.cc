@@ -11,7 +11,6 @@
 namespace strata {
 namespace {
 
-constexpr size_t kReadBytes = size_t{8} << 20;
 constexpr size_t kBatchEdges = size_t{1} << 16;
 
 bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
@@ -26,8 +25,9 @@ std::string Token(const char* begin, const char* end) {
 
 }  // namespace
 
-EdgeListReader::EdgeListReader(const std::string& path, std::optional<uint64_t> num_nodes)
-    : file_(path), num_nodes_(num_nodes) {
+EdgeListReader::EdgeListReader(const std::string& path, std::optional<uint64_t> num_nodes,
+                               size_t buffer_bytes)
+    : file_(path), num_nodes_(num_nodes), buffer_bytes_(buffer_bytes) {
   src_.reserve(kBatchEdges);
   dst_.reserve(kBatchEdges);
 }
@@ -80,7 +80,7 @@ void EdgeListReader::ParseLine(const char* p, const char* end) {
 }
 
 void EdgeListReader::ReadAll(const BatchFn& on_batch) {
-  std::vector<char> buffer(kReadBytes);
+  std::vector<char> buffer(buffer_bytes_);
   size_t carried = 0;  // bytes of an unfinished line kept at the front of the buffer
   auto flush = [&] {
     if (!src_.empty()) on_batch(src_, dst_);

@@ -19,8 +19,13 @@ class EdgeListReader {
  public:
   using BatchFn = std::function<void(std::span<const uint64_t> src, std::span<const uint64_t> dst)>;
 
+  // Bytes read per step, which is also the longest line accepted.
+  static constexpr size_t kDefaultBufferBytes = size_t{8} << 20;
+
   // Ids must be below `num_nodes` when it is known, and below kMaxNodeIds in any case.
-  EdgeListReader(const std::string& path, std::optional<uint64_t> num_nodes);
+  // Tests and the fuzzer pass a small `buffer_bytes`, so that lines straddle reads.
+  EdgeListReader(const std::string& path, std::optional<uint64_t> num_nodes,
+                 size_t buffer_bytes = kDefaultBufferBytes);
 
   // Parses the whole file, calling `on_batch` with successive batches of edges.
   void ReadAll(const BatchFn& on_batch);
@@ -38,6 +43,7 @@ class EdgeListReader {
 
   FileReader file_;
   std::optional<uint64_t> num_nodes_;
+  size_t buffer_bytes_;
   uint64_t offset_ = 0;
   uint64_t line_ = 0;
   uint64_t max_id_ = 0;

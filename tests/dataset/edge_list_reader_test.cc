@@ -11,10 +11,11 @@ namespace {
 
 using Edges = std::vector<std::pair<uint64_t, uint64_t>>;
 
-Edges ReadEdges(const std::string& text, std::optional<uint64_t> num_nodes = std::nullopt) {
+Edges ReadEdges(const std::string& text, std::optional<uint64_t> num_nodes = std::nullopt,
+                size_t buffer_bytes = EdgeListReader::kDefaultBufferBytes) {
   testing::ScratchDir dir;
   testing::WriteTextFile(dir / "edges.txt", text);
-  EdgeListReader reader(dir / "edges.txt", num_nodes);
+  EdgeListReader reader(dir / "edges.txt", num_nodes, buffer_bytes);
   Edges edges;
   reader.ReadAll([&](std::span<const uint64_t> src, std::span<const uint64_t> dst) {
     for (size_t i = 0; i < src.size(); ++i) edges.emplace_back(src[i], dst[i]);
@@ -55,6 +56,20 @@ TEST(EdgeListReader, ReadsManyLinesAcrossBufferBoundaries) {
     expected.emplace_back(i, i * 7 % 1000003);
   }
   EXPECT_EQ(ReadEdges(text), expected);
+}
+
+TEST(EdgeListReader, SmallBufferReadsTheSameEdgesAndBoundsTheLine) {
+  std::string text = "# comment\r\n0 1\n22 33 # x\n\n444\t5555\r\n6 7";
+  Edges expected = {{0, 1}, {22, 33}, {444, 5555}, {6, 7}};
+  for (size_t buffer_bytes = 12; buffer_bytes < 40; ++buffer_bytes) {
+    EXPECT_EQ(ReadEdges(text, std::nullopt, buffer_bytes), expected) << buffer_bytes;
+  }
+  try {
+    ReadEdges("0 1\n2 3 # a comment longer than the buffer\n", std::nullopt, 16);
+    FAIL() << "a line longer than the buffer was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("longer than 16 bytes"), std::string::npos) << e.what();
+  }
 }
 
 TEST(EdgeListReader, NamesFileAndLineOfBadInput) {
