@@ -3,9 +3,11 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
 DATA ?= data
 
-.PHONY: all setup build python run run-dataset run-multistage test test-asan test-tsan bench reference-fixtures parity format clean
+.PHONY: all setup build python run run-dataset run-multistage test test-asan test-tsan fuzz bench reference-fixtures parity format clean
 
 all: build
 
@@ -75,6 +77,13 @@ test-tsan: setup
 	@cd $(TSAN_BUILD) && OPENBLAS_NUM_THREADS=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 	    ctest --output-on-failure -j $(JOBS) -R '$(TSAN_REGEX)'
 
+# Every parser of untrusted input under libFuzzer, ASan and UBSan, FUZZ_SECONDS each, one after
+# another (docs/reliability.md); built with clang in $(FUZZ_BUILD). Fails on any crash.
+fuzz: setup
+	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Release -DSTRATA_FUZZ=ON >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target strata_fuzzers
+	@bash scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 bench: build
 	@$(BUILD)/bench/strata_micro_bench
 
@@ -90,4 +99,4 @@ format:
 	@find src include tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

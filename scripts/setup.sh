@@ -18,6 +18,9 @@ packages=(
   libmetis-dev          # METIS, the partitioning baseline GAP is compared against
   libgraphblas-dev      # SuiteSparse:GraphBLAS, the SpGEMM baseline of bench/ (linked there only)
   util-linux            # unshare, for the disk-full test in a private tmpfs
+  # make fuzz: clang with libFuzzer and the sanitizer runtimes (libclang_rt.fuzzer is in
+  # libclang-rt-14-dev, only recommended by clang), llvm-symbolizer for readable stacks.
+  clang libclang-rt-14-dev llvm
   python3-dev pybind11-dev python3-numpy  # the Python package (python/strata)
   python3-venv          # make python's .venv
   python3-pytest        # the Python package's tests
