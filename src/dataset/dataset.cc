@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "common/enum_names.h"
+#include "common/json_fields.h"
 #include "storage/file.h"
 #include "strata/error.h"
 
@@ -18,6 +20,21 @@ constexpr EnumNames<Split, 3> kSplitNames(
 constexpr EnumNames<Split, 3> kSplitFiles("split file", {{{Split::kTrain, "split/train.bin"},
                                                           {Split::kVal, "split/val.bin"},
                                                           {Split::kTest, "split/test.bin"}}});
+
+// A file's checksum as ToJson writes it, hexadecimal. std::stoull would also take a sign,
+// spaces, "0x" and trailing junk, and throws std::out_of_range beyond 64 bits.
+uint64_t ParseXxh64(const std::string& hex, const std::string& source) {
+  uint64_t value = 0;
+  const char* end = hex.data() + hex.size();
+  auto [stop, error] = std::from_chars(hex.data(), end, value, 16);
+  if (hex.empty() || error != std::errc() || stop != end) {
+    throw Error::Input(
+        fmt::format("meta.json has an xxh64 '{}' that is not a 64-bit hexadecimal number",
+                    hex.size() > 40 ? hex.substr(0, 40) + "..." : hex),
+        source);
+  }
+  return value;
+}
 
 }  // namespace
 
@@ -114,64 +131,63 @@ DatasetMeta DatasetMeta::FromJson(const std::string& text, const std::string& so
     if (j.at("format").get<std::string>() != kDatasetFormatName) {
       throw Error::Input("not a Strata dataset: format is not 'strata-dataset'", source);
     }
-    int version = j.at("version").get<int>();
+    int version = IntegerField<int>(j, "version", source);
     if (version != kDatasetFormatVersion) {
       throw Error::Input(fmt::format("dataset format version {} is not supported (this build "
                                      "reads version {})",
                                      version, kDatasetFormatVersion),
                          source);
     }
-    meta.num_nodes = j.at("num_nodes").get<uint64_t>();
-    meta.num_edges = j.at("num_edges").get<uint64_t>();
-    meta.feature_dim = j.at("feature_dim").get<uint64_t>();
+    meta.num_nodes = IntegerField<uint64_t>(j, "num_nodes", source);
+    meta.num_edges = IntegerField<uint64_t>(j, "num_edges", source);
+    meta.feature_dim = IntegerField<uint64_t>(j, "feature_dim", source);
     meta.feature_dtype = ParseFeatureDtype(j.at("feature_dtype").get<std::string>(), source);
-    meta.row_stride_bytes = j.at("row_stride_bytes").get<uint64_t>();
-    meta.num_classes = j.at("num_classes").get<uint32_t>();
-    meta.node_id_bytes = j.at("node_id_bytes").get<uint32_t>();
-    meta.block_size = j.at("block_size").get<uint32_t>();
+    meta.row_stride_bytes = IntegerField<uint64_t>(j, "row_stride_bytes", source);
+    meta.num_classes = IntegerField<uint32_t>(j, "num_classes", source);
+    meta.node_id_bytes = IntegerField<uint32_t>(j, "node_id_bytes", source);
+    meta.block_size = IntegerField<uint32_t>(j, "block_size", source);
     const auto& splits = j.at("split_sizes");
-    meta.train_size = splits.at("train").get<uint64_t>();
-    meta.val_size = splits.at("val").get<uint64_t>();
-    meta.test_size = splits.at("test").get<uint64_t>();
+    meta.train_size = IntegerField<uint64_t>(splits, "train", source);
+    meta.val_size = IntegerField<uint64_t>(splits, "val", source);
+    meta.test_size = IntegerField<uint64_t>(splits, "test", source);
     if (j.contains("in_degree")) {
       const auto& d = j.at("in_degree");
-      meta.in_degree = {d.at("min").get<uint64_t>(), d.at("max").get<uint64_t>(),
-                        d.at("mean").get<double>(), d.at("zero_count").get<uint64_t>()};
+      meta.in_degree = {IntegerField<uint64_t>(d, "min", source),
+                        IntegerField<uint64_t>(d, "max", source), d.at("mean").get<double>(),
+                        IntegerField<uint64_t>(d, "zero_count", source)};
     }
-    meta.minor_version = j.value("minor_version", 0);
+    meta.minor_version = IntegerField<int>(j, "minor_version", 0, source);
     const std::string feature_format = j.value("feature_format", std::string("dense"));
     if (feature_format != "dense" && feature_format != "csr") {
       throw Error::Input(
           fmt::format("feature_format '{}' is neither dense nor csr", feature_format), source);
     }
     meta.sparse_features = feature_format == "csr";
-    meta.feature_nnz = j.value("feature_nnz", uint64_t{0});
+    meta.feature_nnz = IntegerField<uint64_t>(j, "feature_nnz", 0, source);
     if (j.contains("partition")) {
       const auto& p = j.at("partition");
       PartitionMeta partition;
       partition.method = p.at("method").get<std::string>();
-      partition.parts = p.at("parts").get<uint32_t>();
-      partition.hubs = p.at("hubs").get<uint64_t>();
+      partition.parts = IntegerField<uint32_t>(p, "parts", source);
+      partition.hubs = IntegerField<uint64_t>(p, "hubs", source);
       partition.edge_cut_ratio = p.at("edge_cut_ratio").get<double>();
       partition.label_balance = p.at("label_balance").get<double>();
-      partition.max_part_nodes = p.value("max_part_nodes", uint64_t{0});
-      partition.min_part_nodes = p.value("min_part_nodes", uint64_t{0});
+      partition.max_part_nodes = IntegerField<uint64_t>(p, "max_part_nodes", 0, source);
+      partition.min_part_nodes = IntegerField<uint64_t>(p, "min_part_nodes", 0, source);
       partition.seconds = p.value("seconds", 0.0);
-      partition.peak_rss_bytes = p.value("peak_rss_bytes", uint64_t{0});
+      partition.peak_rss_bytes = IntegerField<uint64_t>(p, "peak_rss_bytes", 0, source);
       partition.source = p.value("source", std::string());
       meta.partition = partition;
     }
     for (const auto& [name, entry] : j.at("files").items()) {
       FileDigest digest;
-      digest.bytes = entry.at("bytes").get<uint64_t>();
-      digest.xxh64 = std::stoull(entry.at("xxh64").get<std::string>(), nullptr, 16);
+      digest.bytes = IntegerField<uint64_t>(entry, "bytes", source);
+      digest.xxh64 = ParseXxh64(entry.at("xxh64").get<std::string>(), source);
       meta.files[name] = digest;
     }
   } catch (const nlohmann::json::exception& e) {
     throw Error::Input(
         fmt::format("meta.json is missing a field or has a wrong type: {}", e.what()), source);
-  } catch (const std::invalid_argument&) {
-    throw Error::Input("meta.json has an xxh64 that is not hexadecimal", source);
   }
   if (meta.node_id_bytes != 4 && meta.node_id_bytes != 8) {
     throw Error::Input(fmt::format("node_id_bytes is {}, expected 4 or 8", meta.node_id_bytes),

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "strata/error.h"
 #include "test_util.h"
 
@@ -69,6 +71,40 @@ TEST(Dataset, RejectsBadMetaWithFileName) {
   std::string json = meta.ToJson();
   json.replace(json.find("\"version\": 1"), 12, "\"version\": 9");
   EXPECT_NE(error_of(json).find("version 9 is not supported"), std::string::npos);
+}
+
+// The meta.json fuzzer's crashes (fuzz/meta_json_fuzzer.cc): an xxh64 beyond 64 bits escaped
+// as std::out_of_range, and an integer too large for its field (which nlohmann reads as a
+// float) was converted with undefined behaviour. Both, and the looser forms around them that
+// were silently accepted, are input errors.
+TEST(Dataset, RejectsMetaNumbersOutsideTheirFields) {
+  const nlohmann::json valid = nlohmann::json::parse(DatasetMeta().ToJson());
+  auto kind_of = [&](const std::string& pointer, const nlohmann::json& value) {
+    nlohmann::json j = valid;
+    j[nlohmann::json::json_pointer(pointer)] = value;
+    try {
+      DatasetMeta::FromJson(j.dump(), "meta.json");
+    } catch (const Error& e) {
+      return e.kind() == Error::Kind::kInput ? std::string("input error") : e.what();
+    }
+    return std::string("no error");
+  };
+  for (const char* xxh64 : {"adcfa880d15d73926", "-1", "0x12", "12zz", " 12", ""}) {
+    EXPECT_EQ(kind_of("/files/labels.bin", {{"bytes", 4}, {"xxh64", xxh64}}), "input error")
+        << xxh64;
+  }
+  EXPECT_EQ(kind_of("/files/labels.bin", {{"bytes", 4}, {"xxh64", "ffffffffffffffff"}}),
+            "no error");
+  const nlohmann::json partition = {
+      {"method", "gap"}, {"hubs", 0}, {"edge_cut_ratio", 0}, {"label_balance", 0}};
+  nlohmann::json parts_too_large = partition;
+  parts_too_large["parts"] = nlohmann::json::parse("184467440737095516164");
+  EXPECT_EQ(kind_of("/partition", parts_too_large), "input error");
+  EXPECT_EQ(kind_of("/version", 1e30), "input error");
+  EXPECT_EQ(kind_of("/num_nodes", -1), "input error");
+  EXPECT_EQ(kind_of("/num_classes", uint64_t{1} << 32), "input error");
+  EXPECT_EQ(kind_of("/node_id_bytes", 4.0), "input error");
+  EXPECT_EQ(kind_of("/split_sizes/train", true), "input error");
 }
 
 TEST(Dataset, OpenRefusesMissingDirectory) {
