@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "common/json_fields.h"
 #include "nn/checkpoint.h"
 #include "storage/file.h"
 #include "strata/dataset.h"
@@ -13,20 +14,37 @@
 namespace strata {
 namespace {
 
-CheckpointHeader HeaderOf(const nlohmann::json& meta) {
-  CheckpointHeader header;
-  header.model.kind = ParseModelKind(meta.at("model").get<std::string>());
-  header.model.layers = meta.at("layers").get<size_t>();
-  header.model.hidden = meta.at("hidden").get<size_t>();
-  header.model.heads = meta.at("heads").get<size_t>();
-  header.model.out_heads = meta.at("out_heads").get<size_t>();
-  // Checkpoints from before these options had biases and ReLU.
-  header.model.bias = meta.value("bias", true);
-  header.model.activation = ParseActivation(meta.value("activation", std::string("relu")));
-  header.in_dim = meta.at("in_dim").get<size_t>();
-  header.num_classes = meta.at("num_classes").get<size_t>();
-  header.epochs_done = meta.at("epochs_done").get<uint64_t>();
-  return header;
+// The metadata SaveCheckpoint writes. A checkpoint is user input: metadata that is not that
+// JSON is an input error naming the file, not an escaped nlohmann exception.
+template <typename Fn>
+auto ReadMetadata(const std::string& path, Fn read) {
+  try {
+    return read();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error::Input(fmt::format("bad checkpoint metadata: {}", e.what()), path);
+  }
+}
+
+nlohmann::json ParseMetadata(const std::string& text, const std::string& path) {
+  return ReadMetadata(path, [&] { return nlohmann::json::parse(text); });
+}
+
+CheckpointHeader HeaderOf(const nlohmann::json& meta, const std::string& path) {
+  return ReadMetadata(path, [&] {
+    CheckpointHeader header;
+    header.model.kind = ParseModelKind(meta.at("model").get<std::string>());
+    header.model.layers = IntegerField<size_t>(meta, "layers", path);
+    header.model.hidden = IntegerField<size_t>(meta, "hidden", path);
+    header.model.heads = IntegerField<size_t>(meta, "heads", path);
+    header.model.out_heads = IntegerField<size_t>(meta, "out_heads", path);
+    // Checkpoints from before these options had biases and ReLU.
+    header.model.bias = meta.value("bias", true);
+    header.model.activation = ParseActivation(meta.value("activation", std::string("relu")));
+    header.in_dim = IntegerField<size_t>(meta, "in_dim", path);
+    header.num_classes = IntegerField<size_t>(meta, "num_classes", path);
+    header.epochs_done = IntegerField<uint64_t>(meta, "epochs_done", path);
+    return header;
+  });
 }
 
 // The shape as a user would type it, to say what differs.
@@ -49,14 +67,14 @@ void CheckSameRun(const std::string& path, const nlohmann::json& meta, const Che
   }
   // Checkpoints written before the identity was recorded are taken as they are.
   if (!meta.contains("dataset_meta_xxh64")) return;
-  const auto dataset = meta.at("dataset_meta_xxh64").get<uint64_t>();
+  const auto dataset = IntegerField<uint64_t>(meta, "dataset_meta_xxh64", path);
   if (dataset != identity.dataset_meta_xxh64) {
     throw Error::Input(fmt::format("the checkpoint was written for another dataset (meta.json "
                                    "xxh64 {:016x}, this one's is {:016x})",
                                    dataset, identity.dataset_meta_xxh64),
                        path);
   }
-  const auto seed = meta.at("seed").get<uint64_t>();
+  const auto seed = IntegerField<uint64_t>(meta, "seed", path);
   if (seed != identity.seed) {
     throw Error::Input(
         fmt::format("the checkpoint was written with --seed {}, this run has --seed {}", seed,
@@ -77,7 +95,7 @@ RunIdentity IdentifyRun(const std::string& dataset_dir, uint64_t seed) {
 
 CheckpointHeader ReadCheckpointHeader(const std::string& path) {
   if (!std::filesystem::exists(path)) throw Error::Input("no checkpoint found", path);
-  return HeaderOf(nlohmann::json::parse(ReadCheckpointMetadata(path)));
+  return HeaderOf(ParseMetadata(ReadCheckpointMetadata(path), path), path);
 }
 
 void SaveCheckpoint(const std::string& path, const ModelConfig& c,
@@ -109,8 +127,8 @@ ResumePoint ResumeCheckpoint(const std::string& path, const ModelConfig& config,
                              const RunIdentity& identity,
                              std::span<const Parameter> best_snapshot) {
   if (!std::filesystem::exists(path)) throw Error::Input("no checkpoint found", path);
-  const nlohmann::json meta = nlohmann::json::parse(ReadCheckpointMetadata(path));
-  const CheckpointHeader header = HeaderOf(meta);
+  const nlohmann::json meta = ParseMetadata(ReadCheckpointMetadata(path), path);
+  const CheckpointHeader header = HeaderOf(meta, path);
   CheckSameRun(path, meta, header, config, identity);
   const bool has_best = meta.contains("best_epoch");
   ReadCheckpointFile(path, params, &optimizer,
@@ -118,15 +136,15 @@ ResumePoint ResumeCheckpoint(const std::string& path, const ModelConfig& config,
   ResumePoint point;
   point.epochs_done = header.epochs_done;
   if (has_best) {
-    point.best = BestModel{meta.at("best_epoch").get<uint64_t>(),
-                           meta.at("best_val_acc").get<double>(), best_snapshot};
+    point.best = BestModel{
+        IntegerField<uint64_t>(meta, "best_epoch", path),
+        ReadMetadata(path, [&] { return meta.at("best_val_acc").get<double>(); }), best_snapshot};
   }
   return point;
 }
 
 uint64_t RestoreModel(const std::string& path, std::span<const Parameter> params) {
-  const std::string text = ReadCheckpointFile(path, params, nullptr);
-  return nlohmann::json::parse(text).at("epochs_done").get<uint64_t>();
+  return HeaderOf(ParseMetadata(ReadCheckpointFile(path, params, nullptr), path), path).epochs_done;
 }
 
 }  // namespace strata

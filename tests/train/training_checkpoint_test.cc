@@ -1,0 +1,54 @@
+#include "train/training_checkpoint.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "nn/checkpoint.h"
+#include "nn/matrix.h"
+#include "strata/error.h"
+#include "test_util.h"
+
+namespace strata {
+namespace {
+
+const char kGoodMetadata[] =
+    R"({"epochs_done":1,"model":"sage","layers":2,"hidden":4,"heads":8,"out_heads":1,)"
+    R"("bias":true,"activation":"relu","in_dim":4,"num_classes":2,"optimizer":"adam"})";
+
+// The checkpoint fuzzer's crash (fuzz/checkpoint_fuzzer.cc): metadata that is not JSON escaped
+// as nlohmann's parse_error from ReadCheckpointHeader and RestoreModel. Neither that nor
+// a number its field cannot hold (converted with undefined behaviour before) may be anything
+// but an input error.
+TEST(TrainingCheckpoint, BadMetadataIsAnInputError) {
+  testing::ScratchDir dir;
+  const std::string path = dir / "checkpoint.bin";
+  Matrix value(2, 3), grad(2, 3);
+  const std::vector<Parameter> params = {{"w", value.span(), grad.span()}};
+  auto kind_of = [&](auto read) {
+    try {
+      read();
+    } catch (const Error& e) {
+      return e.kind() == Error::Kind::kInput ? std::string("input error") : e.what();
+    }
+    return std::string("no error");
+  };
+
+  WriteCheckpointFile(path, params, nullptr, kGoodMetadata);
+  EXPECT_EQ(ReadCheckpointHeader(path).model.hidden, 4u);
+  EXPECT_EQ(RestoreModel(path, params), 1u);
+
+  std::string layers_too_large = kGoodMetadata;
+  layers_too_large.replace(layers_too_large.find("\"layers\":2"), 10, "\"layers\":1e30");
+  for (const std::string& metadata :
+       {std::string(R"({"epochs_done":1,"model":"sage","layers":2,"n","layers":2})"),
+        std::string("[]"), std::string(""), layers_too_large}) {
+    WriteCheckpointFile(path, params, nullptr, metadata);
+    EXPECT_EQ(kind_of([&] { ReadCheckpointHeader(path); }), "input error") << metadata;
+    EXPECT_EQ(kind_of([&] { RestoreModel(path, params); }), "input error") << metadata;
+  }
+}
+
+}  // namespace
+}  // namespace strata
