@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every fuzz target of BUILD_DIR/fuzz for SECONDS each, one after another (`make fuzz`).
-# Each target fuzzes a scratch corpus, BUILD_DIR/fuzz-work/<target>/corpus, seeded from
-# fuzz/corpus/<target>/ so that the checked-in seeds stay as they are while what a run
-# finds is kept for the next. Prints each target's executions and coverage (libFuzzer's final
+# Each target reads the checked-in seeds of fuzz/corpus/<target>/ and a scratch corpus,
+# BUILD_DIR/fuzz-work/<target>/corpus; libFuzzer writes (and reduces) only in the first
+# directory it is given, the scratch one, so the seeds stay as they are while what a run finds
+# is kept for the next. Prints each target's executions and coverage (libFuzzer's final
 # "#N DONE cov: X ft: Y" line); exits 1 if any target crashed, naming the crashing input.
 set -euo pipefail
 
@@ -17,13 +18,12 @@ for seeds in "$root"/fuzz/corpus/*/; do
   target=$(basename "$seeds")
   work="$build/fuzz-work/$target"
   mkdir -p "$work/corpus" "$work/crashes"
-  cp -n "$seeds"* "$work/corpus/"
   options=(-max_total_time="$seconds" -timeout=10 -print_final_stats=1
            -artifact_prefix="$work/crashes/")
   [ -f "$root/fuzz/$target.dict" ] && options+=(-dict="$root/fuzz/$target.dict")
   log="$work/fuzz.log"
   echo "fuzz: $target for ${seconds}s (log: $log)"
-  if "$build/fuzz/$target" "${options[@]}" "$work/corpus" >"$log" 2>&1; then
+  if "$build/fuzz/$target" "${options[@]}" "$work/corpus" "$seeds" >"$log" 2>&1; then
     grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 | sed 's/^/  /' || true
   else
     crashed+=("$target")
