@@ -18,9 +18,10 @@
 namespace strata {
 
 // Clones for the hot kernels; "default" is the build's baseline. Clang (the fuzz build,
-// fuzz/) cannot clone function templates, so with it the kernels are built once, for the
-// baseline.
-#if defined(__clang__)
+// fuzz/) cannot clone function templates, and a ThreadSanitizer build crashes in the clones'
+// resolvers (they run at load time, before TSan's runtime is up), so there the kernels are
+// built once, for the baseline.
+#if defined(__clang__) || defined(STRATA_TSAN_BUILD)
 #define STRATA_NN_CLONES
 #else
 #define STRATA_NN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
