@@ -96,7 +96,7 @@ parity: build
 	@python3 tools/reference/compare_strata.py --strata $(BUILD)/strata
 
 format:
-	@find src include tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i
+	@find src include tests bench fuzz -name '*.h' -o -name '*.cc' | xargs clang-format -i
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)
