@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <set>
 
+#include "storage/file.h"
 #include "strata/error.h"
 #include "strata/generate.h"
 #include "strata/train.h"
@@ -154,6 +155,29 @@ TEST_P(FullGraphTest, MiniBatchEvaluationReadsTheCheckpoint) {
   // Same model; the two paths sum in different orders, so allow a node whose logits tie.
   const double one_node = 1.0 / Dataset::Open(o.dataset).meta().split_size(Split::kVal);
   EXPECT_NEAR(evaluated.val_acc, trained.final_val_acc, one_node + 1e-12);
+}
+
+// Train 4 epochs with the graph streamed, or 2 and resume to 4: the same losses and the same
+// final checkpoint.
+TEST_P(FullGraphTest, ResumeContinuesTheRun) {
+  ScratchDir dir;
+  TrainOptions o = Options(uint64_t{2} << 20);
+  o.epochs = 4;
+  o.checkpoint_dir = dir / "straight";
+  const TrainResult straight = Train(o);
+  o.checkpoint_dir = dir / "resumed";
+  o.epochs = 2;
+  Train(o);
+  o.epochs = 4;
+  o.resume = true;
+  const TrainResult resumed = Train(o);
+  ASSERT_EQ(resumed.epochs.size(), 2u);
+  for (size_t e = 0; e < 2; ++e) {
+    EXPECT_EQ(resumed.epochs[e].train_loss, straight.epochs[e + 2].train_loss);
+  }
+  EXPECT_EQ(resumed.test_acc, straight.test_acc);
+  EXPECT_EQ(ReadWholeFile(dir / "resumed/checkpoint.bin"),
+            ReadWholeFile(dir / "straight/checkpoint.bin"));
 }
 
 TEST_P(FullGraphTest, TruncatedFilesAreOneClearError) {
