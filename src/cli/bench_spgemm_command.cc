@@ -20,7 +20,9 @@ Runner AddBenchSpGemmCommand(CLI::App& bench) {
   auto args = std::make_shared<Args>();
   SpGemmBenchOptions& o = args->options;
   cmd->add_option("DATASET", o.dataset, "dataset directory (sparse features)")->required();
-  cmd->add_option("--threads", o.threads, "threads")->capture_default_str();
+  cmd->add_option("--threads", o.threads, "threads")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--repeats", o.repeats, "products to time")->capture_default_str();
   cmd->add_option("--memory-budget", args->budget, "memory budget (default: RAM/4)");
   cmd->add_flag("--json", args->json, "print one JSON object");

@@ -10,6 +10,7 @@
 #include "common/interrupt.h"
 #include "dataset/build_common.h"
 #include "dataset/sparse_feature_writer.h"
+#include "strata/dataset.h"
 #include "strata/error.h"
 
 namespace strata {
@@ -63,6 +64,13 @@ std::array<uint64_t, 2> ReadShape(const ZipArchive& archive, const std::string& 
   shape.ReadInt64(0, dims);
   if (dims[0] < 0 || dims[1] < 0) {
     throw Error::Input(fmt::format("shape ({}, {}) is negative", dims[0], dims[1]), shape.path());
+  }
+  // Rows are nodes: bounded as every other source of node ids is, which also keeps the sizes
+  // computed from them (offsets, a CSC transpose) far from overflowing.
+  if (static_cast<uint64_t>(dims[0]) > kMaxNodeIds) {
+    throw Error::Input(
+        fmt::format("{} rows are more than the 2^48 nodes a dataset can hold", dims[0]),
+        shape.path());
   }
   if (static_cast<uint64_t>(dims[1]) > kMaxCols) {
     throw Error::Input(fmt::format("{} columns are more than the 2^32 that sparse features "

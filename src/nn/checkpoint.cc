@@ -196,7 +196,7 @@ std::vector<std::byte> EncodeCheckpoint(std::span<const Parameter> params, Optim
 
 std::string DecodeCheckpoint(std::span<const std::byte> bytes, std::span<const Parameter> params,
                              Optimizer* optimizer, std::string_view source,
-                             std::span<const Parameter> snapshot) {
+                             std::span<const Parameter> snapshot, bool* snapshot_restored) {
   Reader reader(bytes, source);
   uint32_t version = 0;
   std::string metadata = OpenCheckpoint(reader, bytes, source, &version);
@@ -236,6 +236,7 @@ std::string DecodeCheckpoint(std::span<const std::byte> bytes, std::span<const P
     optimizer->set_steps(steps);
   }
   for (size_t i = 0; i < snapshot_data.size(); ++i) CopyTensor(snapshot_data[i], snapshot[i].value);
+  if (snapshot_restored != nullptr) *snapshot_restored = !snapshot_data.empty();
   return metadata;
 }
 

@@ -41,10 +41,12 @@ std::vector<std::byte> EncodeCheckpoint(std::span<const Parameter> params, Optim
 // Restores params (and the optimizer's state and step count when optimizer is non-null)
 // from `bytes`; returns the metadata. `source` names the data in error messages. A non-empty
 // `snapshot` is restored too when the file has one (it is left as it is when the file's
-// snapshot section is empty); a file's snapshot is ignored when `snapshot` is empty.
+// snapshot section is empty, and then *snapshot_restored, when given, is false); a file's
+// snapshot is ignored when `snapshot` is empty.
 std::string DecodeCheckpoint(std::span<const std::byte> bytes, std::span<const Parameter> params,
                              Optimizer* optimizer, std::string_view source = "checkpoint",
-                             std::span<const Parameter> snapshot = {});
+                             std::span<const Parameter> snapshot = {},
+                             bool* snapshot_restored = nullptr);
 
 // The metadata alone, e.g. to rebuild the model's config before loading its parameters.
 std::string DecodeCheckpointMetadata(std::span<const std::byte> bytes,

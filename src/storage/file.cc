@@ -186,6 +186,9 @@ std::string ParentDirectory(const std::string& path) {
 
 void SyncDirectory(const std::string& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  // A directory one may write but not read (mode 0333) cannot be opened to sync; what was
+  // renamed into it is in place all the same.
+  if (fd < 0 && (errno == EACCES || errno == EPERM)) return;
   if (fd < 0) throw Error::System("cannot open the directory to sync it", dir, errno);
   const int result = ::fsync(fd);
   const int error = errno;

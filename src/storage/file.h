@@ -124,8 +124,8 @@ std::string ReadWholeFile(const std::string& path);
 std::string ParentDirectory(const std::string& path);
 
 // Makes the names in `dir` durable (a rename into it survives a power cut). Throws a system
-// error when the directory cannot be opened or synced; file systems that cannot sync a
-// directory (EINVAL) are accepted as they are.
+// error when the directory cannot be opened or synced; a directory this process may not read
+// and file systems that cannot sync a directory (EINVAL) are accepted as they are.
 void SyncDirectory(const std::string& dir);
 
 }  // namespace strata

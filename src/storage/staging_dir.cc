@@ -51,6 +51,11 @@ std::string StagingDir::MakeSubdir(const std::string& name) const {
 }
 
 void StagingDir::Publish() {
+  // Every directory's entries, not only the top one's: graph/, split/ and the others hold most
+  // of the files.
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(staging_path_)) {
+    if (entry.is_directory()) SyncDirectory(entry.path().string());
+  }
   SyncDirectory(staging_path_);
   std::error_code ec;
   bool exists = fs::exists(fs::symlink_status(final_path_, ec));

@@ -127,18 +127,30 @@ ResumePoint ResumeCheckpoint(const std::string& path, const ModelConfig& config,
                              const RunIdentity& identity,
                              std::span<const Parameter> best_snapshot) {
   if (!std::filesystem::exists(path)) throw Error::Input("no checkpoint found", path);
-  const nlohmann::json meta = ParseMetadata(ReadCheckpointMetadata(path), path);
+  // One read: the checks and the values come from the same bytes, whatever replaces the file.
+  const std::string text = ReadWholeFile(path);
+  const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(text.data()),
+                                         text.size());
+  const nlohmann::json meta = ParseMetadata(DecodeCheckpointMetadata(bytes, path), path);
   const CheckpointHeader header = HeaderOf(meta, path);
-  CheckSameRun(path, meta, header, config, identity);
+  ReadMetadata(path, [&] { CheckSameRun(path, meta, header, config, identity); });
   const bool has_best = meta.contains("best_epoch");
-  ReadCheckpointFile(path, params, &optimizer,
-                     has_best ? best_snapshot : std::span<const Parameter>());
+  bool best_restored = false;
+  DecodeCheckpoint(bytes, params, &optimizer, path,
+                   has_best ? best_snapshot : std::span<const Parameter>(), &best_restored);
   ResumePoint point;
   point.epochs_done = header.epochs_done;
   if (has_best) {
+    const auto best_epoch = IntegerField<uint64_t>(meta, "best_epoch", path);
+    if (!best_restored || best_epoch >= header.epochs_done) {
+      throw Error::Input(fmt::format("bad checkpoint: best epoch {} of {} without its parameters "
+                                     "or after the last epoch",
+                                     best_epoch, header.epochs_done),
+                         path);
+    }
     point.best = BestModel{
-        IntegerField<uint64_t>(meta, "best_epoch", path),
-        ReadMetadata(path, [&] { return meta.at("best_val_acc").get<double>(); }), best_snapshot};
+        best_epoch, ReadMetadata(path, [&] { return meta.at("best_val_acc").get<double>(); }),
+        best_snapshot};
   }
   return point;
 }

@@ -240,6 +240,11 @@ TEST(NpzFeatures, RefusesBadShapes) {
                 {"x.npz:shape.npy", "two integers"});
   ExpectRefused(Replace(entries, "shape.npy", Npy1d("<i8", std::vector<int64_t>{3, -4})),
                 {"shape.npy", "negative"});
+  // A CSC matrix's rows are not tied to any array's length; 2^61 of them once made the
+  // transpose's size wrap around.
+  ExpectRefused(
+      Replace(entries, "shape.npy", Npy1d("<i8", std::vector<int64_t>{int64_t{1} << 61, 4})),
+      {"shape.npy", "more than the 2^48 nodes"});
   ExpectRefused(Replace(entries, "indptr.npy", Npy1d("<i4", std::vector<int32_t>{0, 2, 5, 6})),
                 {"x.npz:indptr.npy", "indptr has 4 elements", "4 + 1"});
   ExpectRefused(Replace(entries, "data.npy", Npy1d("<f4", std::vector<float>{1, 2})),

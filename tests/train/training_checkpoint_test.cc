@@ -2,11 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "nn/checkpoint.h"
 #include "nn/matrix.h"
+#include "nn/model.h"
+#include "nn/optimizer.h"
 #include "strata/error.h"
 #include "test_util.h"
 
@@ -48,6 +53,37 @@ TEST(TrainingCheckpoint, BadMetadataIsAnInputError) {
     EXPECT_EQ(kind_of([&] { ReadCheckpointHeader(path); }), "input error") << metadata;
     EXPECT_EQ(kind_of([&] { RestoreModel(path, params); }), "input error") << metadata;
   }
+}
+
+// Metadata that names a best epoch must come with its parameters, and an identity must be
+// whole: otherwise a resume would restore uninitialised values or fail with an internal error.
+TEST(TrainingCheckpoint, ResumeRefusesIncompleteRunState) {
+  testing::ScratchDir dir;
+  const std::string path = dir / "checkpoint.bin";
+  ModelConfig config;  // the network kGoodMetadata describes
+  static_cast<ModelOptions&>(config) = {.kind = ModelKind::kSage, .layers = 2, .hidden = 4};
+  std::tie(config.in_dim, config.num_classes) = std::pair(4, 2);
+  Model model(config), best(config);
+  std::vector<Parameter> params = model.Parameters();
+  std::vector<Parameter> snapshot = best.Parameters();
+  for (Parameter& p : snapshot) p.name = "best/" + p.name;
+  std::unique_ptr<Optimizer> adam = MakeOptimizer({.kind = OptimizerKind::kAdam}, params);
+  const RunIdentity identity{7, 3};
+  const std::string base = std::string(kGoodMetadata).substr(0, sizeof(kGoodMetadata) - 2);
+  auto resume_error = [&](const std::string& metadata) {
+    WriteCheckpointFile(path, params, adam.get(), metadata);
+    try {
+      ResumeCheckpoint(path, config, params, *adam, identity, snapshot);
+    } catch (const Error& e) {
+      return e.kind() == Error::Kind::kInput ? std::string("input error") : e.what();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(resume_error(base + R"(,"dataset_meta_xxh64":7,"seed":3})"), "no error");
+  EXPECT_EQ(resume_error(base + R"(,"dataset_meta_xxh64":7})"), "input error");
+  EXPECT_EQ(resume_error(base + R"(,"dataset_meta_xxh64":7,"seed":3,"best_epoch":0,)"
+                                R"("best_val_acc":0.5})"),
+            "input error");
 }
 
 }  // namespace
