@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "common/float16.h"
+#include "common/little_endian.h"
 #include "storage/file.h"
 #include "strata/error.h"
 
@@ -336,12 +337,6 @@ void InterpretHeader(const PyLiteral& dict, const std::string& path, RawHeader* 
   }
 }
 
-uint64_t ReadLittleEndian(const unsigned char* bytes, size_t count) {
-  uint64_t value = 0;
-  for (size_t i = count; i > 0; --i) value = (value << 8) | bytes[i - 1];
-  return value;
-}
-
 // Reads and parses the magic, version, length and header dict of the .npy file `file`, which
 // errors call `name`.
 RawHeader ReadRawHeader(const FileReader& file, const std::string& name) {
@@ -373,7 +368,7 @@ RawHeader ReadRawHeader(const FileReader& file, const std::string& name) {
   size_t length_bytes = major == 1 ? 2 : 4;
   size_t preamble_bytes = 8 + length_bytes;
   if (got < preamble_bytes) throw truncated_header(preamble_bytes);
-  uint64_t header_bytes = ReadLittleEndian(preamble + 8, length_bytes);
+  uint64_t header_bytes = LoadLittleEndian(preamble + 8, length_bytes);
   if (header_bytes > kMaxHeaderBytes) {
     throw Error::Input("malformed .npy header: its length " + std::to_string(header_bytes) +
                            " is implausibly large",
@@ -627,7 +622,7 @@ std::string ReadNpyString(const std::string& path, const std::string& name) {
   file.ReadExact(raw.data_offset, data.data(), data.size());
   std::string text;
   for (uint64_t i = 0; i < chars; ++i) {
-    uint64_t code_point = ReadLittleEndian(
+    uint64_t code_point = LoadLittleEndian(
         reinterpret_cast<const unsigned char*>(data.data()) + i * unit_bytes, unit_bytes);
     text += code_point < 128 ? static_cast<char>(code_point) : '?';
   }

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "common/interrupt.h"
+#include "common/little_endian.h"
 #include "strata/error.h"
 
 namespace strata {
@@ -34,14 +35,9 @@ constexpr uint64_t kMaxDirectoryBytes = uint64_t{64} << 20;
 // Bytes read and written per step of an extraction.
 constexpr size_t kChunkBytes = size_t{1} << 20;
 
-uint64_t Le(const unsigned char* p, size_t bytes) {
-  uint64_t value = 0;
-  for (size_t i = bytes; i > 0; --i) value = (value << 8) | p[i - 1];
-  return value;
-}
-uint16_t Le16(const unsigned char* p) { return static_cast<uint16_t>(Le(p, 2)); }
-uint32_t Le32(const unsigned char* p) { return static_cast<uint32_t>(Le(p, 4)); }
-uint64_t Le64(const unsigned char* p) { return Le(p, 8); }
+uint16_t Le16(const unsigned char* p) { return static_cast<uint16_t>(LoadLittleEndian(p, 2)); }
+uint32_t Le32(const unsigned char* p) { return static_cast<uint32_t>(LoadLittleEndian(p, 4)); }
+uint64_t Le64(const unsigned char* p) { return LoadLittleEndian(p, 8); }
 
 const unsigned char* Bytes(const std::string& s) {
   return reinterpret_cast<const unsigned char*>(s.data());

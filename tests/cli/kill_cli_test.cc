@@ -59,11 +59,6 @@ std::vector<double> KillMoments(double duration, uint64_t seed) {
   return moments;
 }
 
-// Nothing in `dir` but `names`: no "*.strata-tmp-*" staging sibling.
-void ExpectNoLitter(const std::string& dir, std::vector<std::string> names) {
-  testing::ExpectOnlyEntries(dir, std::move(names));
-}
-
 // What a kill left, counted per state for the summary line.
 class Tally {
  public:
@@ -110,7 +105,7 @@ void KillDatasetWrites(const std::string& name, const ScratchDir& s,
     RunToEnd(make(after, out));
     std::vector<std::string> names = inputs;
     names.insert(names.end(), {"out", "ref0", "ref1"});
-    ExpectNoLitter(s.path(), names);
+    testing::ExpectOnlyEntries(s.path(), names);
     // The next kill replaces this dataset.
     ASSERT_TRUE(testing::SameDigests(Dataset::Open(out).meta(), ref[after]));
   }
@@ -232,7 +227,7 @@ TEST(KillCli, TrainCheckpoint) {
                                          : "finished");
     RunToEnd(train(dir, kEpochs, true));
     EXPECT_EQ(testing::ReadFileBytes(path), after_epoch[kEpochs]) << "kill " << i;
-    if (fs::exists(dir)) ExpectNoLitter(dir, {"checkpoint.bin"});
+    if (fs::exists(dir)) testing::ExpectOnlyEntries(dir, {"checkpoint.bin"});
     fs::remove_all(dir);
   }
 }
