@@ -100,6 +100,12 @@ struct TrainOptions {
   // Instead of the RoBW plan, AIRES's MaxMemory baseline: equal shares of the budget for the
   // adjacency and the features, each a resident prefix plus synchronous reads of the rest.
   bool full_graph_max_memory = false;
+  // Where the full graph's N-row intermediates go when the budget cannot hold them (empty:
+  // $TMPDIR, else /tmp). The files are unnamed and vanish with the process.
+  std::string scratch_dir;
+  // Rows per chunk of those intermediates, and per weight-gradient sum of the hidden layers:
+  // fixed whatever the budget, so that the sums, and the losses, are too. A multiple of 1024.
+  uint64_t full_graph_chunk_rows = 65536;
 };
 
 struct EpochReport {
@@ -127,6 +133,9 @@ struct EpochReport {
   double load_busy_s = 0;   // reading and building macro-batch graphs
   double stall_s = 0;       // the trainer waiting for a macro-batch (full graph: a block)
   bool full_graph = false;  // a full-graph epoch (its stall_s is recorded)
+  // Full graph: bytes of intermediates written to scratch files (their reads are in
+  // disk_bytes).
+  uint64_t scratch_bytes_written = 0;
 };
 
 struct TrainResult {

@@ -170,6 +170,13 @@ Runner AddTrainCommand(CLI::App& app) {
   cmd->add_flag("--full-graph-max-memory", o.full_graph_max_memory,
                 "with --full-graph: the MaxMemory baseline (equal resident shares of the "
                 "adjacency and the features, the rest read synchronously) instead of RoBW");
+  cmd->add_option("--scratch-dir", o.scratch_dir,
+                  "with --full-graph: where intermediates go when the budget cannot hold them "
+                  "(default $TMPDIR, else /tmp; unnamed files, gone when the run ends)");
+  cmd->add_option("--full-graph-chunk-rows", o.full_graph_chunk_rows,
+                  "with --full-graph: rows per chunk of intermediates on disk and per weight-"
+                  "gradient sum (a multiple of 1024; the losses depend on it, not on the budget)")
+      ->capture_default_str();
   return [args] {
     Resolve(*args);
     TrainResult result = Train(args->options, [](const EpochReport& r) {

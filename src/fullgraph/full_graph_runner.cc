@@ -128,18 +128,42 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
     group_floats = groups.largest_entries;
     features_min = 2 * feature_files.size() * groups.largest_span;
   }
+  if (o.full_graph_chunk_rows == 0 || o.full_graph_chunk_rows % 1024 != 0) {
+    throw Error::Input("the full graph's chunk rows must be a positive multiple of 1024");
+  }
+  chunk_rows_ = o.full_graph_chunk_rows;
   const uint64_t fixed = 8 * (n + 1) * (sparse ? 2 : 1) +
-                         4 * n * (o.features.row_normalize ? 2 : 1) + 4 * n * 4 +
-                         4 * n * (output_floats + 2 * widest) + 4 * group_floats + kSlackBytes +
+                         4 * n * (o.features.row_normalize ? 2 : 1) + 4 * n * 4 + 4 * n * widest +
+                         4 * group_floats + kSlackBytes +
                          // values, gradients, Adam's two moments, the best-epoch snapshot
                          5 * 4 * parameter_floats;
-  if (budget_.used() + fixed + adjacency_min + features_min > budget_.limit()) {
+  // The layers' outputs and the streamed gradient, in memory or as chunk buffers.
+  uint64_t in_memory = IntermediateRows::ResidentBytes(n, widest);
+  uint64_t on_disk = IntermediateRows::OnDiskBytes(n, widest, chunk_rows_);
+  for (size_t l = 0; l < config_.layers; ++l) {
+    const size_t out = l + 1 == config_.layers ? config_.num_classes : config_.hidden;
+    in_memory += IntermediateRows::ResidentBytes(n, out);
+    on_disk += IntermediateRows::OnDiskBytes(n, out, chunk_rows_);
+  }
+  const uint64_t streams_min = adjacency_min + features_min;
+  plan_.intermediates_on_disk =
+      budget_.used() + fixed + in_memory + streams_min > budget_.limit() && on_disk < in_memory;
+  const uint64_t intermediates = plan_.intermediates_on_disk ? on_disk : in_memory;
+  if (budget_.used() + fixed + intermediates + streams_min > budget_.limit()) {
     throw Error::Input(fmt::format(
-        "--memory-budget {} cannot hold the full graph's intermediates ({}) and one block of the "
-        "adjacency and of the features ({}); the smallest budget that works is {}",
+        "--memory-budget {} cannot hold the full graph's propagation input and model ({}), its "
+        "other intermediates as row blocks ({}) and one block of the adjacency and of the "
+        "features ({}); the smallest budget that works is {}",
         FormatBytes(budget_.limit()), FormatBytes(budget_.used() + fixed),
-        FormatBytes(adjacency_min + features_min),
-        FormatBytes(budget_.used() + fixed + adjacency_min + features_min)));
+        FormatBytes(intermediates), FormatBytes(streams_min),
+        FormatBytes(budget_.used() + fixed + intermediates + streams_min)));
+  }
+  std::string scratch_dir;
+  if (plan_.intermediates_on_disk) {
+    const char* tmpdir = std::getenv("TMPDIR");
+    scratch_dir = !o.scratch_dir.empty()              ? o.scratch_dir
+                  : tmpdir != nullptr && *tmpdir != 0 ? tmpdir
+                                                      : "/tmp";
   }
 
   indptr_ = ReadRowOffsets(dataset_.PathOf(kIndptrFile), n, meta.num_edges, budget_,
@@ -157,6 +181,10 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
     std::fill_n(masked.data(), n, -1);
     for (uint64_t v : dataset_.ReadSplit(split)) masked[v] = labels[v];
   }
+  const uint64_t labelled =
+      std::count_if(SplitLabels(Split::kTrain).begin(), SplitLabels(Split::kTrain).end(),
+                    [](int32_t label) { return label >= 0; });
+  train_inv_count_ = labelled == 0 ? 0.0 : 1.0 / double(labelled);
 
   size_t in = config_.in_dim;
   for (size_t l = 0; l < config_.layers; ++l) {
@@ -165,14 +193,13 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
     // The mini-batch GCN's initialisation (nn/model.cc), so both paths start from one model.
     GlorotUniform(layer.weight.span(), in, out, MixSeed(config_.seed, l));
     layers_.push_back(std::move(layer));
-    outputs_.emplace_back(budget_, n * out, "full-graph layer outputs");
-    AdviseHugePages(outputs_.back().data(), n * out * sizeof(float));
+    outputs_.emplace_back(n, out, chunk_rows_, scratch_dir, budget_, "full-graph layer outputs");
     in = out;
   }
-  scratch_a_ = ChargedArray<float>(budget_, n * widest, "full-graph gradients");
-  scratch_b_ = ChargedArray<float>(budget_, n * widest, "full-graph gradients");
-  AdviseHugePages(scratch_a_.data(), n * widest * sizeof(float));
-  AdviseHugePages(scratch_b_.data(), n * widest * sizeof(float));
+  gathered_ = ChargedArray<float>(budget_, n * widest, "the full graph's propagation input");
+  AdviseHugePages(gathered_.data(), n * widest * sizeof(float));
+  gradient_ =
+      IntermediateRows(n, widest, chunk_rows_, scratch_dir, budget_, "full-graph gradients");
   group_rows_ = ChargedArray<float>(budget_, group_floats, "an input row group");
   optimizer_ = MakeOptimizer(o.optimizer, Parameters());
   if (o.features.row_normalize) row_scale_ = ChargedArray<float>(budget_, n, "row normalisation");
@@ -285,6 +312,19 @@ RowStreamStats FullGraphRunner::StreamStats() const {
   return total;
 }
 
+IntermediateStats FullGraphRunner::IntermediateTotals() const {
+  IntermediateStats total;
+  auto add = [&](const IntermediateRows& rows) {
+    total.bytes_read += rows.stats().bytes_read;
+    total.bytes_written += rows.stats().bytes_written;
+    total.transfers += rows.stats().transfers;
+    total.wait_s += rows.stats().wait_s;
+  };
+  for (const IntermediateRows& output : outputs_) add(output);
+  add(gradient_);
+  return total;
+}
+
 void FullGraphRunner::ForEachInputGroup(bool training, uint64_t step_seed,
                                         const std::function<void(const InputGroup&)>& fn) {
   const DatasetMeta& meta = dataset_.meta();
@@ -324,21 +364,53 @@ void FullGraphRunner::ForEachInputGroup(bool training, uint64_t step_seed,
   });
 }
 
-void FullGraphRunner::ScaleRows(MatrixSpan<float> m) {
+void FullGraphRunner::ScaleRows(MatrixSpan<float> m, uint64_t first) {
   if (row_scale_.size() == 0) return;
-  ForRows(config_.threads, nodes_, m.cols(), [&](uint64_t begin, uint64_t end) {
-    for (uint64_t v = begin; v < end; ++v) ScaleRow(m.row(v), row_scale_[v], m.cols());
+  ForRows(config_.threads, m.rows(), m.cols(), [&](uint64_t begin, uint64_t end) {
+    for (uint64_t i = begin; i < end; ++i) ScaleRow(m.row(i), row_scale_[first + i], m.cols());
   });
 }
 
-void FullGraphRunner::PropagateAll(MatrixSpan<const float> in, MatrixSpan<float> out) {
+void FullGraphRunner::ForEachChunk(const std::function<void(uint64_t, uint64_t)>& fn) const {
+  for (uint64_t begin = 0; begin < nodes_; begin += chunk_rows_) {
+    fn(begin, std::min(nodes_, begin + chunk_rows_));
+  }
+}
+
+// The adjacency's blocks cut at chunk boundaries, so that every piece of a written or read
+// intermediate lies in one chunk: fn(sub-block) for each, in row order.
+void FullGraphRunner::ForEachAdjacencyPiece(const std::function<void(const AdjacencyBlock&)>& fn) {
   const uint32_t id_bytes = dataset_.meta().node_id_bytes;
   adjacency_->ForEachBlock([&](const RowBlock& block, const RowAddress& row) {
-    const AdjacencyBlock adjacency{
-        block, {indptr_.data(), nodes_ + 1}, row(0, block.begin), id_bytes};
-    Propagate(adjacency, {norm_.data(), nodes_}, in,
-              out.RowRange(block.begin, block.end - block.begin), config_.threads);
+    for (uint64_t begin = block.begin, end; begin < block.end; begin = end) {
+      end = std::min(block.end, (begin / chunk_rows_ + 1) * chunk_rows_);
+      fn(AdjacencyBlock{{begin, end}, {indptr_.data(), nodes_ + 1}, row(0, begin), id_bytes});
+    }
   });
+}
+
+void FullGraphRunner::PropagateInto(MatrixSpan<const float> in, IntermediateRows& out,
+                                    const std::function<void(MatrixSpan<float>, uint64_t)>& then) {
+  out.BeginWrite(in.cols());
+  ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
+    MatrixSpan<float> rows = out.Write(piece.rows.begin, piece.rows.end);
+    Propagate(piece, {norm_.data(), nodes_}, in, rows, config_.threads);
+    if (then) then(rows, piece.rows.begin);
+  });
+  out.EndWrite();
+}
+
+void FullGraphRunner::ScatterTransposed(
+    IntermediateRows& grad_out, MatrixSpan<float> grad_in,
+    const std::function<void(MatrixSpan<const float>, uint64_t)>& each) {
+  std::fill_n(grad_in.data(), grad_in.rows() * grad_in.stride(), 0.0f);
+  grad_out.BeginRead();
+  ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
+    MatrixSpan<const float> rows = grad_out.Read(piece.rows.begin, piece.rows.end);
+    each(rows, piece.rows.begin);
+    PropagateTransposed(piece, {norm_.data(), nodes_}, rows, grad_in, config_.threads);
+  });
+  grad_out.EndRead();
 }
 
 bool FullGraphRunner::IsSymmetric() {
@@ -361,28 +433,11 @@ bool FullGraphRunner::IsSymmetric() {
   return forward == reverse;
 }
 
-void FullGraphRunner::PropagateAllTransposed(MatrixSpan<const float> grad_out,
-                                             MatrixSpan<float> grad_in) {
-  if (plan_.symmetric) {
-    PropagateAll(grad_out, grad_in);
-    return;
-  }
-  const uint32_t id_bytes = dataset_.meta().node_id_bytes;
-  std::fill_n(grad_in.data(), grad_in.rows() * grad_in.stride(), 0.0f);
-  adjacency_->ForEachBlock([&](const RowBlock& block, const RowAddress& row) {
-    const AdjacencyBlock adjacency{
-        block, {indptr_.data(), nodes_ + 1}, row(0, block.begin), id_bytes};
-    PropagateTransposed(adjacency, {norm_.data(), nodes_},
-                        grad_out.RowRange(block.begin, block.end - block.begin), grad_in,
-                        config_.threads);
-  });
-}
-
 void FullGraphRunner::Forward(bool training, uint64_t step_seed) {
   const unsigned threads = config_.threads;
   for (size_t l = 0; l < layers_.size(); ++l) {
     Layer& layer = layers_[l];
-    MatrixSpan<float> transformed(scratch_a_.data(), nodes_, layer.out);
+    MatrixSpan<float> transformed = Gathered(layer.out);
     if (l == 0) {
       ForEachInputGroup(training, step_seed, [&](const InputGroup& group) {
         InputTimes(group, layer.weight.span(), transformed.RowRange(group.first, group.rows),
@@ -390,52 +445,106 @@ void FullGraphRunner::Forward(bool training, uint64_t step_seed) {
       });
       ScaleRows(transformed);
     } else {
-      MatrixSpan<const float> previous(outputs_[l - 1].data(), nodes_, layer.in);
-      Gemm<float>(Trans::kNo, Trans::kNo, 1, previous, layer.weight.span(), 0, transformed,
-                  threads);
+      IntermediateRows& previous = outputs_[l - 1];
+      previous.BeginRead();
+      ForEachChunk([&](uint64_t begin, uint64_t end) {
+        Gemm<float>(Trans::kNo, Trans::kNo, 1, previous.Read(begin, end), layer.weight.span(), 0,
+                    transformed.RowRange(begin, end - begin), threads);
+      });
+      previous.EndRead();
     }
-    MatrixSpan<float> out(outputs_[l].data(), nodes_, layer.out);
-    PropagateAll(transformed, out);
-    layer.bias.AddTo(out, threads);
-    if (l + 1 == layers_.size()) break;
+    const bool hidden = l + 1 < layers_.size();
     const double p = training ? config_.dropout : 0;
     const uint64_t seed = MixSeed(step_seed, ActivationStream(l));
-    if (config_.activation == Activation::kElu) {
-      EluDropout<float>(out, p, seed, threads);
-    } else {
-      ReluDropout<float>(out, p, seed, threads);
-    }
+    PropagateInto(transformed, outputs_[l], [&](MatrixSpan<float> rows, uint64_t first) {
+      layer.bias.AddTo(rows, threads);
+      if (!hidden) return;
+      if (config_.activation == Activation::kElu) {
+        EluDropout<float>(rows, p, seed, threads, first);
+      } else {
+        ReluDropout<float>(rows, p, seed, threads, first);
+      }
+    });
   }
+}
+
+double FullGraphRunner::LossAndGradient() {
+  // dL/dlogits goes where the last layer's backward propagation reads it: gathered, or walked
+  // in row order by the directed graph's scatter.
+  IntermediateRows& logits = outputs_.back();
+  const size_t classes = config_.num_classes;
+  const std::span<const int32_t> labels = SplitLabels(Split::kTrain);
+  double total = 0;
+  logits.BeginRead();
+  if (!plan_.symmetric) gradient_.BeginWrite(classes);
+  ForEachChunk([&](uint64_t begin, uint64_t end) {
+    MatrixSpan<float> grad = plan_.symmetric ? Gathered(classes).RowRange(begin, end - begin)
+                                             : gradient_.Write(begin, end);
+    total = SoftmaxCrossEntropyRows<float>(
+        logits.Read(begin, end), labels.subspan(begin, end - begin), grad, train_inv_count_, total);
+  });
+  logits.EndRead();
+  if (!plan_.symmetric) gradient_.EndWrite();
+  return total * train_inv_count_;
 }
 
 void FullGraphRunner::Backward(uint64_t step_seed) {
   const unsigned threads = config_.threads;
-  // scratch_b_ holds dL/d(output of layer l); scratch_a_ receives dL/d(its transformed input).
+  // Layer l's dL/d(output) G and dL/d(transformed input) dP = Âᵀ G: on an undirected graph G
+  // is gathered and dP written to gradient_; on a directed one G is read from gradient_ in
+  // row order and dP scattered into the gathered matrix.
   for (size_t l = layers_.size(); l-- > 0;) {
     Layer& layer = layers_[l];
-    MatrixSpan<float> grad_out(scratch_b_.data(), nodes_, layer.out);
-    MatrixSpan<float> grad_transformed(scratch_a_.data(), nodes_, layer.out);
-    PropagateAllTransposed(grad_out, grad_transformed);
-    layer.bias.Backward(grad_out, threads);
+    if (plan_.symmetric) {
+      MatrixSpan<float> grad_out = Gathered(layer.out);
+      layer.bias.Backward(grad_out, threads);
+      PropagateInto(grad_out, gradient_, {});
+      gradient_.BeginRead();
+    } else {
+      ScatterTransposed(gradient_, Gathered(layer.out),
+                        [&](MatrixSpan<const float> rows, uint64_t first) {
+                          layer.bias.Backward(rows, threads, /*accumulate=*/first != 0);
+                        });
+    }
+    // Rows [begin, end) of dP, in order.
+    auto grad_transformed = [&](uint64_t begin, uint64_t end) {
+      return plan_.symmetric ? gradient_.Read(begin, end)
+                             : Gathered(layer.out).RowRange(begin, end - begin);
+    };
     if (l == 0) {
-      ScaleRows(grad_transformed);
       ForEachInputGroup(true, step_seed, [&](const InputGroup& group) {
-        InputTransposedTimes(group, grad_transformed.RowRange(group.first, group.rows),
-                             layer.weight_grad.span(), group.first != 0, threads);
+        MatrixSpan<float> rows = grad_transformed(group.first, group.first + group.rows);
+        ScaleRows(rows, group.first);
+        InputTransposedTimes(group, rows, layer.weight_grad.span(), group.first != 0, threads);
       });
+      if (plan_.symmetric) gradient_.EndRead();
       break;
     }
-    MatrixSpan<const float> previous(outputs_[l - 1].data(), nodes_, layer.in);
-    Gemm<float>(Trans::kYes, Trans::kNo, 1, previous, grad_transformed, 0, layer.weight_grad.span(),
-                threads);
-    MatrixSpan<float> grad_previous(scratch_b_.data(), nodes_, layer.in);
-    Gemm<float>(Trans::kNo, Trans::kYes, 1, grad_transformed, layer.weight.span(), 0, grad_previous,
-                threads);
+    // dW_l = H_{l-1}ᵀ dP, one sum per chunk; G_{l-1} = dP W_lᵀ through the activation.
+    IntermediateRows& previous = outputs_[l - 1];
     const uint64_t seed = MixSeed(step_seed, ActivationStream(l - 1));
-    if (config_.activation == Activation::kElu) {
-      EluDropoutBackward<float>(previous, grad_previous, config_.dropout, seed, threads);
+    previous.BeginRead();
+    if (!plan_.symmetric) gradient_.BeginWrite(layer.in);
+    ForEachChunk([&](uint64_t begin, uint64_t end) {
+      MatrixSpan<const float> h = previous.Read(begin, end);
+      MatrixSpan<const float> dp = grad_transformed(begin, end);
+      Gemm<float>(Trans::kYes, Trans::kNo, 1, h, dp, begin == 0 ? 0 : 1, layer.weight_grad.span(),
+                  threads);
+      MatrixSpan<float> grad_previous = plan_.symmetric
+                                            ? Gathered(layer.in).RowRange(begin, end - begin)
+                                            : gradient_.Write(begin, end);
+      Gemm<float>(Trans::kNo, Trans::kYes, 1, dp, layer.weight.span(), 0, grad_previous, threads);
+      if (config_.activation == Activation::kElu) {
+        EluDropoutBackward<float>(h, grad_previous, config_.dropout, seed, threads, begin);
+      } else {
+        ReluDropoutBackward<float>(h, grad_previous, config_.dropout, threads);
+      }
+    });
+    previous.EndRead();
+    if (plan_.symmetric) {
+      gradient_.EndRead();
     } else {
-      ReluDropoutBackward<float>(previous, grad_previous, config_.dropout, threads);
+      gradient_.EndWrite();
     }
   }
 }
@@ -443,25 +552,27 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
 EpochReport FullGraphRunner::TrainEpoch(uint64_t epoch) {
   const auto start = std::chrono::steady_clock::now();
   const RowStreamStats before = StreamStats();
+  const IntermediateStats scratch_before = IntermediateTotals();
   const uint64_t step_seed = MixSeed(config_.seed, epoch << 32);
   Forward(true, step_seed);
-  MatrixSpan<const float> logits(outputs_.back().data(), nodes_, config_.num_classes);
-  const LossResult loss =
-      SoftmaxCrossEntropy<float>(logits, SplitLabels(Split::kTrain),
-                                 MatrixSpan<float>(scratch_b_.data(), nodes_, config_.num_classes));
+  const double loss = LossAndGradient();
   Backward(step_seed);
   optimizer_->Step();
   logits_hash_valid_ = false;
 
   const RowStreamStats after = StreamStats();
+  const IntermediateStats scratch_after = IntermediateTotals();
   EpochReport report;
   report.epoch = epoch;
   report.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  report.train_loss = loss.loss;
+  report.train_loss = loss;
   report.batches = 1;
-  report.disk_bytes = after.bytes_read - before.bytes_read;
+  // Reads of the scratch files count as disk reads; their writes are reported apart.
+  report.disk_bytes =
+      after.bytes_read - before.bytes_read + scratch_after.bytes_read - scratch_before.bytes_read;
   report.disk_reads = after.reads - before.reads;
-  report.stall_s = after.wait_s - before.wait_s;
+  report.scratch_bytes_written = scratch_after.bytes_written - scratch_before.bytes_written;
+  report.stall_s = after.wait_s - before.wait_s + scratch_after.wait_s - scratch_before.wait_s;
   report.train_busy_s = report.time_s - report.stall_s;
   report.topology_on_disk = !plan_.adjacency_resident;
   report.full_graph = true;
@@ -490,8 +601,17 @@ double FullGraphRunner::Accuracy(Split split) {
     logits_hash_ = hash;
     logits_hash_valid_ = true;
   }
-  MatrixSpan<const float> logits(outputs_.back().data(), nodes_, config_.num_classes);
-  return CountCorrect(logits, SplitLabels(split)).accuracy();
+  IntermediateRows& logits = outputs_.back();
+  AccuracyCount total;
+  logits.BeginRead();
+  ForEachChunk([&](uint64_t begin, uint64_t end) {
+    const AccuracyCount count =
+        CountCorrect(logits.Read(begin, end), SplitLabels(split).subspan(begin, end - begin));
+    total.correct += count.correct;
+    total.labelled += count.labelled;
+  });
+  logits.EndRead();
+  return total.accuracy();
 }
 
 }  // namespace strata

@@ -11,20 +11,29 @@
 // at a time as their blocks stream past.
 //
 // Memory (all charged to the budget): the graph's indptr, the normalisation, labels, the
-// model and optimizer, and the N-row intermediates; what is left holds the adjacency and the
-// features resident when they fit, else two RoBW buffers for each stream.
+// model and optimizer, and the one N-row matrix a propagation gathers from (P forward; dH
+// backward on an undirected graph, dP on a directed one, whose transpose scatters). The other
+// N-row intermediates (the layers' outputs, and the gradient that is not gathered) are only
+// ever walked in row order, so they stay in memory when the budget holds them and are
+// row-blocked on disk otherwise (intermediate_rows.h). What is left holds the adjacency and
+// the features resident when they fit, else two RoBW buffers for each stream.
 //
 // Determinism: dropout masks depend on (seed, epoch, layer, row) — the input's on its row
 // group — and every sum runs in an order the blocks do not change (row_blocks.h,
-// gcn_propagation.h), so the same seed gives the same losses whatever the budget.
+// gcn_propagation.h): dense products and the weight gradients of hidden layers run per chunk
+// of TrainOptions::full_graph_chunk_rows rows whatever the plan, so the same seed gives the
+// same losses whatever the budget.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
 
+#include "fullgraph/gcn_propagation.h"
 #include "fullgraph/input_products.h"
+#include "fullgraph/intermediate_rows.h"
 #include "fullgraph/row_block_source.h"
 #include "nn/layer_bias.h"
 #include "nn/matrix.h"
@@ -40,6 +49,8 @@ struct FullGraphPlan {
   bool features_resident = false;
   uint64_t adjacency_blocks = 1;
   uint64_t feature_blocks = 1;
+  // The layers' outputs and the streamed gradient are in scratch files (row-blocked on disk).
+  bool intermediates_on_disk = false;
   // Every stored edge j -> i has its reverse (an undirected graph): Âᵀ = Â, and the backward
   // pass propagates with the row-parallel gather instead of the scatter.
   bool symmetric = false;
@@ -71,14 +82,26 @@ class FullGraphRunner final : public EpochRunner {
   // Logits of every node into outputs_.back(); training applies dropout with `step_seed`.
   void Forward(bool training, uint64_t step_seed);
   void Backward(uint64_t step_seed);
-  // out = Â in, or grad_in = Âᵀ grad_out, streaming the adjacency's blocks.
-  void PropagateAll(MatrixSpan<const float> in, MatrixSpan<float> out);
-  void PropagateAllTransposed(MatrixSpan<const float> grad_out, MatrixSpan<float> grad_in);
+  // The mean training loss of the logits; dL/dlogits where Backward starts from it.
+  double LossAndGradient();
+  // out = Â in, streaming the adjacency's blocks and writing out in row order; `then` is
+  // called with each written piece and its first row.
+  void PropagateInto(MatrixSpan<const float> in, IntermediateRows& out,
+                     const std::function<void(MatrixSpan<float>, uint64_t)>& then);
+  // grad_in = Âᵀ grad_out for a directed graph, reading grad_out in row order; `each` is
+  // called with each piece of it and its first row, before the piece is scattered.
+  void ScatterTransposed(IntermediateRows& grad_out, MatrixSpan<float> grad_in,
+                         const std::function<void(MatrixSpan<const float>, uint64_t)>& each);
+  void ForEachAdjacencyPiece(const std::function<void(const AdjacencyBlock&)>& fn);
+  // Calls fn(begin, end) for the chunks of [0, N), in order.
+  void ForEachChunk(const std::function<void(uint64_t, uint64_t)>& fn) const;
+  MatrixSpan<float> Gathered(size_t width) { return {gathered_.data(), nodes_, width}; }
+  IntermediateStats IntermediateTotals() const;
   // Calls fn per input row group (dropped out when training), in row order.
   void ForEachInputGroup(bool training, uint64_t step_seed,
                          const std::function<void(const InputGroup&)>& fn);
-  // m.row(v) *= the row normalisation of node v's features (nothing without it).
-  void ScaleRows(MatrixSpan<float> m);
+  // m.row(i) *= the row normalisation of node first + i's features (nothing without it).
+  void ScaleRows(MatrixSpan<float> m, uint64_t first = 0);
   RowStreamStats StreamStats() const;
   std::span<const int32_t> SplitLabels(Split split) const {
     const ChargedArray<int32_t>& labels = split_labels_[static_cast<int>(split)];
@@ -98,10 +121,16 @@ class FullGraphRunner final : public EpochRunner {
   ChargedArray<int32_t> split_labels_[3];  // labels of the split's nodes, -1 elsewhere (by Split)
   std::vector<Layer> layers_;
   std::unique_ptr<Optimizer> optimizer_;
-  // outputs_[l]: layer l's output, N × out_l (activation and dropout applied in place for
-  // hidden layers); the last is the logits.
-  std::vector<ChargedArray<float>> outputs_;
-  ChargedArray<float> scratch_a_, scratch_b_;  // N × widest layer output
+  uint64_t chunk_rows_ = 0;
+  double train_inv_count_ = 0;  // 1 / labelled training nodes
+  // The propagation input, N × the widest layer output.
+  ChargedArray<float> gathered_;
+  // outputs_[l]: layer l's output, N × out_l (activation and dropout applied for hidden
+  // layers); the last is the logits.
+  std::vector<IntermediateRows> outputs_;
+  // The backward gradient that is not gathered: dP on an undirected graph, dH on a directed
+  // one (N × up to the widest layer output).
+  IntermediateRows gradient_;
   ChargedArray<float>
       group_rows_;  // one input row group (sparse: its values), decoded or dropped out
   std::unique_ptr<RowBlockSource> adjacency_;

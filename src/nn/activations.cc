@@ -121,11 +121,11 @@ STRATA_NN_CLONES void LeakyReluBackwardRange(MatrixSpan<const T> in, MatrixSpan<
 
 template <typename T>
 STRATA_NN_CLONES void DropoutRange(MatrixSpan<const T> in, MatrixSpan<T> out, uint64_t seed,
-                                   uint32_t threshold, T scale, bool relu_first, size_t begin,
-                                   size_t end) {
+                                   uint64_t first_row, uint32_t threshold, T scale, bool relu_first,
+                                   size_t begin, size_t end) {
   std::vector<T> mask(in.cols());
   for (size_t i = begin; i < end; ++i) {
-    FillRowMask(seed, i, in.cols(), threshold, scale, mask.data());
+    FillRowMask(seed, first_row + i, in.cols(), threshold, scale, mask.data());
     T* y = out.row(i);
     if (relu_first) {  // in == out
       Map2InPlace(mask.data(), y, in.cols(), [](T m, T x) { return DropBy(m, ReluOf(x)); });
@@ -164,8 +164,9 @@ STRATA_NN_CLONES void ReluDropoutBackwardRange(MatrixSpan<const T> y, MatrixSpan
 }
 
 template <typename T>
-STRATA_NN_CLONES void ColumnSumsRange(MatrixSpan<const T> in, T* out, size_t c0, size_t c1) {
-  ZeroRow(out + c0, c1 - c0);
+STRATA_NN_CLONES void ColumnSumsRange(MatrixSpan<const T> in, T* out, size_t c0, size_t c1,
+                                      bool accumulate) {
+  if (!accumulate) ZeroRow(out + c0, c1 - c0);
   for (size_t i = 0; i < in.rows(); ++i) AddRow(out + c0, in.row(i) + c0, c1 - c0);
 }
 
@@ -257,7 +258,7 @@ void Dropout(MatrixSpan<const std::type_identity_t<T>> in, MatrixSpan<T> out, do
     return;
   }
   ForRows(threads, in.rows(), in.cols() * 4, [&](uint64_t begin, uint64_t end) {
-    DropoutRange<T>(in, out, seed, threshold, scale, false, begin, end);
+    DropoutRange<T>(in, out, seed, 0, threshold, scale, false, begin, end);
   });
 }
 
@@ -268,7 +269,7 @@ void DropoutBackward(MatrixSpan<const std::type_identity_t<T>> grad_out, MatrixS
 }
 
 template <typename T>
-void ReluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads) {
+void ReluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads, uint64_t first_row) {
   CheckProbability("ReluDropout", p);
   if (p == 0) {
     Relu<T>(x, x, threads);
@@ -277,7 +278,7 @@ void ReluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads) {
   const uint32_t threshold = DropThreshold(p);
   const T scale = static_cast<T>(1.0 / (1.0 - p));
   ForRows(threads, x.rows(), x.cols() * 4, [&](uint64_t begin, uint64_t end) {
-    DropoutRange<T>(x, x, seed, threshold, scale, true, begin, end);
+    DropoutRange<T>(x, x, seed, first_row, threshold, scale, true, begin, end);
   });
 }
 
@@ -301,14 +302,14 @@ namespace {
 // Calls row(i, mask) for every row, mask holding the row's dropout mask ({1/(1-p), 0}, or all
 // 1 when p == 0), split over threads.
 template <typename T, typename RowFn>
-void ForRowsWithMask(size_t rows, size_t cols, double p, uint64_t seed, unsigned threads,
-                     RowFn row) {
+void ForRowsWithMask(size_t rows, size_t cols, double p, uint64_t seed, uint64_t first_row,
+                     unsigned threads, RowFn row) {
   const uint32_t threshold = DropThreshold(p);
   const T scale = static_cast<T>(1.0 / (1.0 - p));
   ForRows(threads, rows, cols * 8, [&](uint64_t begin, uint64_t end) {
     std::vector<T> mask(cols, T{1});
     for (size_t i = begin; i < end; ++i) {
-      if (p > 0) FillRowMask(seed, i, cols, threshold, scale, mask.data());
+      if (p > 0) FillRowMask(seed, first_row + i, cols, threshold, scale, mask.data());
       row(i, mask.data());
     }
   });
@@ -317,9 +318,9 @@ void ForRowsWithMask(size_t rows, size_t cols, double p, uint64_t seed, unsigned
 }  // namespace
 
 template <typename T>
-void EluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads) {
+void EluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads, uint64_t first_row) {
   CheckProbability("EluDropout", p);
-  ForRowsWithMask<T>(x.rows(), x.cols(), p, seed, threads, [&](size_t i, const T* mask) {
+  ForRowsWithMask<T>(x.rows(), x.cols(), p, seed, first_row, threads, [&](size_t i, const T* mask) {
     T* row = x.row(i);
     for (size_t j = 0; j < x.cols(); ++j) {
       const T elu = row[j] > T{0} ? row[j] : std::expm1(row[j]);
@@ -330,10 +331,10 @@ void EluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads) {
 
 template <typename T>
 void EluDropoutBackward(MatrixSpan<const std::type_identity_t<T>> y, MatrixSpan<T> grad, double p,
-                        uint64_t seed, unsigned threads) {
+                        uint64_t seed, unsigned threads, uint64_t first_row) {
   CheckSameShape("EluDropoutBackward", y, grad);
   CheckProbability("EluDropoutBackward", p);
-  ForRowsWithMask<T>(y.rows(), y.cols(), p, seed, threads, [&](size_t i, const T* mask) {
+  ForRowsWithMask<T>(y.rows(), y.cols(), p, seed, first_row, threads, [&](size_t i, const T* mask) {
     const T* out = y.row(i);
     T* g = grad.row(i);
     for (size_t j = 0; j < y.cols(); ++j) {
@@ -360,7 +361,8 @@ void BroadcastRows(std::span<const std::type_identity_t<T>> bias, MatrixSpan<T> 
 }
 
 template <typename T>
-void ColumnSums(MatrixSpan<const std::type_identity_t<T>> in, std::span<T> out, unsigned threads) {
+void ColumnSums(MatrixSpan<const std::type_identity_t<T>> in, std::span<T> out, unsigned threads,
+                bool accumulate) {
   if (out.size() != in.cols()) {
     throw Error::Internal("ColumnSums: " + std::to_string(out.size()) + " sums for " +
                           std::to_string(in.cols()) + " columns");
@@ -368,7 +370,8 @@ void ColumnSums(MatrixSpan<const std::type_identity_t<T>> in, std::span<T> out, 
   // Threads split the columns, so each sum still runs over all rows in order.
   const size_t blocks = (in.cols() + kRowBlock - 1) / kRowBlock;
   ForRows(threads, blocks, in.rows() * kRowBlock, [&](uint64_t begin, uint64_t end) {
-    ColumnSumsRange<T>(in, out.data(), begin * kRowBlock, std::min(in.cols(), end * kRowBlock));
+    ColumnSumsRange<T>(in, out.data(), begin * kRowBlock, std::min(in.cols(), end * kRowBlock),
+                       accumulate);
   });
 }
 
@@ -385,13 +388,13 @@ void ColumnSums(MatrixSpan<const std::type_identity_t<T>> in, std::span<T> out, 
                                       unsigned);                                                 \
   template void DropoutBackward<T>(MatrixSpan<const T>, MatrixSpan<T>, double, uint64_t,         \
                                    unsigned);                                                    \
-  template void ReluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned);                       \
+  template void ReluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned, uint64_t);             \
   template void ReluDropoutBackward<T>(MatrixSpan<const T>, MatrixSpan<T>, double, unsigned);    \
-  template void EluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned);                        \
+  template void EluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned, uint64_t);              \
   template void EluDropoutBackward<T>(MatrixSpan<const T>, MatrixSpan<T>, double, uint64_t,      \
-                                      unsigned);                                                 \
+                                      unsigned, uint64_t);                                       \
   template void BroadcastRows<T>(std::span<const T>, MatrixSpan<T>, unsigned);                   \
-  template void ColumnSums<T>(MatrixSpan<const T>, std::span<T>, unsigned);
+  template void ColumnSums<T>(MatrixSpan<const T>, std::span<T>, unsigned, bool);
 STRATA_INSTANTIATE_ACTIVATIONS(float)
 STRATA_INSTANTIATE_ACTIVATIONS(double)
 #undef STRATA_INSTANTIATE_ACTIVATIONS

@@ -39,9 +39,10 @@ class LayerBias {
       for (uint64_t i = begin; i < end; ++i) AddRow(out.row(i), value_.data(), out.cols());
     });
   }
-  // The gradient from the output's gradient.
-  void Backward(MatrixSpan<const T> grad_out, unsigned threads) {
-    if (enabled()) ColumnSums<T>(grad_out, grad_.values(), threads);
+  // The gradient from the output's gradient; with `accumulate`, from the rows after those of
+  // the previous calls.
+  void Backward(MatrixSpan<const T> grad_out, unsigned threads, bool accumulate = false) {
+    if (enabled()) ColumnSums<T>(grad_out, grad_.values(), threads, accumulate);
   }
   void AppendParameter(const std::string& prefix, std::vector<BasicParameter<T>>& params) {
     if (enabled()) params.push_back({prefix + "bias", value_.span(), grad_.span()});

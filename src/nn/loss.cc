@@ -52,16 +52,13 @@ AccuracyCount CountCorrectImpl(MatrixSpan<const T> logits, std::span<const int32
 }  // namespace
 
 template <typename T>
-LossResult SoftmaxCrossEntropy(MatrixSpan<const std::type_identity_t<T>> logits,
-                               std::span<const int32_t> labels, MatrixSpan<T> grad) {
+double SoftmaxCrossEntropyRows(MatrixSpan<const std::type_identity_t<T>> logits,
+                               std::span<const int32_t> labels, MatrixSpan<T> grad,
+                               double inv_count, double total) {
   CheckLabels("SoftmaxCrossEntropy", logits, labels);
   if (grad.rows() != logits.rows() || grad.cols() != logits.cols()) {
     throw Error::Internal("SoftmaxCrossEntropy: gradient shape differs from the logits");
   }
-  LossResult result;
-  for (int32_t label : labels) result.labelled += label >= 0;
-  const double inv_count = result.labelled == 0 ? 0.0 : 1.0 / double(result.labelled);
-  double total = 0;
   const size_t n = logits.cols();
   for (size_t i = 0; i < logits.rows(); ++i) {
     T* g = grad.row(i);
@@ -78,7 +75,16 @@ LossResult SoftmaxCrossEntropy(MatrixSpan<const std::type_identity_t<T>> logits,
       g[j] = static_cast<T>((p - (j == static_cast<size_t>(labels[i]) ? 1.0 : 0.0)) * inv_count);
     }
   }
-  result.loss = total * inv_count;
+  return total;
+}
+
+template <typename T>
+LossResult SoftmaxCrossEntropy(MatrixSpan<const std::type_identity_t<T>> logits,
+                               std::span<const int32_t> labels, MatrixSpan<T> grad) {
+  LossResult result;
+  for (int32_t label : labels) result.labelled += label >= 0;
+  const double inv_count = result.labelled == 0 ? 0.0 : 1.0 / double(result.labelled);
+  result.loss = SoftmaxCrossEntropyRows<T>(logits, labels, grad, inv_count, 0) * inv_count;
   return result;
 }
 
@@ -103,8 +109,12 @@ AccuracyCount CountCorrect(MatrixSpan<const double> logits, std::span<const int3
   return CountCorrectImpl(logits, labels);
 }
 
+template double SoftmaxCrossEntropyRows<float>(MatrixSpan<const float>, std::span<const int32_t>,
+                                               MatrixSpan<float>, double, double);
 template LossResult SoftmaxCrossEntropy<float>(MatrixSpan<const float>, std::span<const int32_t>,
                                                MatrixSpan<float>);
+template double SoftmaxCrossEntropyRows<double>(MatrixSpan<const double>, std::span<const int32_t>,
+                                                MatrixSpan<double>, double, double);
 template LossResult SoftmaxCrossEntropy<double>(MatrixSpan<const double>, std::span<const int32_t>,
                                                 MatrixSpan<double>);
 template void LogSoftmax<float>(MatrixSpan<const float>, MatrixSpan<float>);

@@ -26,6 +26,15 @@ template <typename T>
 LossResult SoftmaxCrossEntropy(MatrixSpan<const std::type_identity_t<T>> logits,
                                std::span<const int32_t> labels, MatrixSpan<T> grad);
 
+// The same over rows of a larger matrix, processed in row ranges: each labelled row's
+// gradient is scaled by `inv_count` (1 / the whole matrix's labelled rows) and its
+// cross-entropy added to `total`, in row order; returns the new total. Ranges taken in order
+// give exactly the whole matrix's loss sum.
+template <typename T>
+double SoftmaxCrossEntropyRows(MatrixSpan<const std::type_identity_t<T>> logits,
+                               std::span<const int32_t> labels, MatrixSpan<T> grad,
+                               double inv_count, double total);
+
 // out = log_softmax(in) row by row (may alias).
 template <typename T>
 void LogSoftmax(MatrixSpan<const std::type_identity_t<T>> in, MatrixSpan<T> out);

@@ -36,7 +36,10 @@ nlohmann::ordered_json EpochRecord(const EpochReport& r) {
     record["load_rate_bytes_per_s"] = r.load_busy_s > 0 ? r.load_bytes / r.load_busy_s : 0.0;
     record["stall_s"] = r.stall_s;
   }
-  if (r.full_graph) record["stall_s"] = r.stall_s;
+  if (r.full_graph) {
+    record["stall_s"] = r.stall_s;
+    record["scratch_bytes_written"] = r.scratch_bytes_written;
+  }
   return record;
 }
 

@@ -109,5 +109,55 @@ TEST_F(TrainCli, FullGraphWithATruncatedAdjacencyIsOneLineError) {
                    {"graph/indices.bin"});
 }
 
+// A budget too small for the full graph's intermediates row-blocks them on disk: the same
+// losses as in memory, scratch writes in the metrics, nothing left in the scratch directory;
+// a scratch directory that does not exist is one line naming it, and no metrics file.
+TEST_F(TrainCli, FullGraphIntermediatesOnDisk) {
+  auto args = [&](const std::string& budget, const std::string& metrics,
+                  const std::string& scratch) {
+    return std::vector<std::string>{"train",
+                                    dir_ / "g",
+                                    "--full-graph",
+                                    "--model",
+                                    "gcn",
+                                    "--hidden",
+                                    "16",
+                                    "--epochs",
+                                    "2",
+                                    "--seed",
+                                    "5",
+                                    "--full-graph-chunk-rows",
+                                    "1024",
+                                    "--memory-budget",
+                                    budget,
+                                    "--metrics-out",
+                                    metrics,
+                                    "--scratch-dir",
+                                    scratch};
+  };
+  std::filesystem::create_directories(dir_ / "scratch");
+  CommandResult memory = RunStrata(args("3M", dir_ / "m.jsonl", dir_ / "scratch"));
+  ASSERT_EQ(memory.exit_status, 0) << memory.err;
+  EXPECT_NE(memory.err.find("intermediates in memory"), std::string::npos) << memory.err;
+  CommandResult disk = RunStrata(args("1700K", dir_ / "d.jsonl", dir_ / "scratch"));
+  ASSERT_EQ(disk.exit_status, 0) << disk.err;
+  EXPECT_NE(disk.err.find("intermediates row-blocked on disk"), std::string::npos) << disk.err;
+  auto m = ReadJsonLines(dir_ / "m.jsonl");
+  auto d = ReadJsonLines(dir_ / "d.jsonl");
+  ASSERT_EQ(m.size(), 3u);
+  ASSERT_EQ(d.size(), 3u);
+  for (int e = 0; e < 2; ++e) {
+    EXPECT_EQ(m[e]["train_loss"], d[e]["train_loss"]) << "epoch " << e;
+    EXPECT_EQ(m[e]["scratch_bytes_written"], 0u);
+    EXPECT_GT(d[e]["scratch_bytes_written"].get<uint64_t>(), 0u);
+  }
+  EXPECT_EQ(m[2]["test_acc"], d[2]["test_acc"]);
+  EXPECT_LE(d[2]["budget_peak_bytes"].get<uint64_t>(), d[2]["memory_budget_bytes"].get<uint64_t>());
+  EXPECT_TRUE(testing::ListDirectory(dir_ / "scratch").empty());
+  ExpectInputError(RunStrata(args("1700K", dir_ / "x.jsonl", dir_ / "missing")),
+                   {dir_ / "missing", "scratch file"});
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "x.jsonl"));
+}
+
 }  // namespace
 }  // namespace strata

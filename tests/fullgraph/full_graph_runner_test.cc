@@ -9,9 +9,12 @@
 #include <filesystem>
 #include <set>
 
+#include "common/random.h"
 #include "storage/file.h"
 #include "strata/error.h"
 #include "strata/generate.h"
+#include "strata/import.h"
+#include "strata/npy.h"
 #include "strata/train.h"
 #include "test_util.h"
 #include "train/planetoid_dataset.h"
@@ -21,8 +24,49 @@ namespace {
 
 using testing::ScratchDir;
 
-// The parameter names the dataset: "dense" (64 Gaussian features) or "sparse" (2% of 400
-// bag-of-words features, CSR).
+// A directed graph (each edge in one direction only, so Âᵀ differs from Â), its labels
+// following node ids and its features noisy one-hot labels, imported from NumPy arrays.
+void ImportDirectedGraph(const std::string& npy_dir, const std::string& out) {
+  constexpr uint64_t kNodes = 3000, kDim = 32, kClasses = 4;
+  std::filesystem::create_directories(npy_dir);
+  Rng rng(11);
+  std::vector<int64_t> sources, destinations;
+  for (uint64_t v = 0; v < kNodes; ++v) {
+    for (int k = 0; k < 6; ++k) {
+      const uint64_t u = rng.Next() % kNodes;
+      if (u == v) continue;
+      sources.push_back(static_cast<int64_t>(std::min(u, v)));  // low ids point to high ones
+      destinations.push_back(static_cast<int64_t>(std::max(u, v)));
+    }
+  }
+  std::vector<int64_t> edge_index = sources;
+  edge_index.insert(edge_index.end(), destinations.begin(), destinations.end());
+  std::vector<float> features(kNodes * kDim);
+  std::vector<int64_t> labels(kNodes), train, val, test;
+  for (uint64_t v = 0; v < kNodes; ++v) {
+    labels[v] = static_cast<int64_t>(v * kClasses / kNodes);
+    for (uint64_t j = 0; j < kDim; ++j) {
+      features[v * kDim + j] = (j % kClasses == static_cast<uint64_t>(labels[v]) ? 0.5f : 0.0f) +
+                               static_cast<float>(rng.Next() % 1000) / 1000.0f;
+    }
+    (v % 10 < 6 ? train : v % 10 < 8 ? val : test).push_back(static_cast<int64_t>(v));
+  }
+  auto write = [&](const std::string& name, NpyDtype dtype, std::vector<uint64_t> shape,
+                   const void* data) { WriteNpy(npy_dir + "/" + name, dtype, shape, data); };
+  write("edge_index.npy", NpyDtype::kInt64, {2, sources.size()}, edge_index.data());
+  write("features.npy", NpyDtype::kFloat32, {kNodes, kDim}, features.data());
+  write("labels.npy", NpyDtype::kInt64, {kNodes}, labels.data());
+  write("train_idx.npy", NpyDtype::kInt64, {train.size()}, train.data());
+  write("val_idx.npy", NpyDtype::kInt64, {val.size()}, val.data());
+  write("test_idx.npy", NpyDtype::kInt64, {test.size()}, test.data());
+  ImportOptions options;
+  options.out = out;
+  options.memory_budget_bytes = uint64_t{64} << 20;
+  ImportNpyDirectory(npy_dir, options);
+}
+
+// The parameter names the dataset: "dense" (64 Gaussian features), "sparse" (2% of 400
+// bag-of-words features, CSR) or "directed" (ImportDirectedGraph).
 class FullGraphTest : public ::testing::TestWithParam<const char*> {
  protected:
   static void SetUpTestSuite() {
@@ -31,6 +75,7 @@ class FullGraphTest : public ::testing::TestWithParam<const char*> {
     GenerateOptions sparse = testing::SmallGraph(*dir_ / "sparse", 3000, 400, 4, 12, 8);
     sparse.feature_density = 0.02;
     GenerateDataset(sparse);
+    ImportDirectedGraph(*dir_ / "directed-npy", *dir_ / "directed");
   }
   static std::string Path() { return *dir_ / GetParam(); }
   static void TearDownTestSuite() { delete dir_; }
@@ -48,6 +93,9 @@ class FullGraphTest : public ::testing::TestWithParam<const char*> {
     o.memory_budget_bytes = budget;
     o.seed = 4;
     o.io_depth = 8;
+    // Three chunks of the 3000 nodes, so that row-blocked intermediates change chunks.
+    o.full_graph_chunk_rows = 1024;
+    o.scratch_dir = dir_->path();
     return o;
   }
 
@@ -65,9 +113,11 @@ ScratchDir* FullGraphTest::dir_ = nullptr;
 TEST_P(FullGraphTest, SameLossesWhateverTheBudget) {
   FullGraphRunner resident(Options(uint64_t{64} << 20), Dataset::Open(Path()));
   ASSERT_TRUE(resident.plan().adjacency_resident && resident.plan().features_resident);
+  EXPECT_EQ(resident.plan().symmetric, std::string(GetParam()) != "directed");
   const std::vector<double> expected = Losses(resident, 4);
   const double accuracy = resident.Accuracy(Split::kVal);
   std::set<std::pair<bool, bool>> plans;
+  bool intermediates_on_disk = false;
   // Budgets down to the smallest that works: every plan on the way trains the same numbers.
   for (uint64_t budget = uint64_t{3} << 20;; budget -= 32 << 10) {
     std::unique_ptr<FullGraphRunner> runner;
@@ -81,6 +131,7 @@ TEST_P(FullGraphTest, SameLossesWhateverTheBudget) {
     SCOPED_TRACE(budget);
     const FullGraphPlan& plan = runner->plan();
     plans.insert({plan.adjacency_resident, plan.features_resident});
+    intermediates_on_disk |= plan.intermediates_on_disk;
     EXPECT_EQ(Losses(*runner, 4), expected);
     EXPECT_EQ(runner->Accuracy(Split::kVal), accuracy);
     EXPECT_LE(runner->budget().peak(), budget);
@@ -93,6 +144,7 @@ TEST_P(FullGraphTest, SameLossesWhateverTheBudget) {
   }
   EXPECT_TRUE(plans.contains({true, false})) << "the features were never streamed";
   EXPECT_TRUE(plans.contains({false, false})) << "the adjacency was never streamed";
+  EXPECT_TRUE(intermediates_on_disk) << "the intermediates were never row-blocked on disk";
 }
 
 // dL/dw from the backward pass against central differences of the loss, with dropout off and
@@ -206,7 +258,7 @@ TEST_P(FullGraphTest, OnlyGcn) {
   EXPECT_THROW(Train(o), Error);
 }
 
-INSTANTIATE_TEST_SUITE_P(Features, FullGraphTest, ::testing::Values("dense", "sparse"),
+INSTANTIATE_TEST_SUITE_P(Features, FullGraphTest, ::testing::Values("dense", "sparse", "directed"),
                          [](const auto& info) { return std::string(info.param); });
 
 // The acceptance run: Cora, Kipf's recipe, with a quarter of the memory the resident run

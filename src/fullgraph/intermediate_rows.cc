@@ -1,0 +1,242 @@
+#include "fullgraph/intermediate_rows.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+
+#include "storage/io_engine_base.h"
+#include "strata/error.h"
+
+namespace strata {
+namespace {
+
+std::atomic<bool> buffered_scratch_said{false};
+
+uint64_t RoundUp(uint64_t value, uint64_t unit) { return (value + unit - 1) / unit * unit; }
+
+// Moves `bytes` between `buffer` and the file at `offset`, whole: short transfers continue,
+// EINTR and EAGAIN retry.
+void Transfer(int fd, bool write, std::byte* buffer, uint64_t offset, uint64_t bytes,
+              const std::string& dir) {
+  for (uint64_t done = 0; done < bytes;) {
+    const ssize_t n = write ? ::pwrite(fd, buffer + done, bytes - done, offset + done)
+                            : ::pread(fd, buffer + done, bytes - done, offset + done);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n < 0) {
+      throw Error::System(
+          write ? "cannot write the full graph's intermediates to a scratch file in"
+                : "cannot read the full graph's intermediates back from a scratch file in",
+          dir, errno);
+    }
+    if (n == 0) {
+      throw Error::System("the full graph's scratch file ended early in", dir, EIO);
+    }
+    done += static_cast<uint64_t>(n);
+  }
+}
+
+}  // namespace
+
+uint64_t IntermediateRows::ResidentBytes(uint64_t rows, size_t max_width) {
+  return rows * max_width * sizeof(float);
+}
+
+uint64_t IntermediateRows::OnDiskBytes(uint64_t rows, size_t max_width, uint64_t chunk_rows) {
+  return RoundUp(2 * std::min(rows, chunk_rows) * max_width * sizeof(float), kDirectIoAlignment);
+}
+
+IntermediateRows::IntermediateRows(uint64_t rows, size_t max_width, uint64_t chunk_rows,
+                                   const std::string& scratch_dir, MemoryBudget& budget,
+                                   std::string_view what)
+    : rows_(rows), max_width_(max_width), chunk_rows_(chunk_rows), scratch_dir_(scratch_dir) {
+  if (chunk_rows == 0 || chunk_rows % 1024 != 0) {
+    throw Error::Internal("IntermediateRows: chunk rows must be a positive multiple of 1024");
+  }
+  if (scratch_dir.empty()) {
+    resident_ = ChargedArray<float>(budget, rows * max_width, what);
+    return;
+  }
+  buffers_ = AlignedBuffer(budget, OnDiskBytes(rows, max_width, chunk_rows), what);
+  // O_TMPFILE: an inode with no name, so a crash or a kill leaves nothing in scratch_dir.
+  fd_ = ::open(scratch_dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC | O_DIRECT, 0600);
+  direct_ = fd_ >= 0;
+  if (fd_ < 0 && errno == EINVAL) {
+    fd_ = ::open(scratch_dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd_ >= 0) {
+      NoteOnce(buffered_scratch_said,
+               scratch_dir +
+                   " does not support O_DIRECT; the full graph's intermediates go "
+                   "through the page cache");
+    }
+  }
+  if (fd_ < 0) {
+    throw Error::System("cannot make a scratch file for the full graph's intermediates in",
+                        scratch_dir, errno);
+  }
+  const uint64_t chunks = (rows + chunk_rows - 1) / chunk_rows;
+  const uint64_t bytes = chunks * chunk_rows * max_width * sizeof(float);
+  if (const int err = ::posix_fallocate(fd_, 0, static_cast<off_t>(bytes)); err != 0) {
+    Close();
+    throw Error::System(
+        fmt::format("cannot reserve {} for the full graph's intermediates in", FormatBytes(bytes)),
+        scratch_dir, err);
+  }
+}
+
+IntermediateRows::~IntermediateRows() { Close(); }
+
+IntermediateRows::IntermediateRows(IntermediateRows&& other) noexcept { *this = std::move(other); }
+
+IntermediateRows& IntermediateRows::operator=(IntermediateRows&& other) noexcept {
+  if (this == &other) return *this;
+  Close();
+  // A transfer in flight refers to the buffers and the descriptor, which move with it.
+  rows_ = other.rows_;
+  max_width_ = other.max_width_;
+  chunk_rows_ = other.chunk_rows_;
+  width_ = other.width_;
+  scratch_dir_ = std::move(other.scratch_dir_);
+  resident_ = std::move(other.resident_);
+  fd_ = std::exchange(other.fd_, -1);
+  direct_ = other.direct_;
+  buffers_ = std::move(other.buffers_);
+  for (int b = 0; b < 2; ++b) transfers_[b] = std::move(other.transfers_[b]);
+  next_row_ = other.next_row_;
+  chunk_ = other.chunk_;
+  chunk_valid_ = std::exchange(other.chunk_valid_, false);
+  stats_ = other.stats_;
+  return *this;
+}
+
+void IntermediateRows::Close() {
+  for (std::future<void>& transfer : transfers_) {
+    if (!transfer.valid()) continue;
+    try {
+      transfer.get();
+    } catch (const std::exception&) {
+      // Closing after a failure: the error was, or will not be, reported by the pass.
+    }
+  }
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+uint64_t IntermediateRows::ChunkRows(uint64_t chunk) const {
+  return std::min(rows_, (chunk + 1) * chunk_rows_) - chunk * chunk_rows_;
+}
+
+void IntermediateRows::Start(uint64_t chunk, bool write) {
+  std::byte* buffer = reinterpret_cast<std::byte*>(Buffer(chunk));
+  const uint64_t offset = chunk * chunk_rows_ * width_ * sizeof(float);
+  // Direct I/O moves whole 4 KiB units: the last chunk's tail is padding, inside both the
+  // buffer and the reserved file.
+  const uint64_t bytes =
+      RoundUp(ChunkRows(chunk) * width_ * sizeof(float), direct_ ? kDirectIoAlignment : 1);
+  (write ? stats_.bytes_written : stats_.bytes_read) += bytes;
+  ++stats_.transfers;
+  transfers_[chunk % 2] =
+      std::async(std::launch::async, [fd = fd_, write, buffer, offset, bytes, dir = scratch_dir_] {
+        Transfer(fd, write, buffer, offset, bytes, dir);
+      });
+}
+
+void IntermediateRows::Finish(uint64_t chunk) {
+  std::future<void>& transfer = transfers_[chunk % 2];
+  if (!transfer.valid()) return;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    transfer.get();
+  } catch (...) {
+    FinishAll();
+    throw;
+  }
+  stats_.wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void IntermediateRows::FinishAll() {
+  std::exception_ptr first;
+  for (std::future<void>& transfer : transfers_) {
+    if (!transfer.valid()) continue;
+    try {
+      transfer.get();
+    } catch (...) {
+      if (!first) first = std::current_exception();
+    }
+  }
+  if (first) std::rethrow_exception(first);
+}
+
+void IntermediateRows::BeginWrite(size_t width) {
+  if (width == 0 || width > max_width_) {
+    throw Error::Internal("IntermediateRows: width outside (0, max_width]");
+  }
+  FinishAll();
+  width_ = width;
+  next_row_ = 0;
+  chunk_valid_ = false;
+}
+
+MatrixSpan<float> IntermediateRows::Write(uint64_t begin, uint64_t end) {
+  if (begin != next_row_ || end <= begin || end > rows_ || ChunkOf(end - 1) != ChunkOf(begin)) {
+    throw Error::Internal(fmt::format(
+        "IntermediateRows: written rows [{}, {}) do not continue at row {} within one chunk", begin,
+        end, next_row_));
+  }
+  next_row_ = end;
+  if (!on_disk()) return {resident_.data() + begin * width_, end - begin, width_};
+  const uint64_t chunk = ChunkOf(begin);
+  if (!chunk_valid_ || chunk != chunk_) {
+    if (chunk_valid_) Start(chunk_, /*write=*/true);
+    Finish(chunk);  // the write of chunk - 2, from the same buffer
+    chunk_ = chunk;
+    chunk_valid_ = true;
+  }
+  return {Buffer(chunk) + (begin - chunk * chunk_rows_) * width_, end - begin, width_};
+}
+
+void IntermediateRows::EndWrite() {
+  if (next_row_ != rows_) {
+    throw Error::Internal(
+        fmt::format("IntermediateRows: a write pass ended at row {} of {}", next_row_, rows_));
+  }
+  if (!on_disk()) return;
+  if (chunk_valid_) Start(chunk_, /*write=*/true);
+  chunk_valid_ = false;
+  FinishAll();
+}
+
+void IntermediateRows::BeginRead() {
+  FinishAll();
+  chunk_valid_ = false;
+  if (on_disk() && rows_ > 0) Start(0, /*write=*/false);
+}
+
+MatrixSpan<float> IntermediateRows::Read(uint64_t begin, uint64_t end) {
+  const uint64_t chunk = ChunkOf(begin);
+  if (end <= begin || end > rows_ || ChunkOf(end - 1) != chunk ||
+      (on_disk() && chunk != (chunk_valid_ ? chunk_ + (chunk != chunk_) : 0))) {
+    throw Error::Internal(
+        fmt::format("IntermediateRows: read rows [{}, {}) are not in the current or the next chunk",
+                    begin, end));
+  }
+  if (!on_disk()) return {resident_.data() + begin * width_, end - begin, width_};
+  if (!chunk_valid_ || chunk != chunk_) {
+    Finish(chunk);
+    chunk_ = chunk;
+    chunk_valid_ = true;
+    // Into the other buffer, whose chunk the caller has moved past.
+    if ((chunk + 1) * chunk_rows_ < rows_) Start(chunk + 1, /*write=*/false);
+  }
+  return {Buffer(chunk) + (begin - chunk * chunk_rows_) * width_, end - begin, width_};
+}
+
+void IntermediateRows::EndRead() {
+  chunk_valid_ = false;
+  FinishAll();
+}
+
+}  // namespace strata

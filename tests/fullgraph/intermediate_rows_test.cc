@@ -1,0 +1,152 @@
+// IntermediateRows in memory and on disk: rows read back as written over several chunks and
+// widths, only the chunk buffers charged, nothing left in the scratch directory, pieces out
+// of order refused, and a scratch directory that cannot be used or a write the OS refuses
+// surfacing as one clear error.
+#include "fullgraph/intermediate_rows.h"
+
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <csignal>
+#include <string>
+
+#include "strata/error.h"
+#include "test_util.h"
+
+namespace strata {
+namespace {
+
+using testing::ScratchDir;
+
+constexpr uint64_t kRows = 2500;  // chunks of 1024, 1024 and 452 rows
+constexpr uint64_t kChunk = 1024;
+
+float Value(uint64_t row, size_t col, size_t pass) {
+  return static_cast<float>(row * 1000 + col * 10 + pass);
+}
+
+// Writes rows in pieces of `piece` rows cut at chunk boundaries, then reads them back.
+void RoundTrip(IntermediateRows& rows, size_t width, uint64_t piece, size_t pass) {
+  rows.BeginWrite(width);
+  for (uint64_t begin = 0, end; begin < kRows; begin = end) {
+    end = std::min({kRows, begin + piece, (begin / kChunk + 1) * kChunk});
+    MatrixSpan<float> out = rows.Write(begin, end);
+    ASSERT_EQ(out.rows(), end - begin);
+    ASSERT_EQ(out.cols(), width);
+    for (uint64_t i = begin; i < end; ++i) {
+      for (size_t j = 0; j < width; ++j) out(i - begin, j) = Value(i, j, pass);
+    }
+  }
+  rows.EndWrite();
+  rows.BeginRead();
+  for (uint64_t begin = 0, end; begin < kRows; begin = end) {
+    end = std::min({kRows, begin + 100, (begin / kChunk + 1) * kChunk});
+    MatrixSpan<float> in = rows.Read(begin, end);
+    for (uint64_t i = begin; i < end; ++i) {
+      for (size_t j = 0; j < width; ++j) ASSERT_EQ(in(i - begin, j), Value(i, j, pass)) << i;
+    }
+  }
+  rows.EndRead();
+}
+
+class IntermediateRowsTest : public ::testing::TestWithParam<bool> {
+ protected:
+  std::string ScratchPath() const { return GetParam() ? scratch_.path() : std::string(); }
+  ScratchDir scratch_;
+};
+
+TEST_P(IntermediateRowsTest, ReadsBackWhatWasWritten) {
+  MemoryBudget budget(uint64_t{64} << 20);
+  {
+    IntermediateRows rows(kRows, 16, kChunk, ScratchPath(), budget, "test rows");
+    EXPECT_EQ(rows.on_disk(), GetParam());
+    EXPECT_EQ(budget.used(), GetParam() ? IntermediateRows::OnDiskBytes(kRows, 16, kChunk)
+                                        : IntermediateRows::ResidentBytes(kRows, 16));
+    RoundTrip(rows, 16, 300, 0);
+    RoundTrip(rows, 3, kChunk, 1);  // narrower, whole chunks
+    RoundTrip(rows, 16, 7, 2);
+    EXPECT_TRUE(testing::ListDirectory(scratch_.path()).empty());
+    if (GetParam()) {
+      EXPECT_GT(rows.stats().bytes_written, 0u);
+      EXPECT_EQ(rows.stats().bytes_read, rows.stats().bytes_written);
+    }
+  }
+  EXPECT_EQ(budget.used(), 0u);
+}
+
+TEST_P(IntermediateRowsTest, AReadPassMayStopEarly) {
+  MemoryBudget budget(uint64_t{64} << 20);
+  IntermediateRows rows(kRows, 4, kChunk, ScratchPath(), budget, "test rows");
+  RoundTrip(rows, 4, 500, 0);
+  rows.BeginRead();
+  EXPECT_EQ(rows.Read(0, 10)(9, 3), Value(9, 3, 0));
+  rows.EndRead();
+  RoundTrip(rows, 4, 500, 1);
+}
+
+TEST_P(IntermediateRowsTest, PiecesOutOfOrderAreInternalErrors) {
+  MemoryBudget budget(uint64_t{64} << 20);
+  IntermediateRows rows(kRows, 4, kChunk, ScratchPath(), budget, "test rows");
+  rows.BeginWrite(4);
+  EXPECT_THROW(rows.Write(10, 20), Error);         // a gap before it
+  EXPECT_THROW(rows.Write(0, kChunk + 1), Error);  // across a chunk boundary
+  rows.Write(0, 10);
+  EXPECT_THROW(rows.EndWrite(), Error);     // rows left unwritten
+  EXPECT_THROW(rows.BeginWrite(5), Error);  // wider than the matrix
+}
+
+INSTANTIATE_TEST_SUITE_P(Placement, IntermediateRowsTest, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "OnDisk" : "InMemory"; });
+
+TEST(IntermediateRows, AMissingScratchDirectoryIsOneInputError) {
+  MemoryBudget budget(uint64_t{64} << 20);
+  ScratchDir scratch;
+  const std::string missing = scratch / "no-such-dir";
+  try {
+    IntermediateRows rows(kRows, 4, kChunk, missing, budget, "test rows");
+    FAIL() << "made a scratch file in a missing directory";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::kInput) << e.what();
+    EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(budget.used(), 0u);
+}
+
+// The file-size limit makes the OS refuse first the reservation and then, for a file made
+// before it was lowered, the writes past it: both are one error naming the directory.
+TEST(IntermediateRows, RefusedSpaceAndWritesAreOneClearError) {
+  MemoryBudget budget(uint64_t{64} << 20);
+  ScratchDir scratch;
+  IntermediateRows made_before(kRows, 16, kChunk, scratch.path(), budget, "test rows");
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = saved;
+  small.rlim_cur = 64 << 10;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  std::string reserve_error, write_error;
+  try {
+    IntermediateRows rows(kRows, 16, kChunk, scratch.path(), budget, "test rows");
+  } catch (const Error& e) {
+    reserve_error = e.what();
+  }
+  try {
+    made_before.BeginWrite(16);
+    for (uint64_t begin = 0; begin < kRows; begin += kChunk) {
+      made_before.Write(begin, std::min(kRows, begin + kChunk));
+    }
+    made_before.EndWrite();
+  } catch (const Error& e) {
+    write_error = e.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_NE(reserve_error.find("cannot reserve"), std::string::npos) << reserve_error;
+  EXPECT_NE(reserve_error.find(scratch.path()), std::string::npos) << reserve_error;
+  EXPECT_NE(write_error.find("cannot write"), std::string::npos) << write_error;
+  EXPECT_NE(write_error.find(scratch.path()), std::string::npos) << write_error;
+  EXPECT_TRUE(testing::ListDirectory(scratch.path()).empty());
+}
+
+}  // namespace
+}  // namespace strata
