@@ -5,13 +5,15 @@
 # features, the rest read synchronously); and the
 # smallest budget each runs in (AIRES Table III's analogue): the in-memory run's charged peak,
 # and the smallest budget the RoBW plan accepts (its refusal of a 1 MiB budget names it).
-# Prints one JSON line per run.
-#   bench/full_graph_epoch.sh DATASET BUDGET [EPOCHS] [STRATA]
+# With SMALL_BUDGET, RoBW runs once more within it (small enough, the N-row intermediates
+# are row-blocked on disk too). Prints one JSON line per run.
+#   bench/full_graph_epoch.sh DATASET BUDGET [EPOCHS] [STRATA] [SMALL_BUDGET]
 set -euo pipefail
 dataset=$1
 budget=$2
 epochs=${3:-3}
 strata=${4:-build/strata}
+small_budget=${5:-}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 model=(--full-graph --model gcn --hidden 16 --epochs "$epochs" --eval-every 0 --lr 0.01
@@ -35,6 +37,7 @@ print(json.dumps({
     "epoch_time_s": [round(r["time_s"], 2) for r in epochs],
     "train_loss": [round(r["train_loss"], 5) for r in epochs],
     "disk_mb": [round(r["disk_bytes"] / 1e6) for r in epochs],
+    "scratch_written_mb": [round(r.get("scratch_bytes_written", 0) / 1e6) for r in epochs],
     "stall_s": [round(r.get("stall_s", 0), 2) for r in epochs],
     "test_acc": final["test_acc"],
     "budget_mb": round(final["memory_budget_bytes"] / 2**20),
@@ -48,6 +51,7 @@ PY
 run in-memory --memory-budget 20G
 run robw --memory-budget "$budget"
 run maxmemory --memory-budget "$budget" --full-graph-max-memory
+if [[ -n $small_budget ]]; then run robw-small --memory-budget "$small_budget"; fi
 smallest=$("$strata" train "$dataset" "${model[@]}" --memory-budget 1M 2>&1 |
   sed -n 's/.*the smallest budget that works is //p' || true) 
 echo "{\"run\": \"robw-smallest-budget\", \"smallest_budget\": \"$smallest\"}"
