@@ -92,11 +92,10 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   // What is held whatever the plan: checked up front so that a small budget gets one line
   // naming the smallest that works, rather than the first allocation's refusal.
   size_t widest = 0;
-  uint64_t output_floats = 0, parameter_floats = 0;
+  uint64_t parameter_floats = 0;
   for (size_t l = 0, in = config_.in_dim; l < config_.layers; ++l) {
     const size_t out = l + 1 == config_.layers ? config_.num_classes : config_.hidden;
     widest = std::max(widest, out);
-    output_floats += out;
     parameter_floats += (in + (config_.bias ? 1 : 0)) * out;
     in = out;
   }
@@ -317,7 +316,8 @@ IntermediateStats FullGraphRunner::IntermediateTotals() const {
   auto add = [&](const IntermediateRows& rows) {
     total.bytes_read += rows.stats().bytes_read;
     total.bytes_written += rows.stats().bytes_written;
-    total.transfers += rows.stats().transfers;
+    total.reads += rows.stats().reads;
+    total.writes += rows.stats().writes;
     total.wait_s += rows.stats().wait_s;
   };
   for (const IntermediateRows& output : outputs_) add(output);
@@ -570,7 +570,7 @@ EpochReport FullGraphRunner::TrainEpoch(uint64_t epoch) {
   // Reads of the scratch files count as disk reads; their writes are reported apart.
   report.disk_bytes =
       after.bytes_read - before.bytes_read + scratch_after.bytes_read - scratch_before.bytes_read;
-  report.disk_reads = after.reads - before.reads;
+  report.disk_reads = after.reads - before.reads + scratch_after.reads - scratch_before.reads;
   report.scratch_bytes_written = scratch_after.bytes_written - scratch_before.bytes_written;
   report.stall_s = after.wait_s - before.wait_s + scratch_after.wait_s - scratch_before.wait_s;
   report.train_busy_s = report.time_s - report.stall_s;

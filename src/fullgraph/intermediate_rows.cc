@@ -18,24 +18,27 @@ std::atomic<bool> buffered_scratch_said{false};
 
 uint64_t RoundUp(uint64_t value, uint64_t unit) { return (value + unit - 1) / unit * unit; }
 
+std::atomic<bool> no_reservation_said{false};
+
 // Moves `bytes` between `buffer` and the file at `offset`, whole: short transfers continue,
-// EINTR and EAGAIN retry.
-void Transfer(int fd, bool write, std::byte* buffer, uint64_t offset, uint64_t bytes,
+// EINTR retries. A direct transfer cut short off a 4 KiB boundary cannot be continued (the
+// rest would be misaligned): it is the device's error, ENOSPC for a write and EIO for a read.
+void Transfer(int fd, bool direct, bool write, std::byte* buffer, uint64_t offset, uint64_t bytes,
               const std::string& dir) {
+  auto fail = [&](int err) {
+    throw Error::System(
+        write ? "cannot write the full graph's intermediates to a scratch file in"
+              : "cannot read the full graph's intermediates back from a scratch file in",
+        dir, err);
+  };
   for (uint64_t done = 0; done < bytes;) {
     const ssize_t n = write ? ::pwrite(fd, buffer + done, bytes - done, offset + done)
                             : ::pread(fd, buffer + done, bytes - done, offset + done);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (n < 0) {
-      throw Error::System(
-          write ? "cannot write the full graph's intermediates to a scratch file in"
-                : "cannot read the full graph's intermediates back from a scratch file in",
-          dir, errno);
-    }
-    if (n == 0) {
-      throw Error::System("the full graph's scratch file ended early in", dir, EIO);
-    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(errno);
+    if (n == 0) fail(write ? ENOSPC : EIO);
     done += static_cast<uint64_t>(n);
+    if (direct && done < bytes && done % kDirectIoAlignment != 0) fail(write ? ENOSPC : EIO);
   }
 }
 
@@ -105,6 +108,7 @@ IntermediateRows& IntermediateRows::operator=(IntermediateRows&& other) noexcept
   direct_ = other.direct_;
   buffers_ = std::move(other.buffers_);
   for (int b = 0; b < 2; ++b) transfers_[b] = std::move(other.transfers_[b]);
+  pass_ = std::exchange(other.pass_, Pass::kIdle);
   next_row_ = other.next_row_;
   chunk_ = other.chunk_;
   chunk_valid_ = std::exchange(other.chunk_valid_, false);
@@ -137,11 +141,11 @@ void IntermediateRows::Start(uint64_t chunk, bool write) {
   const uint64_t bytes =
       RoundUp(ChunkRows(chunk) * width_ * sizeof(float), direct_ ? kDirectIoAlignment : 1);
   (write ? stats_.bytes_written : stats_.bytes_read) += bytes;
-  ++stats_.transfers;
-  transfers_[chunk % 2] =
-      std::async(std::launch::async, [fd = fd_, write, buffer, offset, bytes, dir = scratch_dir_] {
-        Transfer(fd, write, buffer, offset, bytes, dir);
-      });
+  ++(write ? stats_.writes : stats_.reads);
+  transfers_[chunk % 2] = std::async(std::launch::async, [fd = fd_, direct = direct_, write, buffer,
+                                                          offset, bytes, dir = scratch_dir_] {
+    Transfer(fd, direct, write, buffer, offset, bytes, dir);
+  });
 }
 
 void IntermediateRows::Finish(uint64_t chunk) {
@@ -175,12 +179,14 @@ void IntermediateRows::BeginWrite(size_t width) {
     throw Error::Internal("IntermediateRows: width outside (0, max_width]");
   }
   FinishAll();
+  pass_ = Pass::kWriting;
   width_ = width;
   next_row_ = 0;
   chunk_valid_ = false;
 }
 
 MatrixSpan<float> IntermediateRows::Write(uint64_t begin, uint64_t end) {
+  if (pass_ != Pass::kWriting) throw Error::Internal("IntermediateRows: a write outside a pass");
   if (begin != next_row_ || end <= begin || end > rows_ || ChunkOf(end - 1) != ChunkOf(begin)) {
     throw Error::Internal(fmt::format(
         "IntermediateRows: written rows [{}, {}) do not continue at row {} within one chunk", begin,
@@ -199,10 +205,11 @@ MatrixSpan<float> IntermediateRows::Write(uint64_t begin, uint64_t end) {
 }
 
 void IntermediateRows::EndWrite() {
-  if (next_row_ != rows_) {
+  if (pass_ != Pass::kWriting || next_row_ != rows_) {
     throw Error::Internal(
         fmt::format("IntermediateRows: a write pass ended at row {} of {}", next_row_, rows_));
   }
+  pass_ = Pass::kIdle;
   if (!on_disk()) return;
   if (chunk_valid_) Start(chunk_, /*write=*/true);
   chunk_valid_ = false;
@@ -210,15 +217,20 @@ void IntermediateRows::EndWrite() {
 }
 
 void IntermediateRows::BeginRead() {
+  if (pass_ == Pass::kWriting || width_ == 0) {
+    throw Error::Internal("IntermediateRows: a read pass before a completed write pass");
+  }
   FinishAll();
+  pass_ = Pass::kReading;
   chunk_valid_ = false;
   if (on_disk() && rows_ > 0) Start(0, /*write=*/false);
 }
 
 MatrixSpan<float> IntermediateRows::Read(uint64_t begin, uint64_t end) {
+  if (pass_ != Pass::kReading) throw Error::Internal("IntermediateRows: a read outside a pass");
   const uint64_t chunk = ChunkOf(begin);
   if (end <= begin || end > rows_ || ChunkOf(end - 1) != chunk ||
-      (on_disk() && chunk != (chunk_valid_ ? chunk_ + (chunk != chunk_) : 0))) {
+      (on_disk() && !(chunk_valid_ ? chunk == chunk_ || chunk == chunk_ + 1 : chunk == 0))) {
     throw Error::Internal(
         fmt::format("IntermediateRows: read rows [{}, {}) are not in the current or the next chunk",
                     begin, end));
@@ -235,6 +247,7 @@ MatrixSpan<float> IntermediateRows::Read(uint64_t begin, uint64_t end) {
 }
 
 void IntermediateRows::EndRead() {
+  pass_ = Pass::kIdle;
   chunk_valid_ = false;
   FinishAll();
 }

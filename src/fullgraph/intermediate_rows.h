@@ -12,10 +12,11 @@
 // nothing is left behind however the process ends, and its space is reserved when it is made,
 // so a full disk is one error before training rather than a failure mid-epoch.
 //
-// Invariants: a write pass's pieces cover [0, rows) in order (checked: an internal error
-// otherwise); a read pass returns what the last completed write pass wrote; a failed read or
-// write (EIO, ENOSPC) throws strata::Error naming the scratch directory, once every transfer
-// still in flight has finished, so no helper writes into a buffer after the call returns.
+// Invariants: Write only inside BeginWrite/EndWrite and Read only inside BeginRead/EndRead; a
+// write pass's pieces cover [0, rows) in order (checked: an internal error otherwise); a read pass
+// returns what the last completed write pass wrote; a failed read or write (EIO, ENOSPC) throws
+// strata::Error naming the scratch directory, once every transfer still in flight has finished, so
+// no helper writes into a buffer after the call returns.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +32,9 @@ namespace strata {
 struct IntermediateStats {
   uint64_t bytes_read = 0;
   uint64_t bytes_written = 0;
-  uint64_t transfers = 0;
-  double wait_s = 0;  // the caller waiting for a chunk's transfer
+  uint64_t reads = 0;   // chunks read
+  uint64_t writes = 0;  // chunks written
+  double wait_s = 0;    // the caller waiting for a chunk's transfer
 };
 
 class IntermediateRows {
@@ -61,7 +63,8 @@ class IntermediateRows {
   // Starts reading what the last write pass wrote.
   void BeginRead();
   // Rows [begin, end) of one chunk, at or after the previous piece's chunk. The caller may
-  // change them in place (the file keeps what was written).
+  // change them in place only in a matrix it rewrites before reading it again: in memory the
+  // change stays, on disk the file keeps what was written.
   MatrixSpan<float> Read(uint64_t begin, uint64_t end);
   // Waits for a read still in flight (a read pass may stop early).
   void EndRead();
@@ -93,8 +96,10 @@ class IntermediateRows {
   bool direct_ = false;
   AlignedBuffer buffers_;
   std::future<void> transfers_[2];  // by buffer
-  uint64_t next_row_ = 0;           // writing: the next row to write
-  uint64_t chunk_ = 0;              // the chunk in the caller's hands
+  enum class Pass { kIdle, kWriting, kReading };
+  Pass pass_ = Pass::kIdle;
+  uint64_t next_row_ = 0;  // writing: the next row to write
+  uint64_t chunk_ = 0;     // the chunk in the caller's hands
   bool chunk_valid_ = false;
   IntermediateStats stats_;
 };

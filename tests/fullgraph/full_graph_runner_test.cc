@@ -99,30 +99,39 @@ class FullGraphTest : public ::testing::TestWithParam<const char*> {
     return o;
   }
 
-  static std::vector<double> Losses(FullGraphRunner& runner, int epochs) {
-    std::vector<double> losses;
-    for (int e = 0; e < epochs; ++e) losses.push_back(runner.TrainEpoch(e).train_loss);
-    return losses;
-  }
+  void ExpectGradientsMatchFiniteDifferences(const TrainOptions& o, size_t layers);
 
   static ScratchDir* dir_;
 };
 
 ScratchDir* FullGraphTest::dir_ = nullptr;
 
-TEST_P(FullGraphTest, SameLossesWhateverTheBudget) {
-  FullGraphRunner resident(Options(uint64_t{64} << 20), Dataset::Open(Path()));
-  ASSERT_TRUE(resident.plan().adjacency_resident && resident.plan().features_resident);
-  EXPECT_EQ(resident.plan().symmetric, std::string(GetParam()) != "directed");
-  const std::vector<double> expected = Losses(resident, 4);
-  const double accuracy = resident.Accuracy(Split::kVal);
-  std::set<std::pair<bool, bool>> plans;
+struct BudgetSweep {
+  std::set<std::pair<bool, bool>> plans;  // (adjacency resident, features resident)
   bool intermediates_on_disk = false;
-  // Budgets down to the smallest that works: every plan on the way trains the same numbers.
-  for (uint64_t budget = uint64_t{3} << 20;; budget -= 32 << 10) {
+};
+
+// Trains 4 epochs with the options `adjust` makes, in memory and then at every budget from
+// 3 MiB down to the smallest that works in steps of `step`, with the RoBW plan and with
+// MaxMemory: every plan on the way trains the resident run's losses and accuracy within its
+// budget.
+BudgetSweep SweepBudgets(const std::function<TrainOptions(uint64_t)>& options,
+                         const std::string& path, uint64_t step) {
+  auto losses = [](FullGraphRunner& runner) {
+    std::vector<double> losses;
+    for (int e = 0; e < 4; ++e) losses.push_back(runner.TrainEpoch(e).train_loss);
+    return losses;
+  };
+  FullGraphRunner resident(options(uint64_t{64} << 20), Dataset::Open(path));
+  EXPECT_TRUE(resident.plan().adjacency_resident && resident.plan().features_resident);
+  EXPECT_FALSE(resident.plan().intermediates_on_disk);
+  const std::vector<double> expected = losses(resident);
+  const double accuracy = resident.Accuracy(Split::kVal);
+  BudgetSweep sweep;
+  for (uint64_t budget = uint64_t{3} << 20;; budget -= step) {
     std::unique_ptr<FullGraphRunner> runner;
     try {
-      runner = std::make_unique<FullGraphRunner>(Options(budget), Dataset::Open(Path()));
+      runner = std::make_unique<FullGraphRunner>(options(budget), Dataset::Open(path));
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("the smallest budget that works is"), std::string::npos)
           << e.what();
@@ -130,36 +139,69 @@ TEST_P(FullGraphTest, SameLossesWhateverTheBudget) {
     }
     SCOPED_TRACE(budget);
     const FullGraphPlan& plan = runner->plan();
-    plans.insert({plan.adjacency_resident, plan.features_resident});
-    intermediates_on_disk |= plan.intermediates_on_disk;
-    EXPECT_EQ(Losses(*runner, 4), expected);
+    sweep.plans.insert({plan.adjacency_resident, plan.features_resident});
+    sweep.intermediates_on_disk |= plan.intermediates_on_disk;
+    EXPECT_EQ(losses(*runner), expected);
     EXPECT_EQ(runner->Accuracy(Split::kVal), accuracy);
     EXPECT_LE(runner->budget().peak(), budget);
     // The MaxMemory baseline's plan (resident prefixes, synchronous reads) trains the same.
-    TrainOptions max_memory = Options(budget);
+    TrainOptions max_memory = options(budget);
     max_memory.full_graph_max_memory = true;
-    FullGraphRunner baseline(max_memory, Dataset::Open(Path()));
-    EXPECT_EQ(Losses(baseline, 4), expected);
+    FullGraphRunner baseline(max_memory, Dataset::Open(path));
+    EXPECT_EQ(losses(baseline), expected);
     EXPECT_LE(baseline.budget().peak(), budget);
   }
-  EXPECT_TRUE(plans.contains({true, false})) << "the features were never streamed";
-  EXPECT_TRUE(plans.contains({false, false})) << "the adjacency was never streamed";
-  EXPECT_TRUE(intermediates_on_disk) << "the intermediates were never row-blocked on disk";
+  return sweep;
+}
+
+TEST_P(FullGraphTest, SameLossesWhateverTheBudget) {
+  FullGraphRunner resident(Options(uint64_t{64} << 20), Dataset::Open(Path()));
+  EXPECT_EQ(resident.plan().symmetric, std::string(GetParam()) != "directed");
+  const BudgetSweep sweep = SweepBudgets(Options, Path(), 32 << 10);
+  EXPECT_TRUE(sweep.plans.contains({true, false})) << "the features were never streamed";
+  EXPECT_TRUE(sweep.plans.contains({false, false})) << "the adjacency was never streamed";
+  EXPECT_TRUE(sweep.intermediates_on_disk) << "the intermediates were never row-blocked on disk";
+}
+
+// Three layers with ELU and hidden dropout: hidden-to-hidden products and gradients, and
+// masks drawn per chunk, on disk as in memory.
+TEST_P(FullGraphTest, DeeperEluModelSameLossesWhateverTheBudget) {
+  auto options = [](uint64_t budget) {
+    TrainOptions o = Options(budget);
+    o.model.layers = 3;
+    o.model.hidden = 12;
+    o.model.dropout = 0.3;
+    o.model.activation = Activation::kElu;
+    o.model.bias = true;
+    return o;
+  };
+  const BudgetSweep sweep = SweepBudgets(options, Path(), 96 << 10);
+  EXPECT_TRUE(sweep.intermediates_on_disk) << "the intermediates were never row-blocked on disk";
 }
 
 // dL/dw from the backward pass against central differences of the loss, with dropout off and
 // a learning rate too small to move a float.
+// Two layers with ReLU, and three with ELU.
 TEST_P(FullGraphTest, GradientsMatchFiniteDifferences) {
-  TrainOptions o = Options(uint64_t{64} << 20);
-  o.model.input_dropout = 0;
-  o.model.dropout = 0;
-  o.model.bias = true;
-  o.optimizer.weight_decay = 0;
-  o.optimizer.lr = 1e-30;
+  for (const size_t layers : {2, 3}) {
+    SCOPED_TRACE(layers);
+    TrainOptions o = Options(uint64_t{64} << 20);
+    o.model.layers = layers;
+    o.model.activation = layers == 3 ? Activation::kElu : Activation::kRelu;
+    o.model.input_dropout = 0;
+    o.model.dropout = 0;
+    o.model.bias = true;
+    o.optimizer.weight_decay = 0;
+    o.optimizer.lr = 1e-30;
+    ExpectGradientsMatchFiniteDifferences(o, layers);
+  }
+}
+
+void FullGraphTest::ExpectGradientsMatchFiniteDifferences(const TrainOptions& o, size_t layers) {
   FullGraphRunner runner(o, Dataset::Open(Path()));
   runner.TrainEpoch(0);
   std::vector<Parameter> params = runner.Parameters();
-  ASSERT_EQ(params.size(), 4u);  // two weights, two biases
+  ASSERT_EQ(params.size(), 2 * layers);  // a weight and a bias per layer
   for (Parameter& p : params) {
     SCOPED_TRACE(p.name);
     for (size_t k = 0; k < 3; ++k) {

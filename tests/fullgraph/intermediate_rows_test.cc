@@ -87,7 +87,12 @@ TEST_P(IntermediateRowsTest, AReadPassMayStopEarly) {
 TEST_P(IntermediateRowsTest, PiecesOutOfOrderAreInternalErrors) {
   MemoryBudget budget(uint64_t{64} << 20);
   IntermediateRows rows(kRows, 4, kChunk, ScratchPath(), budget, "test rows");
+  EXPECT_THROW(rows.BeginRead(), Error);   // nothing written yet
+  EXPECT_THROW(rows.Write(0, 10), Error);  // outside a pass
+  RoundTrip(rows, 4, 500, 0);
+  EXPECT_THROW(rows.Read(0, 10), Error);  // outside a pass
   rows.BeginWrite(4);
+  EXPECT_THROW(rows.BeginRead(), Error);           // the write pass is not complete
   EXPECT_THROW(rows.Write(10, 20), Error);         // a gap before it
   EXPECT_THROW(rows.Write(0, kChunk + 1), Error);  // across a chunk boundary
   rows.Write(0, 10);
