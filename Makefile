@@ -61,13 +61,14 @@ test-asan: setup
 	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The suites whose code starts threads (I/O engines, stores and caches, samplers, the batch
-# pipeline, the macro-batch loaders, the trainers, the kernels' thread splits, and the CLI runs
-# of a ThreadSanitizer-built strata) under ThreadSanitizer. OpenBLAS is not instrumented, so
-# it runs one thread here: TSan cannot see its own synchronisation.
+# pipeline, the macro-batch loaders, the trainers, the full graph's scratch transfers, the
+# kernels' thread splits, and the CLI runs of a ThreadSanitizer-built strata) under
+# ThreadSanitizer. OpenBLAS is not instrumented, so it runs one thread here: TSan cannot see
+# its own synchronisation.
 TSAN_SUITES = DirectFeatureStore Stores/FeatureStoreTest Policies/WindowedCacheTest IoEngine \
     NeighborSampler BatchPipelineTest NeighborBatchSourceTest BoundedQueue LargeBatchTest \
     MacroBatchTest NeighborLoaderTest Trainer Features/FullGraphTest IdWidths/ InputProducts \
-    SpGemm SpMM TrainCli MultistageCli
+    SpGemm SpMM TrainCli MultistageCli Placement/IntermediateRowsTest IntermediateRows
 empty :=
 space := $(empty) $(empty)
 TSAN_REGEX = ^($(subst $(space),|,$(strip $(TSAN_SUITES))))
