@@ -159,6 +159,8 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   }
   std::string scratch_dir;
   if (plan_.intermediates_on_disk) {
+    // Not std::filesystem::temp_directory_path(): it throws its own error for a TMPDIR that is
+    // not a directory, where opening the scratch file there gives Strata's, naming it.
     const char* tmpdir = std::getenv("TMPDIR");
     scratch_dir = !o.scratch_dir.empty()              ? o.scratch_dir
                   : tmpdir != nullptr && *tmpdir != 0 ? tmpdir
@@ -313,15 +315,8 @@ RowStreamStats FullGraphRunner::StreamStats() const {
 
 IntermediateStats FullGraphRunner::IntermediateTotals() const {
   IntermediateStats total;
-  auto add = [&](const IntermediateRows& rows) {
-    total.bytes_read += rows.stats().bytes_read;
-    total.bytes_written += rows.stats().bytes_written;
-    total.reads += rows.stats().reads;
-    total.writes += rows.stats().writes;
-    total.wait_s += rows.stats().wait_s;
-  };
-  for (const IntermediateRows& output : outputs_) add(output);
-  add(gradient_);
+  for (const IntermediateRows& output : outputs_) total += output.stats();
+  total += gradient_.stats();
   return total;
 }
 

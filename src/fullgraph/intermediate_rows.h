@@ -35,6 +35,15 @@ struct IntermediateStats {
   uint64_t reads = 0;   // chunks read
   uint64_t writes = 0;  // chunks written
   double wait_s = 0;    // the caller waiting for a chunk's transfer
+
+  IntermediateStats& operator+=(const IntermediateStats& other) {
+    bytes_read += other.bytes_read;
+    bytes_written += other.bytes_written;
+    reads += other.reads;
+    writes += other.writes;
+    wait_s += other.wait_s;
+    return *this;
+  }
 };
 
 class IntermediateRows {
