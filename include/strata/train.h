@@ -126,6 +126,7 @@ struct EpochReport {
   double device_iops = 0;  // measured by the storage access accumulator
   double read_latency_us = 0;
   uint64_t peak_rss_bytes = 0;
+  double gemm_gflops = 0;  // the rate of the epoch's dense products (GEMM) in its training steps
   // Multistage only (macro_batches > 0).
   uint64_t macro_batches = 0;
   double reuse_mean = 0;    // passes per macro-batch
@@ -149,6 +150,7 @@ struct TrainResult {
   double best_val_acc = 0;
   double best_test_acc = 0;
   double total_time_s = 0;
+  std::string blas_core;  // the OpenBLAS kernels that ran the dense products, e.g. "SkylakeX"
   std::vector<EpochReport> epochs;
 };
 

@@ -9,11 +9,22 @@
         y = torch.from_numpy(batch.labels)
         blocks = batch.blocks                       # input layer first
 
+Importing strata matches the OpenBLAS kernels to the CPU (the library NumPy and PyTorch use on
+Debian, whichever loaded it first); `strata.blas_core()` says which run.
+
 Errors raise InputError (also a ValueError) for bad input and StrataError otherwise, with the
 one-line message the `strata` command prints.
 """
 
-from strata._strata import Batch, Dataset, InputError, StrataError, generate, import_npy
+from strata._strata import (
+    Batch,
+    Dataset,
+    InputError,
+    StrataError,
+    blas_core,
+    generate,
+    import_npy,
+)
 from strata.loader import Block, MultistageLoader, NeighborLoader
 
 __all__ = [
@@ -24,6 +35,7 @@ __all__ = [
     "MultistageLoader",
     "NeighborLoader",
     "StrataError",
+    "blas_core",
     "generate",
     "import_npy",
 ]

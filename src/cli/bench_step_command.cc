@@ -61,17 +61,19 @@ Runner AddBenchStepCommand(CLI::App& bench) {
                                 {"gather_ms_mean", r.gather_ms_mean},
                                 {"gemm_share", r.gemm_share},
                                 {"gemm_gflops", r.gemm_gflops},
+                                {"blas_core", r.blas_core},
                                 {"input_rows_mean", r.input_rows_mean}};
     if (args->json) {
       std::printf("%s\n", j.dump().c_str());
     } else {
       std::printf(
           "%s, %zu layers, hidden %zu, fanouts %s, batch %llu, %u threads: step %.1f ms "
-          "(median; GEMM %.0f%% at %.0f GFLOP/s), sample %.1f ms, gather %.1f ms, "
-          "%.0f input rows per batch\n",
+          "(median; GEMM %.0f%% at %.0f GFLOP/s, OpenBLAS %s kernels), sample %.1f ms, gather "
+          "%.1f ms, %.0f input rows per batch\n",
           args->model.c_str(), o.model.layers, o.model.hidden, args->fanouts.c_str(),
           static_cast<unsigned long long>(o.sampling.batch_size), o.threads, r.step_ms_median,
-          r.gemm_share * 100, r.gemm_gflops, r.sample_ms_mean, r.gather_ms_mean, r.input_rows_mean);
+          r.gemm_share * 100, r.gemm_gflops, r.blas_core.c_str(), r.sample_ms_mean,
+          r.gather_ms_mean, r.input_rows_mean);
     }
   };
 }

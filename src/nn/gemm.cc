@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/parallel.h"
+#include "nn/blas_core.h"
 #include "strata/error.h"
 
 namespace strata {
@@ -18,9 +19,13 @@ std::atomic<uint64_t> gemm_calls{0};
 std::atomic<uint64_t> gemm_flops{0};
 std::atomic<uint64_t> gemm_nanos{0};
 
-void UseSingleThreadedBlas() {
+// Before the first BLAS call: the CPU's kernels (nn/blas_core.h), and one OpenBLAS thread.
+void ConfigureBlas() {
   static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
+  std::call_once(once, [] {
+    MatchBlasCoreToCpu();
+    openblas_set_num_threads(1);
+  });
 }
 
 CBLAS_TRANSPOSE ToCblas(Trans t) { return t == Trans::kYes ? CblasTrans : CblasNoTrans; }
@@ -69,7 +74,7 @@ void Gemm(Trans trans_a, Trans trans_b, std::type_identity_t<T> alpha,
                           std::to_string(n));
   }
   if (m == 0 || n == 0) return;
-  UseSingleThreadedBlas();
+  ConfigureBlas();
   auto start = std::chrono::steady_clock::now();
   if (k == 0) {
     for (size_t i = 0; i < m; ++i) {
@@ -124,6 +129,11 @@ GemmCounters ReadGemmCounters() {
   counters.flops = gemm_flops.load(std::memory_order_relaxed);
   counters.seconds = static_cast<double>(gemm_nanos.load(std::memory_order_relaxed)) * 1e-9;
   return counters;
+}
+
+double GemmGflops(const GemmCounters& from, const GemmCounters& to) {
+  const double seconds = to.seconds - from.seconds;
+  return seconds > 0 ? static_cast<double>(to.flops - from.flops) / seconds / 1e9 : 0.0;
 }
 
 void ResetGemmCounters() {

@@ -6,7 +6,8 @@
 // sgemm differs in the last bits between 1 and 2 OpenBLAS threads), which would make
 // training results depend on --threads; with the split fixed by the shape, the same calls
 // run whatever the thread count and the results are bit-identical. The first call sets
-// OpenBLAS to one thread for the whole process: Strata's nn code owns BLAS threading.
+// OpenBLAS to one thread for the whole process (Strata's nn code owns BLAS threading) and
+// matches its kernels to the CPU (nn/blas_core.h).
 //
 // Gemm also accumulates process-wide counters (calls, seconds, flops) so that benchmarks can
 // report the share of a step spent in GEMM; reading them costs nothing on the hot path.
@@ -36,5 +37,7 @@ struct GemmCounters {
 };
 GemmCounters ReadGemmCounters();
 void ResetGemmCounters();
+// GFLOP/s of the calls between two readings; 0 when none took time.
+double GemmGflops(const GemmCounters& from, const GemmCounters& to);
 
 }  // namespace strata

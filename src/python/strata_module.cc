@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cli/option_parsers.h"
+#include "strata/blas_core.h"
 #include "strata/dataset.h"
 #include "strata/error.h"
 #include "strata/feature_store.h"
@@ -376,4 +377,19 @@ PYBIND11_MODULE(_strata, m) {
   BindBuilders(m);
   BindBatch(m);
   BindLoader(m);
+  // NumPy and PyTorch share Debian's OpenBLAS with this module, so matching its kernels to the
+  // CPU speeds up the user's model too; at import no other thread is inside it yet.
+  MatchBlasCoreToCpu();
+  m.def(
+      "blas_core",
+      [] {
+        const BlasCoreReport& r = MatchBlasCoreToCpu();
+        py::dict report;
+        report["core"] = r.core;
+        report["replaced"] = r.replaced;
+        report["note"] = r.note;
+        return report;
+      },
+      "The OpenBLAS kernels in use ('core'), those they replaced at import ('replaced', empty "
+      "when none) and the note printed about it ('note').");
 }

@@ -26,7 +26,8 @@ nlohmann::ordered_json EpochRecord(const EpochReport& r) {
                                    {"reads_in_flight_target", r.reads_in_flight_target},
                                    {"device_iops", r.device_iops},
                                    {"read_latency_us", r.read_latency_us},
-                                   {"peak_rss_bytes", r.peak_rss_bytes}};
+                                   {"peak_rss_bytes", r.peak_rss_bytes},
+                                   {"gemm_gflops", r.gemm_gflops}};
   if (!std::isnan(r.val_acc)) record["val_acc"] = r.val_acc;
   if (r.macro_batches > 0) {
     record["macro_batches"] = r.macro_batches;
@@ -56,6 +57,7 @@ nlohmann::ordered_json FinalRecord(const TrainResult& result, EvalPoint eval_poi
           {"best_val_acc", result.best_val_acc},
           {"best_test_acc", result.best_test_acc},
           {"total_time_s", result.total_time_s},
+          {"blas_core", result.blas_core},
           {"peak_rss_bytes", peak_rss_bytes},
           {"memory_budget_bytes", memory_budget_bytes},
           {"budget_peak_bytes", budget_peak_bytes}};

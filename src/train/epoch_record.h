@@ -11,11 +11,11 @@
 namespace strata {
 
 // {"event": "epoch", "epoch", "time_s", "train_loss", "val_acc" (null when not evaluated),
-//  "batches", "disk_bytes", ..., "peak_rss_bytes"}
+//  "batches", "disk_bytes", ..., "peak_rss_bytes", "gemm_gflops"}
 nlohmann::ordered_json EpochRecord(const EpochReport& report);
 
 // {"event": "final", "test_acc", "val_acc" (at eval_point), "eval_point", "final_test_acc",
-//  "final_val_acc", "best_epoch", "best_val_acc", "best_test_acc", "total_time_s",
+//  "final_val_acc", "best_epoch", "best_val_acc", "best_test_acc", "total_time_s", "blas_core",
 //  "peak_rss_bytes", "memory_budget_bytes", "budget_peak_bytes" (the most charged at once)}
 nlohmann::ordered_json FinalRecord(const TrainResult& result, EvalPoint eval_point,
                                    uint64_t peak_rss_bytes, uint64_t memory_budget_bytes,

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/interrupt.h"
+#include "nn/blas_core.h"
 #include "nn/gemm.h"
 #include "train/session.h"
 
@@ -65,6 +66,7 @@ StepBenchResult RunStepBench(const TrainOptions& o, uint64_t batches) {
   result.sample_ms_mean = sample_ms / batches;
   result.gather_ms_mean = gather_ms / batches;
   result.input_rows_mean = rows / batches;
+  result.blas_core = BlasCoreName();
   return result;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "strata/train.h"
 
@@ -16,6 +17,7 @@ struct StepBenchResult {
   double gather_ms_mean = 0;
   double gemm_share = 0;  // of step time
   double gemm_gflops = 0;
+  std::string blas_core;  // the OpenBLAS kernels that ran the GEMMs
   double input_rows_mean = 0;
 };
 

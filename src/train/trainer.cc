@@ -9,6 +9,8 @@
 
 #include "common/enum_names.h"
 #include "fullgraph/full_graph_runner.h"
+#include "nn/blas_core.h"
+#include "nn/gemm.h"
 #include "strata/error.h"
 #include "strata/train.h"
 #include "train/epoch_record.h"
@@ -88,7 +90,9 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
     }
   }
   for (uint64_t epoch = first_epoch; epoch < o.epochs; ++epoch) {
+    const GemmCounters gemm_before = ReadGemmCounters();
     EpochReport report = runner.TrainEpoch(epoch);
+    report.gemm_gflops = GemmGflops(gemm_before, ReadGemmCounters());
     const bool last = epoch + 1 == o.epochs;
     if (last || (o.eval_every && (epoch + 1) % o.eval_every == 0)) {
       report.val_acc = runner.Accuracy(Split::kVal);
@@ -124,6 +128,7 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
   result.test_acc = at_best ? result.best_test_acc : result.final_test_acc;
   result.total_time_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.blas_core = BlasCoreName();
   metrics.Append(
       FinalRecord(result, o.eval_point, PeakRssBytes(), o.memory_budget_bytes, budget->peak()));
   return result;

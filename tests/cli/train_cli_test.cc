@@ -54,6 +54,7 @@ TEST_F(TrainCli, MetricsHaveEveryFieldAndTopologyOnDiskChangesNoLoss) {
                             "disk_reads", "hit_rate", "stage_busy", "peak_rss_bytes"}) {
       EXPECT_TRUE(m[e].contains(key)) << key;
     }
+    EXPECT_GT(m[e]["gemm_gflops"].get<double>(), 0.0);
     EXPECT_EQ(m[e]["topology"], "memory");
     EXPECT_EQ(d[e]["topology"], "disk");
     EXPECT_GT(d[e]["adjacency_reads"].get<uint64_t>(), 0u);
@@ -63,6 +64,7 @@ TEST_F(TrainCli, MetricsHaveEveryFieldAndTopologyOnDiskChangesNoLoss) {
   for (const char* key : {"test_acc", "val_acc", "best_epoch", "total_time_s"}) {
     EXPECT_TRUE(m[2].contains(key)) << key;
   }
+  EXPECT_FALSE(m[2]["blas_core"].get<std::string>().empty());
   EXPECT_EQ(m[2]["test_acc"], d[2]["test_acc"]);
 }
 
