@@ -23,7 +23,10 @@ struct GenerateOptions {
   uint64_t seed = 0;
   double homophily = 0.8;        // SBM: share of pairs inside one class
   double degree_exponent = 2.5;  // SBM: power-law exponent of the degree distribution
-  double noise = 1.0;            // feature noise standard deviation; centroids have norm ~1
+  // This share of the nodes, chosen by the seed, has no edges (pairs that would touch one are
+  // drawn again), as real graphs have isolated nodes. At most 0.5.
+  double isolated = 0;
+  double noise = 1.0;  // feature noise standard deviation; centroids have norm ~1
   // > 0: dense binary bag-of-words features instead, this many ones per row, drawn from class
   // word distributions whose topic words are 1 + 1/noise times as likely as the background's
   // (dataset/binary_features.h).
@@ -37,7 +40,7 @@ struct GenerateOptions {
   uint64_t memory_budget_bytes = 0;
   uint32_t node_id_bytes = 0;  // 0: automatic; 8 forces 8-byte ids (tests)
   unsigned threads = 0;        // 0: all hardware threads
-  bool progress = false;
+  bool progress = false;       // on stderr: a bar on a terminal, else a line every 10 s
 };
 
 // Validates the options (input errors name the option), writes and publishes the dataset.

@@ -1,7 +1,7 @@
-// `strata import`: builds a dataset directory from NumPy arrays or a SNAP-style edge list,
-// within a memory budget whatever the size of the graph, and publishes it atomically. Bad
-// input throws an input error naming the file and the line or element; nothing is left
-// behind on any failure.
+// `strata import`: builds a dataset directory from NumPy arrays, a SNAP-style edge list or an
+// OGB download, within a memory budget whatever the size of the graph, and publishes it
+// atomically. Bad input throws an input error naming the file and the line or element;
+// nothing is left behind on any failure.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +20,7 @@ struct ImportOptions {
   FeatureDtype feature_dtype = FeatureDtype::kFloat32;
   uint64_t memory_budget_bytes = 0;
   uint32_t node_id_bytes = 0;  // 0: automatic; 8 forces 8-byte ids (tests)
-  bool progress = false;
+  bool progress = false;       // on stderr: a bar on a terminal, else a line every 10 s
 };
 
 // Reads DIR/edge_index.npy ([2, E] integers, row 0 sources, row 1 destinations) and
@@ -38,5 +38,15 @@ struct EdgeListSources {
 
 // Without features or labels, N is the largest id in the edge list plus one.
 DatasetMeta ImportEdgeList(const EdgeListSources& sources, const ImportOptions& options);
+
+// Reads an OGB node-property-prediction directory as the `ogb` package downloads it (one
+// graph, one task): raw/edge.csv.gz, raw/num-node-list.csv.gz, raw/num-edge-list.csv.gz and
+// optional raw/node-feat.csv.gz and raw/node-label.csv.gz, or their binary form raw/data.npz
+// (edge_index, num_nodes_list, num_edges_list, optional node_feat) and raw/node-label.npz; and
+// split/NAME/{train,valid,test}.csv.gz, NAME being `split_name` or else the only split. A NaN
+// label is stored as -1 (unlabeled), and a split naming such a node is an input error. Gives
+// the dataset that ImportNpyDirectory gives for the same arrays, file for file.
+DatasetMeta ImportOgbDirectory(const std::string& dir, const std::string& split_name,
+                               const ImportOptions& options);
 
 }  // namespace strata

@@ -29,7 +29,8 @@ struct PartitionOptions {
   double imbalance = 1.05;      // GAP: each (partition, label) holds at most this × its share
   uint64_t seed = 0;
   uint64_t memory_budget_bytes = 0;
-  bool progress = false;
+  uint64_t row_pass_bytes = 0;  // features moved per pass over the input (0: the free budget)
+  bool progress = false;        // on stderr: a bar on a terminal, else a line every 10 s
 };
 
 // Validates the options (input errors name the option or file), partitions, writes and

@@ -73,6 +73,13 @@ enum class EvalPoint { kFinal, kBest };
 EvalPoint ParseEvalPoint(std::string_view name);  // final | best
 std::string_view EvalPointName(EvalPoint point);
 
+// How validation and test nodes are scored: by mini-batches sampled with the evaluation
+// fanouts, or not at all (a benchmark aid: on a graph of 100M nodes scoring takes longer than
+// the batches being timed). Not evaluating leaves every accuracy NaN (null in the metrics).
+enum class EvalMode { kSampled, kNone };
+EvalMode ParseEvalMode(std::string_view name);  // sampled | none
+std::string_view EvalModeName(EvalMode mode);
+
 struct TrainOptions {
   std::string dataset;
   ModelOptions model;
@@ -87,13 +94,17 @@ struct TrainOptions {
   uint32_t max_run_ahead = 8;  // batches sampled ahead of the training step
   unsigned threads = 2;        // sampling and compute threads
   uint64_t epochs = 10;
+  // Batches after which an epoch ends (0: all of them). A benchmark aid for graphs whose epoch
+  // takes hours: the batches trained are the epoch's first, as without it.
+  uint64_t max_batches = 0;
   uint64_t eval_every = 1;  // epochs between validation runs (0: only at the end)
   EvalPoint eval_point = EvalPoint::kFinal;
+  EvalMode eval = EvalMode::kSampled;
   uint64_t log_every = 0;   // batches between progress lines on stderr (0: none)
   std::string metrics_out;  // JSON lines: one per epoch, one final (empty: none)
   std::string checkpoint_dir;
-  bool resume = false;  // continue from the checkpoint in checkpoint_dir
-  bool progress = false;
+  bool resume = false;    // continue from the checkpoint in checkpoint_dir
+  bool progress = false;  // on stderr: a bar on a terminal, else a line every 10 s
   // One forward and backward over the whole graph per epoch (GCN only), the adjacency and the
   // features streamed in row blocks when they do not fit (docs/training.md, "Full-graph").
   bool full_graph = false;

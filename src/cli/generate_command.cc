@@ -1,5 +1,4 @@
 // strata generate OUT --nodes N --avg-degree D --feature-dim F --classes C [--graph sbm|rmat]
-#include <unistd.h>
 
 #include "cli/command.h"
 #include "cli/option_parsers.h"
@@ -31,6 +30,8 @@ Runner AddGenerateCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--degree-exponent", o.degree_exponent, "SBM: power-law degree exponent")
       ->capture_default_str();
+  cmd->add_option("--isolated", o.isolated, "share of nodes without edges (at most 0.5)")
+      ->capture_default_str();
   cmd->add_option("--noise", o.noise,
                   "feature noise std (class centroids have norm ~1); binary: topic words are "
                   "1 + 1/noise times as likely")
@@ -58,7 +59,7 @@ Runner AddGenerateCommand(CLI::App& app) {
     o.graph = args->graph == "rmat" ? GraphModel::kRmat : GraphModel::kSbm;
     o.feature_dtype = ParseFeatureDtype(args->dtype, "--feature-dtype");
     o.memory_budget_bytes = MemoryBudgetFromOption(args->budget);
-    o.progress = ::isatty(2) == 1;
+    o.progress = true;
     DatasetMeta meta = GenerateDataset(o);
     PrintWritten(o.out, meta, start);
   };

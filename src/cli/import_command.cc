@@ -1,6 +1,5 @@
 // strata import OUT --npy DIR | --edge-list FILE [--features F.npy|F.npz --labels L.npy
-//   --split DIR]
-#include <unistd.h>
+//   --split DIR] | --ogb DIR [--ogb-split NAME]
 
 #include "cli/command.h"
 #include "cli/option_parsers.h"
@@ -12,10 +11,13 @@
 namespace strata::cli {
 
 Runner AddImportCommand(CLI::App& app) {
-  auto* cmd = app.add_subcommand("import", "Build a dataset from .npy arrays or an edge list");
+  auto* cmd = app.add_subcommand(
+      "import", "Build a dataset from .npy arrays, an edge list or an OGB download");
   struct Args {
     ImportOptions options;
     std::string npy_dir;
+    std::string ogb_dir;
+    std::string ogb_split;
     EdgeListSources edge_list;
     std::string dtype = "float32";
     std::string budget;
@@ -28,7 +30,14 @@ Runner AddImportCommand(CLI::App& app) {
                               "features.npz), labels.npy, {train,val,test}_idx.npy");
   auto* edges = cmd->add_option("--edge-list", args->edge_list.edge_list,
                                 "text file, two node ids per line, '#' comments");
+  auto* ogb = cmd->add_option("--ogb", args->ogb_dir,
+                              "an OGB node-property-prediction directory as downloaded "
+                              "(raw/*.csv.gz or raw/data.npz, split/NAME/)");
+  auto* ogb_split = cmd->add_option("--ogb-split", args->ogb_split,
+                                    "with --ogb: the split under split/ (default: the only one)");
+  ogb_split->needs(ogb);
   npy->excludes(edges);
+  ogb->excludes(npy)->excludes(edges);
   auto* features = cmd->add_option("--features", args->edge_list.features,
                                    "with --edge-list: [N, D] float .npy, or .npz of "
                                    "scipy.sparse.save_npz (CSR or CSC; stored sparse, float32)");
@@ -51,14 +60,16 @@ Runner AddImportCommand(CLI::App& app) {
     ImportOptions o = args->options;
     o.feature_dtype = ParseFeatureDtype(args->dtype, "--feature-dtype");
     o.memory_budget_bytes = MemoryBudgetFromOption(args->budget);
-    o.progress = ::isatty(2) == 1;
+    o.progress = true;
     DatasetMeta meta;
     if (!args->npy_dir.empty()) {
       meta = ImportNpyDirectory(args->npy_dir, o);
     } else if (!args->edge_list.edge_list.empty()) {
       meta = ImportEdgeList(args->edge_list, o);
+    } else if (!args->ogb_dir.empty()) {
+      meta = ImportOgbDirectory(args->ogb_dir, args->ogb_split, o);
     } else {
-      throw Error::Input("import needs --npy DIR or --edge-list FILE");
+      throw Error::Input("import needs --npy DIR, --edge-list FILE or --ogb DIR");
     }
     PrintWritten(o.out, meta, start);
   };

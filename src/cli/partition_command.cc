@@ -1,5 +1,4 @@
 // strata partition DATASET OUT --parts K [--method gap|random] [--hubs FRACTION] [--json]
-#include <unistd.h>
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -46,7 +45,7 @@ Runner AddPartitionCommand(CLI::App& app) {
     PartitionOptions o = args->options;
     o.method = ParsePartitionMethod(args->method);
     o.memory_budget_bytes = MemoryBudgetFromOption(args->budget);
-    o.progress = ::isatty(2) == 1 && !args->json;
+    o.progress = true;
     const DatasetMeta meta = PartitionDataset(o);
     const PartitionMeta& p = *meta.partition;
     if (args->json) {

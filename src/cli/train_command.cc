@@ -1,7 +1,6 @@
 // strata train DATASET --model sage|gcn|gat --layers L --hidden H --fanouts 15,10,5 ...
 // strata eval DATASET --checkpoint DIR [--eval-fanouts ...]
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -32,6 +31,7 @@ struct TrainArgs {
   std::string activation = "relu";
   std::string weight_decay_scope = "all";
   std::string eval_point = "final";
+  std::string eval = "sampled";
   std::string reuse = "1";
 };
 
@@ -78,6 +78,7 @@ void Resolve(TrainArgs& a) {
   o.model.activation = ParseActivation(a.activation);
   o.optimizer.weight_decay_scope = ParseWeightDecayScope(a.weight_decay_scope);
   o.eval_point = ParseEvalPoint(a.eval_point);
+  o.eval = ParseEvalMode(a.eval);
   o.sampling.fanouts = ParseFanouts(a.fanouts, "--fanouts");
   if (!a.eval_fanouts.empty()) {
     o.sampling.eval_fanouts = ParseFanouts(a.eval_fanouts, "--eval-fanouts");
@@ -96,7 +97,7 @@ void Resolve(TrainArgs& a) {
     o.topology.adjacency_cache_bytes =
         static_cast<int64_t>(ParseByteSize(a.adjacency_cache, "--adjacency-cache"));
   }
-  o.progress = ::isatty(2) == 1;
+  o.progress = true;
 }
 
 }  // namespace
@@ -155,12 +156,19 @@ Runner AddTrainCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--eval-every", o.eval_every, "epochs between validation runs")
       ->capture_default_str();
+  cmd->add_option("--eval", args->eval,
+                  "how val and test are scored: sampled (--eval-fanouts) or none (a benchmark "
+                  "aid: accuracies are not measured)")
+      ->check(CLI::IsMember({"sampled", "none"}))
+      ->capture_default_str();
   cmd->add_option("--eval-point", args->eval_point,
                   "model whose accuracy is reported: final (last epoch) or best (best "
                   "validation); the metrics hold both")
       ->check(CLI::IsMember({"final", "best"}))
       ->capture_default_str();
   cmd->add_option("--log-every", o.log_every, "batches between progress lines on stderr");
+  cmd->add_option("--max-batches", o.max_batches,
+                  "end each epoch after this many batches (0: all; a benchmark aid)");
   cmd->add_option("--metrics-out", o.metrics_out, "JSON lines: one per epoch, one final");
   cmd->add_option("--checkpoint", o.checkpoint_dir, "directory for the checkpoint (each epoch)");
   cmd->add_flag("--resume", o.resume, "continue from the checkpoint in --checkpoint");
@@ -191,6 +199,10 @@ Runner AddTrainCommand(CLI::App& app) {
           r.fetch_busy_s, r.fetch_wait_s, r.train_busy_s, r.peak_rss_bytes / 1e6);
       std::fflush(stdout);
     });
+    if (args->options.eval == EvalMode::kNone) {
+      std::printf("final: not evaluated (--eval none); %.1f s\n", result.total_time_s);
+      return;
+    }
     std::printf(
         "final: test accuracy %.4f, val accuracy %.4f (%s model); best epoch %llu: val %.4f, "
         "test %.4f; %.1f s\n",

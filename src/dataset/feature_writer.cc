@@ -30,6 +30,13 @@ void FeatureWriter::AppendRows(std::span<const float> rows) {
   }
 }
 
+void FeatureWriter::AppendStoredRows(std::span<const std::byte> rows) {
+  if (feature_dim_ == 0) return;
+  if (rows.size() % stride_ != 0) throw Error::Internal("FeatureWriter: partial stored row");
+  file_.Append(rows.data(), rows.size());
+  rows_ += rows.size() / stride_;
+}
+
 FileDigest FeatureWriter::Finish() {
   file_.PadTo(kBlockBytes);
   return file_.Finish();

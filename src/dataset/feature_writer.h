@@ -21,6 +21,9 @@ class FeatureWriter {
 
   // Appends rows.size() / feature_dim rows given as float32, row-major.
   void AppendRows(std::span<const float> rows);
+  // Appends whole rows already in the stored form (row_stride_bytes each), as another
+  // features.bin of the same dim and dtype holds them.
+  void AppendStoredRows(std::span<const std::byte> rows);
 
   uint64_t rows() const { return rows_; }
   FileDigest Finish();

@@ -31,6 +31,10 @@ constexpr uint64_t kCentroidStream = 0xC3;
 constexpr uint64_t kFeatureStream = 0xFEA7;
 constexpr uint64_t kSplitStream = 0x5917;
 constexpr uint64_t kVocabularyStream = 0xB0C4;
+constexpr uint64_t kIsolatedStream = 0x1501;
+// Pairs drawn in a row that all touched an isolated node before the options count as unable
+// to connect anything (a few non-isolated nodes, none of them in reach of each other).
+constexpr int kMaxPairRedraws = 10000;
 
 // Words per row of --feature-density.
 uint64_t SparseOnes(const GenerateOptions& o) {
@@ -48,6 +52,7 @@ void Validate(const GenerateOptions& o) {
   if (!(o.degree_exponent > 2 && o.degree_exponent <= 10)) {
     throw bad("--degree-exponent must be in (2, 10]");
   }
+  if (!(o.isolated >= 0 && o.isolated <= 0.5)) throw bad("--isolated must be in [0, 0.5]");
   if (!(o.noise >= 0) || !std::isfinite(o.noise)) throw bad("--noise must be >= 0");
   if (o.binary_ones > o.feature_dim) {
     throw bad("--binary-features must not exceed --feature-dim");
@@ -72,6 +77,25 @@ void Validate(const GenerateOptions& o) {
   }
 }
 
+// Whether `node` is one of the share o.isolated of nodes without edges.
+bool IsIsolated(const GenerateOptions& o, uint64_t node) {
+  if (o.isolated == 0) return false;
+  const uint64_t state = MixSeed(o.seed ^ kIsolatedStream, node);
+  return static_cast<double>(state >> 11) * 0x1.0p-53 < o.isolated;
+}
+
+// The model's next pair that touches no isolated node.
+template <typename Model>
+void SampleConnectedPair(const Model& model, const GenerateOptions& o, Rng& rng, uint64_t& u,
+                         uint64_t& v) {
+  for (int attempt = 0; attempt < kMaxPairRedraws; ++attempt) {
+    model.SamplePair(rng, u, v);
+    if (!IsIsolated(o, u) && !IsIsolated(o, v)) return;
+  }
+  throw Error::Input(fmt::format(
+      "--isolated {} leaves too few connectable nodes to draw edges from; lower it", o.isolated));
+}
+
 template <typename Model>
 void GenerateEdges(const Model& model, const GenerateOptions& o, unsigned threads,
                    MemoryBudget& budget, CscBuilder& builder, ProgressBar* progress) {
@@ -92,7 +116,7 @@ void GenerateEdges(const Model& model, const GenerateOptions& o, unsigned thread
         uint64_t* d = dst.data() + i * 2 * kPairsPerBlock;
         for (uint64_t k = 0; k < count; ++k) {
           uint64_t u, v;
-          model.SamplePair(rng, u, v);
+          SampleConnectedPair(model, o, rng, u, v);
           s[2 * k] = u;
           d[2 * k] = v;
           s[2 * k + 1] = v;

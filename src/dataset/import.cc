@@ -13,6 +13,7 @@
 #include "dataset/csc_builder.h"
 #include "dataset/dataset_writer.h"
 #include "dataset/edge_list_reader.h"
+#include "dataset/import_common.h"
 #include "dataset/node_data_import.h"
 #include "dataset/npz_features.h"
 #include "storage/zip_archive.h"
@@ -23,77 +24,9 @@
 namespace strata {
 namespace {
 
-constexpr uint64_t kEdgeChunk = uint64_t{1} << 18;
-// Room kept beside the CSC builder's buffer for chunk buffers and file buffers.
-constexpr uint64_t kBuilderReserveBytes = uint64_t{48} << 20;
-
-std::unique_ptr<ProgressBar> MakeProgress(const ImportOptions& o) {
-  return o.progress ? std::make_unique<ProgressBar>("importing", 0) : nullptr;
-}
-
-void CheckOptions(const ImportOptions& o) {
-  if (o.node_id_bytes != 0 && o.node_id_bytes != 4 && o.node_id_bytes != 8) {
-    throw Error::Input("--node-id-bytes must be 4 or 8");
-  }
-}
-
-uint32_t IdBytes(const ImportOptions& o, uint64_t num_nodes) {
-  uint32_t automatic = NodeIdBytesFor(num_nodes);
-  if (o.node_id_bytes == 4 && automatic == 8) {
-    throw Error::Input("more than 2^32 nodes need 8-byte node ids");
-  }
-  return o.node_id_bytes ? o.node_id_bytes : automatic;
-}
-
-void AddEdges(CscBuilder& builder, std::span<const uint64_t> src, std::span<const uint64_t> dst,
-              bool undirected) {
-  builder.Add(src, dst);
-  if (undirected) builder.Add(dst, src);
-}
-
 std::optional<NpyReader> OpenIfExists(const std::string& path) {
   if (!std::filesystem::exists(path)) return std::nullopt;
   return NpyReader(path);
-}
-
-// Streams edge_index [2, E] into the builder, checking every id against num_nodes.
-void ReadEdgeIndex(const NpyReader& edges, uint64_t num_nodes, bool undirected,
-                   MemoryBudget& budget, CscBuilder& builder, ProgressBar* progress) {
-  const NpyHeader& h = edges.header();
-  if (h.shape.size() != 2 || h.shape[0] != 2) {
-    throw Error::Input(
-        fmt::format("edge_index must have shape (2, E), found {}", NpyShapeString(h.shape)),
-        edges.path());
-  }
-  if (!NpyIsInteger(h.dtype)) {
-    throw Error::Input(
-        fmt::format("edge_index must hold integers, found {}", NpyDtypeName(h.dtype)),
-        edges.path());
-  }
-  const uint64_t num_edges = h.shape[1];
-  ChargedArray<int64_t> raw(budget, 2 * kEdgeChunk, "the edge import buffer");
-  ChargedArray<uint64_t> ids(budget, 2 * kEdgeChunk, "the edge import buffer");
-  if (progress) progress->Restart("reading edges", num_edges);
-  for (uint64_t first = 0; first < num_edges; first += kEdgeChunk) {
-    uint64_t count = std::min(kEdgeChunk, num_edges - first);
-    for (int row = 0; row < 2; ++row) {
-      int64_t* in = raw.data() + row * kEdgeChunk;
-      uint64_t* out = ids.data() + row * kEdgeChunk;
-      edges.ReadInt64(row * num_edges + first, {in, count});
-      for (uint64_t i = 0; i < count; ++i) {
-        if (in[i] < 0 || static_cast<uint64_t>(in[i]) >= num_nodes) {
-          throw Error::Input(in[i] < 0
-                                 ? fmt::format("node id {} is negative", in[i])
-                                 : fmt::format("node id {} is >= num_nodes {}", in[i], num_nodes),
-                             edges.path(), fmt::format("element [{}, {}]", row, first + i));
-        }
-        out[i] = static_cast<uint64_t>(in[i]);
-      }
-    }
-    AddEdges(builder, {ids.data(), count}, {ids.data() + kEdgeChunk, count}, undirected);
-    ThrowIfInterrupted();
-    if (progress) progress->Update(first + count);
-  }
 }
 
 // Splits named like the .npy layout: DIR/{train,val,test}_idx.npy, each optional.
@@ -104,7 +37,9 @@ void ImportSplits(const std::string& dir, bool require_one, uint64_t num_nodes,
     std::optional<NpyReader> ids;
     if (!dir.empty()) ids = OpenIfExists(fmt::format("{}/{}_idx.npy", dir, SplitName(split)));
     any |= ids.has_value();
-    ImportSplit(split, ids ? &*ids : nullptr, num_nodes, budget, writer);
+    if (ids) CheckSplitShape(*ids);
+    const std::optional<IntColumn> column = ids ? std::optional(NpyColumn(*ids)) : std::nullopt;
+    ImportSplit(split, column ? &*column : nullptr, num_nodes, budget, writer);
   }
   if (require_one && !any) {
     throw Error::Input("no train_idx.npy, val_idx.npy or test_idx.npy found", dir);
@@ -153,7 +88,7 @@ struct NeedsWideIds {};
 }  // namespace
 
 DatasetMeta ImportNpyDirectory(const std::string& npy_dir, const ImportOptions& o) {
-  CheckOptions(o);
+  CheckImportOptions(o);
   if (!std::filesystem::is_directory(npy_dir)) {
     throw Error::Input("--npy expects a directory of .npy files", npy_dir);
   }
@@ -172,8 +107,8 @@ DatasetMeta ImportNpyDirectory(const std::string& npy_dir, const ImportOptions& 
   std::optional<NpyReader> labels = OpenIfExists(npy_dir + "/labels.npy");
   if (labels) CheckLabelShape(*labels, num_nodes);
 
-  auto progress = MakeProgress(o);
-  const uint32_t id_bytes = IdBytes(o, num_nodes);
+  auto progress = MakeImportProgress(o);
+  const uint32_t id_bytes = ImportNodeIdBytes(o, num_nodes);
   writer.meta().node_id_bytes = id_bytes;
   {
     CscBuilder builder(budget, CscBufferBytes(budget, kBuilderReserveBytes), writer.spill_dir(),
@@ -184,7 +119,7 @@ DatasetMeta ImportNpyDirectory(const std::string& npy_dir, const ImportOptions& 
   if (progress) progress->Restart("writing features", 0);
   WriteFeatures(features, o.feature_dtype, budget, writer);
   if (labels) {
-    ImportLabels(*labels, num_nodes, writer);
+    ImportLabels(NpyColumn(*labels), num_nodes, writer);
   } else {
     WriteNoLabels(num_nodes, writer);
   }
@@ -194,7 +129,7 @@ DatasetMeta ImportNpyDirectory(const std::string& npy_dir, const ImportOptions& 
 }
 
 DatasetMeta ImportEdgeList(const EdgeListSources& sources, const ImportOptions& o) {
-  CheckOptions(o);
+  CheckImportOptions(o);
   MemoryBudget budget(o.memory_budget_bytes);
   // Made before the inputs are opened: an .npz is extracted into its staging directory.
   DatasetWriter writer(o.out, o.replace_existing);
@@ -215,7 +150,7 @@ DatasetMeta ImportEdgeList(const EdgeListSources& sources, const ImportOptions& 
                        sources.split_dir);
   }
 
-  auto progress = MakeProgress(o);
+  auto progress = MakeImportProgress(o);
   uint64_t num_nodes = known_nodes.value_or(0);
   uint32_t id_bits = o.node_id_bytes == 8 ? 64 : known_nodes ? IdBitsFor(num_nodes) : 32;
   while (true) {
@@ -227,7 +162,7 @@ DatasetMeta ImportEdgeList(const EdgeListSources& sources, const ImportOptions& 
       const uint64_t id_limit = id_bits == 64 ? 0 : uint64_t{1} << id_bits;
       reader.ReadAll([&](std::span<const uint64_t> src, std::span<const uint64_t> dst) {
         if (id_limit != 0 && reader.max_id_seen() >= id_limit) throw NeedsWideIds{};
-        AddEdges(builder, src, dst, o.undirected);
+        AddImportedEdges(builder, src, dst, o.undirected);
         if (progress) progress->Update(reader.bytes_done());
       });
       if (!known_nodes) {
@@ -239,7 +174,7 @@ DatasetMeta ImportEdgeList(const EdgeListSources& sources, const ImportOptions& 
         }
         num_nodes = reader.max_id_seen() + 1;
       }
-      const uint32_t id_bytes = IdBytes(o, num_nodes);
+      const uint32_t id_bytes = ImportNodeIdBytes(o, num_nodes);
       writer.meta().node_id_bytes = id_bytes;
       WriteGraph(builder, num_nodes, id_bytes, o.self_loops, writer, progress.get());
       break;
@@ -254,7 +189,7 @@ DatasetMeta ImportEdgeList(const EdgeListSources& sources, const ImportOptions& 
     WriteNoFeatures(writer);
   }
   if (labels) {
-    ImportLabels(*labels, num_nodes, writer);
+    ImportLabels(NpyColumn(*labels), num_nodes, writer);
   } else {
     WriteNoLabels(num_nodes, writer);
   }

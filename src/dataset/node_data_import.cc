@@ -18,20 +18,24 @@ constexpr uint64_t kChunkElements = uint64_t{1} << 20;
 
 std::string ShapeText(const NpyHeader& header) { return NpyShapeString(header.shape); }
 
-// Reads a 1-D integer array in chunks, calling fn(index, value) for each element.
-template <typename Fn>
-void ForEachInt(const NpyReader& array, Fn&& fn) {
-  std::vector<int64_t> chunk;
-  uint64_t total = array.header().num_elements();
-  for (uint64_t first = 0; first < total; first += kChunkElements) {
-    chunk.resize(std::min(kChunkElements, total - first));
-    array.ReadInt64(first, chunk);
-    for (size_t i = 0; i < chunk.size(); ++i) fn(first + i, chunk[i]);
-    ThrowIfInterrupted();
-  }
-}
-
 }  // namespace
+
+IntColumn NpyColumn(const NpyReader& array) {
+  IntColumn column;
+  column.path = array.path();
+  column.for_each = [&array](const IntColumn::Visit& visit) {
+    std::vector<int64_t> chunk;
+    const uint64_t total = array.header().num_elements();
+    for (uint64_t first = 0; first < total; first += kChunkElements) {
+      chunk.resize(std::min(kChunkElements, total - first));
+      array.ReadInt64(first, chunk);
+      for (size_t i = 0; i < chunk.size(); ++i) visit(first + i, chunk[i]);
+      ThrowIfInterrupted();
+    }
+  };
+  column.where = [](uint64_t index) { return fmt::format("element [{}]", index); };
+  return column;
+}
 
 uint64_t CheckFeatureShape(const NpyReader& features) {
   const NpyHeader& h = features.header();
@@ -77,6 +81,10 @@ void ImportFeatures(const NpyReader& features, FeatureDtype dtype, MemoryBudget&
       ThrowIfInterrupted();
     }
   }
+  RecordFeatures(out, dim, dtype, writer);
+}
+
+void RecordFeatures(FeatureWriter& out, uint64_t dim, FeatureDtype dtype, DatasetWriter& writer) {
   writer.Record(kFeaturesFile, out.Finish());
   DatasetMeta& meta = writer.meta();
   meta.feature_dim = dim;
@@ -91,20 +99,28 @@ void WriteNoFeatures(DatasetWriter& writer) {
   writer.meta().row_stride_bytes = 0;
 }
 
-void ImportLabels(const NpyReader& labels, uint64_t num_nodes, DatasetWriter& writer) {
-  CheckLabelShape(labels, num_nodes);
+void ImportLabels(const IntColumn& labels, uint64_t num_nodes, DatasetWriter& writer) {
   FileWriter out(writer.PathOf(kLabelsFile));
   int64_t max_label = -1;
-  ForEachInt(labels, [&](uint64_t index, int64_t value) {
+  uint64_t count = 0;
+  labels.for_each([&](uint64_t index, int64_t value) {
+    if (index >= num_nodes) {
+      throw Error::Input(fmt::format("more labels than the {} nodes", num_nodes), labels.path,
+                         labels.where(index));
+    }
     if (value < -1 || value > INT32_MAX) {
       throw Error::Input(fmt::format("label {} of node {} is out of range: labels are class "
                                      "ids >= 0, or -1 for unlabeled",
                                      value, index),
-                         labels.path(), fmt::format("element [{}]", index));
+                         labels.path, labels.where(index));
     }
     max_label = std::max(max_label, value);
     out.AppendValue(static_cast<int32_t>(value));
+    ++count;
   });
+  if (count != num_nodes) {
+    throw Error::Input(fmt::format("{} labels for {} nodes", count, num_nodes), labels.path);
+  }
   writer.Record(kLabelsFile, out.Finish());
   writer.meta().num_classes = static_cast<uint32_t>(max_label + 1);
 }
@@ -116,19 +132,22 @@ void WriteNoLabels(uint64_t num_nodes, DatasetWriter& writer) {
   writer.meta().num_classes = 0;
 }
 
-void ImportSplit(Split split, const NpyReader* ids, uint64_t num_nodes, MemoryBudget& budget,
+void CheckSplitShape(const NpyReader& ids) {
+  const NpyHeader& h = ids.header();
+  if (h.shape.size() != 1 || !NpyIsInteger(h.dtype)) {
+    throw Error::Input(fmt::format("a split must be a 1-D integer array, found {} of shape {}",
+                                   NpyDtypeName(h.dtype), ShapeText(h)),
+                       ids.path());
+  }
+}
+
+void ImportSplit(Split split, const IntColumn* ids, uint64_t num_nodes, MemoryBudget& budget,
                  DatasetWriter& writer) {
   SplitWriter out(writer.PathOf(SplitFile(split)), num_nodes, writer.meta().node_id_bytes, budget);
   if (ids != nullptr) {
-    const NpyHeader& h = ids->header();
-    if (h.shape.size() != 1 || !NpyIsInteger(h.dtype)) {
-      throw Error::Input(fmt::format("a split must be a 1-D integer array, found {} of shape {}",
-                                     NpyDtypeName(h.dtype), ShapeText(h)),
-                         ids->path());
-    }
-    ForEachInt(*ids, [&](uint64_t index, int64_t id) {
+    ids->for_each([&](uint64_t index, int64_t id) {
       auto error = [&](const std::string& what) {
-        return Error::Input(what, ids->path(), fmt::format("element [{}]", index));
+        return Error::Input(what, ids->path, ids->where(index));
       };
       if (id < 0) throw error(fmt::format("node id {} is negative", id));
       switch (out.Add(static_cast<uint64_t>(id))) {

@@ -1,10 +1,12 @@
-// Importing the per-node arrays of a dataset from .npy files: features [N, D] streamed into
-// the aligned row layout, labels [N] as int32, and split id lists checked against N and for
-// repeats. Each function validates shape and values, writes its file into the staging
-// dataset, records its digest and fills its fields of meta.json.
+// Importing the per-node arrays of a dataset, from .npy files or any sequence of values (an
+// OGB CSV column): features [N, D] streamed into the aligned row layout, labels [N] as int32,
+// and split id lists checked against N and for repeats. Each function validates shape and
+// values, writes its file into the staging dataset, records its digest and fills its fields
+// of meta.json.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "dataset/dataset_writer.h"
@@ -13,6 +15,19 @@
 #include "strata/npy.h"
 
 namespace strata {
+
+class FeatureWriter;
+
+// Integers read in order, with where each one is for errors: an .npy array ("element [i]")
+// or a column of a CSV file ("line i + 1").
+struct IntColumn {
+  using Visit = std::function<void(uint64_t index, int64_t value)>;
+  std::string path;                            // as errors name the file
+  std::function<void(const Visit&)> for_each;  // calls visit for every value in order
+  std::function<std::string(uint64_t)> where;  // the position of value `index`
+};
+// The elements of a 1-D integer .npy array, which must outlive the column.
+IntColumn NpyColumn(const NpyReader& array);
 
 // Throws unless `features` is a 2-D floating-point array; returns its row count.
 uint64_t CheckFeatureShape(const NpyReader& features);
@@ -24,12 +39,18 @@ void ImportFeatures(const NpyReader& features, FeatureDtype dtype, MemoryBudget&
 // Writes empty features (feature_dim 0) for datasets given without them.
 void WriteNoFeatures(DatasetWriter& writer);
 
-void ImportLabels(const NpyReader& labels, uint64_t num_nodes, DatasetWriter& writer);
+// Finishes `rows` (feature_dim `dim`, stored as `dtype`) into the dataset's features.
+void RecordFeatures(FeatureWriter& rows, uint64_t dim, FeatureDtype dtype, DatasetWriter& writer);
+
+// Labels are class ids >= 0 or -1 (unlabeled), exactly `num_nodes` of them.
+void ImportLabels(const IntColumn& labels, uint64_t num_nodes, DatasetWriter& writer);
 // All nodes unlabeled (-1), num_classes 0.
 void WriteNoLabels(uint64_t num_nodes, DatasetWriter& writer);
 
+// Throws unless `ids` is a 1-D integer array.
+void CheckSplitShape(const NpyReader& ids);
 // `ids` may be null for an empty split.
-void ImportSplit(Split split, const NpyReader* ids, uint64_t num_nodes, MemoryBudget& budget,
+void ImportSplit(Split split, const IntColumn* ids, uint64_t num_nodes, MemoryBudget& budget,
                  DatasetWriter& writer);
 
 }  // namespace strata

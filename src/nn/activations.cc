@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/random.h"
+#include "nn/dropout_masks.h"
 #include "nn/parallel.h"
 #include "nn/row_ops.h"
 #include "strata/error.h"
@@ -31,20 +32,6 @@ void CheckProbability(const char* kernel, double p) {
 
 // The 16-bit threshold below which an element is dropped.
 uint32_t DropThreshold(double p) { return static_cast<uint32_t>(std::lround(p * 65536.0)); }
-
-// mask[j] = scale where row `row` keeps column j, else 0, from the row's own stream.
-template <typename T>
-inline void FillRowMask(uint64_t seed, uint64_t row, size_t cols, uint32_t threshold, T scale,
-                        T* mask) {
-  Rng rng(MixSeed(seed, row));
-  size_t j = 0;
-  while (j < cols) {
-    uint64_t bits = rng.Next();
-    for (int k = 0; k < 4 && j < cols; ++k, ++j, bits >>= 16) {
-      mask[j] = static_cast<uint32_t>(bits & 0xFFFF) >= threshold ? scale : T{0};
-    }
-  }
-}
 
 // Elementwise operations, written for Map1 / Map2 (see row_ops.h). Zeros come out as +0.
 template <typename T>
@@ -123,16 +110,22 @@ template <typename T>
 STRATA_NN_CLONES void DropoutRange(MatrixSpan<const T> in, MatrixSpan<T> out, uint64_t seed,
                                    uint64_t first_row, uint32_t threshold, T scale, bool relu_first,
                                    size_t begin, size_t end) {
-  std::vector<T> mask(in.cols());
-  for (size_t i = begin; i < end; ++i) {
-    FillRowMask(seed, first_row + i, in.cols(), threshold, scale, mask.data());
-    T* y = out.row(i);
-    if (relu_first) {  // in == out
-      Map2InPlace(mask.data(), y, in.cols(), [](T m, T x) { return DropBy(m, ReluOf(x)); });
-    } else if (in.row(i) == y) {
-      Map2InPlace(mask.data(), y, in.cols(), DropBy<T>);
-    } else {
-      Map2(mask.data(), in.row(i), y, in.cols(), DropBy<T>);
+  const size_t cols = in.cols();
+  std::vector<T> masks(kMaskRows * cols);
+  for (size_t first = begin; first < end; first += kMaskRows) {
+    const size_t rows = std::min(kMaskRows, end - first);
+    FillRowMasks(seed, first_row + first, rows, cols, threshold, scale, masks.data());
+    for (size_t r = 0; r < rows; ++r) {
+      const size_t i = first + r;
+      const T* mask = masks.data() + r * cols;
+      T* y = out.row(i);
+      if (relu_first) {  // in == out
+        Map2InPlace(mask, y, cols, [](T m, T x) { return DropBy(m, ReluOf(x)); });
+      } else if (in.row(i) == y) {
+        Map2InPlace(mask, y, cols, DropBy<T>);
+      } else {
+        Map2(mask, in.row(i), y, cols, DropBy<T>);
+      }
     }
   }
 }
@@ -150,7 +143,7 @@ void DropRowNonzeros(T* values, size_t n, uint64_t seed, uint64_t row, uint32_t 
       bits = rng.Next();
       left = 4;
     }
-    values[j] = static_cast<uint32_t>(bits & 0xFFFF) >= threshold ? values[j] * scale : T{0};
+    values[j] = KeepIf(static_cast<uint32_t>(bits & 0xFFFF) >= threshold, values[j] * scale);
     bits >>= 16;
     --left;
   }
@@ -307,10 +300,11 @@ void ForRowsWithMask(size_t rows, size_t cols, double p, uint64_t seed, uint64_t
   const uint32_t threshold = DropThreshold(p);
   const T scale = static_cast<T>(1.0 / (1.0 - p));
   ForRows(threads, rows, cols * 8, [&](uint64_t begin, uint64_t end) {
-    std::vector<T> mask(cols, T{1});
-    for (size_t i = begin; i < end; ++i) {
-      if (p > 0) FillRowMask(seed, first_row + i, cols, threshold, scale, mask.data());
-      row(i, mask.data());
+    std::vector<T> masks(kMaskRows * cols, T{1});
+    for (size_t first = begin; first < end; first += kMaskRows) {
+      const size_t count = std::min<size_t>(kMaskRows, end - first);
+      if (p > 0) FillRowMasks(seed, first_row + first, count, cols, threshold, scale, masks.data());
+      for (size_t r = 0; r < count; ++r) row(first + r, masks.data() + r * cols);
     }
   });
 }

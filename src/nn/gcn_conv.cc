@@ -5,11 +5,11 @@
 #include "nn/activations.h"
 #include "nn/gemm.h"
 #include "nn/init.h"
+#include "nn/product_order.h"
 #include "nn/spmm.h"
 #include "strata/error.h"
 
 namespace strata {
-
 template <typename T>
 BasicGcnConv<T>::BasicGcnConv(size_t in_dim, size_t out_dim, uint64_t seed, bool bias)
     : in_dim_(in_dim),
@@ -36,9 +36,20 @@ void BasicGcnConv<T>::Forward(const LayerInput<T>& input, BasicMatrix<T>& out) {
   graph_ = g;
   norm_ = input.gcn_norm.first(g.num_src);
   const unsigned threads = this->threads_;
+  transform_first_ =
+      MultiplyBeforeAggregating(g.num_edges() + g.num_dst, g.num_src, g.num_dst, in_dim_, out_dim_);
+  out.Resize(g.num_dst, out_dim_);
+  if (transform_first_) {
+    input_ = input.features;
+    transformed_.Resize(g.num_src, out_dim_);
+    Gemm<T>(Trans::kNo, Trans::kNo, 1, input.features, weight_.span(), 0, transformed_.span(),
+            threads);
+    SpmmGcn<T>(g, norm_, transformed_.span(), out.span(), threads);
+    bias_.AddTo(out.span(), threads);
+    return;
+  }
   aggregate_.Resize(g.num_dst, in_dim_);
   SpmmGcn<T>(g, norm_, input.features, aggregate_.span(), threads);
-  out.Resize(g.num_dst, out_dim_);
   const T beta = bias_.Broadcast(out.span(), threads);
   Gemm<T>(Trans::kNo, Trans::kNo, 1, aggregate_.span(), weight_.span(), beta, out.span(), threads);
 }
@@ -50,12 +61,23 @@ void BasicGcnConv<T>::Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* gra
   if (grad_out.rows() != g.num_dst || grad_out.cols() != out_dim_) {
     throw Error::Internal("GcnConv: output gradient has the wrong shape");
   }
-  Gemm<T>(Trans::kYes, Trans::kNo, 1, aggregate_.span(), grad_out, 0, weight_grad_.span(), threads);
   bias_.Backward(grad_out, threads);
+  csc_.Build(g);
+  if (transform_first_) {
+    grad_transformed_.Resize(g.num_src, out_dim_);
+    SpmmGcnTransposed<T>(csc_, norm_, grad_out, grad_transformed_.span(), false, threads);
+    Gemm<T>(Trans::kYes, Trans::kNo, 1, input_, grad_transformed_.span(), 0, weight_grad_.span(),
+            threads);
+    if (grad_in == nullptr) return;
+    grad_in->Resize(g.num_src, in_dim_);
+    Gemm<T>(Trans::kNo, Trans::kYes, 1, grad_transformed_.span(), weight_.span(), 0,
+            grad_in->span(), threads);
+    return;
+  }
+  Gemm<T>(Trans::kYes, Trans::kNo, 1, aggregate_.span(), grad_out, 0, weight_grad_.span(), threads);
   if (grad_in == nullptr) return;
   grad_aggregate_.Resize(g.num_dst, in_dim_);
   Gemm<T>(Trans::kNo, Trans::kYes, 1, grad_out, weight_.span(), 0, grad_aggregate_.span(), threads);
-  csc_.Build(g);
   grad_in->Resize(g.num_src, in_dim_);
   SpmmGcnTransposed<T>(csc_, norm_, grad_aggregate_.span(), grad_in->span(), false, threads);
 }

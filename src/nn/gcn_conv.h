@@ -6,8 +6,9 @@
 // exactly the full-graph GCN; with sampled neighbourhoods it is the usual unbiased-in-
 // structure approximation.
 //
-// Aggregate first, then transform (as SAGEConv, for the same reason): the normalised
-// aggregate is num_dst x in_dim, then one GEMM.
+// The order of the two products follows their cost (nn/product_order.h): aggregate first
+// (num_dst x in_dim, then one GEMM) where the inputs are narrow or the sources many, transform
+// first (num_src x out_dim, then a narrow aggregation) where the inputs are wide.
 //
 // Parameters: "weight" (in x out, Glorot uniform, gain 1 as DGL's GraphConv and Kipf's GCN),
 // "bias" (1 x out, 0; Kipf's reference has none, so it can be disabled).
@@ -31,7 +32,8 @@ class BasicGcnConv final : public BasicLayer<T> {
   size_t in_dim() const override { return in_dim_; }
   size_t out_dim() const override { return out_dim_; }
   size_t AllocatedBytes() const override {
-    return CapacityBytes<T>({&weight_, &weight_grad_, &aggregate_, &grad_aggregate_}) +
+    return CapacityBytes<T>({&weight_, &weight_grad_, &aggregate_, &grad_aggregate_, &transformed_,
+                             &grad_transformed_}) +
            bias_.AllocatedBytes() + csc_.allocated_bytes();
   }
 
@@ -45,9 +47,13 @@ class BasicGcnConv final : public BasicLayer<T> {
   // Saved by Forward for Backward.
   BlockCsr graph_;
   std::span<const T> norm_;
-  BasicMatrix<T> aggregate_;  // num_dst x in: the normalised sum
+  bool transform_first_ = false;
+  MatrixSpan<const T> input_;   // transform first: the features, for the weight gradient
+  BasicMatrix<T> aggregate_;    // aggregate first: num_dst x in, the normalised sum
+  BasicMatrix<T> transformed_;  // transform first: num_src x out, the features times W
   // Backward scratch.
   BasicMatrix<T> grad_aggregate_;
+  BasicMatrix<T> grad_transformed_;
   BlockCsc csc_;
 };
 

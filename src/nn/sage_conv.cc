@@ -8,6 +8,7 @@
 #include "nn/gemm.h"
 #include "nn/init.h"
 #include "nn/parallel.h"
+#include "nn/product_order.h"
 #include "nn/row_ops.h"
 #include "nn/spmm.h"
 #include "strata/error.h"
@@ -37,6 +38,20 @@ void BasicSageConv<T>::Forward(const LayerInput<T>& input, BasicMatrix<T>& out) 
   }
   graph_ = g;
   const unsigned threads = this->threads_;
+  transform_first_ =
+      MultiplyBeforeAggregating(g.num_edges(), g.num_src, g.num_dst, in_dim_, out_dim_);
+  if (transform_first_) {
+    input_ = input.features;
+    transformed_.Resize(g.num_src, out_dim_);
+    Gemm<T>(Trans::kNo, Trans::kNo, 1, input.features, NeighbourWeight(), 0, transformed_.span(),
+            threads);
+    out.Resize(g.num_dst, out_dim_);
+    Spmm<T>(g, Reduce::kMean, transformed_.span(), out.span(), threads);
+    Gemm<T>(Trans::kNo, Trans::kNo, 1, input.features.RowRange(0, g.num_dst), SelfWeight(), 1,
+            out.span(), threads);
+    bias_.AddTo(out.span(), threads);
+    return;
+  }
   self_and_mean_.Resize(g.num_dst, 2 * in_dim_);
   MatrixSpan<T> cat = self_and_mean_.span();
   ForRows(threads, g.num_dst, in_dim_, [&](uint64_t begin, uint64_t end) {
@@ -56,6 +71,10 @@ void BasicSageConv<T>::Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* gr
   if (grad_out.rows() != g.num_dst || grad_out.cols() != out_dim_) {
     throw Error::Internal("SageConv: output gradient has the wrong shape");
   }
+  if (transform_first_) {
+    BackwardTransformedFirst(grad_out, grad_in);
+    return;
+  }
   Gemm<T>(Trans::kYes, Trans::kNo, 1, self_and_mean_.span(), grad_out, 0, weight_grad_.span(),
           threads);
   bias_.Backward(grad_out, threads);
@@ -72,6 +91,28 @@ void BasicSageConv<T>::Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* gr
   ForRows(threads, g.num_dst, in_dim_, [&](uint64_t begin, uint64_t end) {
     for (uint64_t d = begin; d < end; ++d) AddRow(gi.row(d), grad_cat.row(d), in_dim_);
   });
+}
+
+template <typename T>
+void BasicSageConv<T>::BackwardTransformedFirst(MatrixSpan<const T> grad_out,
+                                                BasicMatrix<T>* grad_in) {
+  const unsigned threads = this->threads_;
+  const BlockCsr& g = graph_;
+  MatrixSpan<const T> dst_rows = input_.RowRange(0, g.num_dst);
+  Gemm<T>(Trans::kYes, Trans::kNo, 1, dst_rows, grad_out, 0,
+          weight_grad_.span().RowRange(0, in_dim_), threads);
+  bias_.Backward(grad_out, threads);
+  csc_.Build(g);
+  grad_transformed_.Resize(g.num_src, out_dim_);
+  SpmmTransposed<T>(g, csc_, Reduce::kMean, grad_out, grad_transformed_.span(), false, threads);
+  Gemm<T>(Trans::kYes, Trans::kNo, 1, input_, grad_transformed_.span(), 0,
+          weight_grad_.span().RowRange(in_dim_, in_dim_), threads);
+  if (grad_in == nullptr) return;
+  grad_in->Resize(g.num_src, in_dim_);
+  Gemm<T>(Trans::kNo, Trans::kYes, 1, grad_transformed_.span(), NeighbourWeight(), 0,
+          grad_in->span(), threads);
+  Gemm<T>(Trans::kNo, Trans::kYes, 1, grad_out, SelfWeight(), 1,
+          grad_in->span().RowRange(0, g.num_dst), threads);
 }
 
 template <typename T>

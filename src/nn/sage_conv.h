@@ -3,12 +3,15 @@
 //   h'_d = W_self^T h_d + W_neigh^T mean_{s in N(d)} h_s + b
 // with separate self and neighbour weights; a destination without neighbours aggregates 0.
 //
-// Aggregate first, then transform: a sampled block has far more sources than destinations,
-// so averaging the in_dim-wide source rows down to num_dst rows before the GEMM costs
-// E*in_dim + num_dst*in_dim*out_dim, against num_src*in_dim*out_dim for transforming every
-// source first. The self rows and the aggregate sit side by side in one num_dst x 2*in_dim
-// matrix [h_d | mean], and W_self, W_neigh are the two halves of one 2*in_dim x out_dim
-// weight, so forward is one GEMM (K = 2*in_dim) and the weight gradient is another.
+// The neighbour term's two products run in the cheaper order (nn/product_order.h). Aggregate
+// first where a sampled block has far more sources than destinations: averaging the
+// in_dim-wide source rows down to num_dst rows before the GEMM costs E*in_dim +
+// num_dst*in_dim*out_dim, against num_src*in_dim*out_dim for transforming every source first.
+// Then the self rows and the aggregate sit side by side in one num_dst x 2*in_dim matrix
+// [h_d | mean], and W_self, W_neigh are the two halves of one 2*in_dim x out_dim weight, so
+// forward is one GEMM (K = 2*in_dim) and the weight gradient is another. Transform first where
+// wide inputs meet few outputs (DGL's SAGEConv does the same): every source times W_neigh,
+// averaged out_dim wide, plus the destinations times W_self.
 //
 // Parameters: "w_self" (in x out), "w_neigh" (in x out), "bias" (1 x out, unless disabled).
 // Glorot uniform with gain sqrt(2) (DGL's choice for SAGEConv), bias 0.
@@ -32,11 +35,16 @@ class BasicSageConv final : public BasicLayer<T> {
   size_t in_dim() const override { return in_dim_; }
   size_t out_dim() const override { return out_dim_; }
   size_t AllocatedBytes() const override {
-    return CapacityBytes<T>({&weight_, &weight_grad_, &self_and_mean_, &grad_self_and_mean_}) +
+    return CapacityBytes<T>({&weight_, &weight_grad_, &self_and_mean_, &grad_self_and_mean_,
+                             &transformed_, &grad_transformed_}) +
            bias_.AllocatedBytes() + csc_.allocated_bytes();
   }
 
  private:
+  MatrixSpan<const T> SelfWeight() const { return weight_.span().RowRange(0, in_dim_); }
+  MatrixSpan<const T> NeighbourWeight() const { return weight_.span().RowRange(in_dim_, in_dim_); }
+  void BackwardTransformedFirst(MatrixSpan<const T> grad_out, BasicMatrix<T>* grad_in);
+
   size_t in_dim_;
   size_t out_dim_;
   BasicMatrix<T> weight_;  // rows [0, in) are W_self, rows [in, 2 in) W_neigh
@@ -45,9 +53,13 @@ class BasicSageConv final : public BasicLayer<T> {
 
   // Saved by Forward for Backward.
   BlockCsr graph_;
-  BasicMatrix<T> self_and_mean_;  // num_dst x 2 in: [h_d | mean of neighbours]
+  bool transform_first_ = false;
+  MatrixSpan<const T> input_;     // transform first: the features, for the weight gradient
+  BasicMatrix<T> self_and_mean_;  // aggregate first: num_dst x 2 in, [h_d | mean of neighbours]
+  BasicMatrix<T> transformed_;    // transform first: num_src x out, the features times W_neigh
   // Backward scratch.
   BasicMatrix<T> grad_self_and_mean_;
+  BasicMatrix<T> grad_transformed_;
   BlockCsc csc_;
 };
 

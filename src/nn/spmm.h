@@ -8,9 +8,10 @@
 // framework that expresses aggregation as index_select + index_add (PyTorch's h[col]) first
 // materialises one row per edge, E x F values written and read back; for the first layer
 // of a 15,10,5 sampled GraphSAGE batch that is ~900k x 128 floats (~460 MB) per step that
-// these kernels never write. For GraphSAGE and GCN, which aggregate before transforming, the
-// first layer also never runs the transpose: input features need no gradient, so that SpMM
-// is skipped entirely (the dead-code elimination of Joestar, the thesis's §5.3.3).
+// these kernels never write. Where GraphSAGE and GCN aggregate before transforming (a sampled
+// first layer: nn/product_order.h), that layer also never runs the transpose: input features
+// need no gradient, so that SpMM is skipped entirely (the dead-code elimination of Joestar,
+// the thesis's §5.3.3).
 //
 // Determinism: forward kernels give each destination row to one thread; transposed kernels
 // walk a BlockCsc and give each source row to one thread; sums run in edge order. Results

@@ -1,5 +1,7 @@
 #include "partition/gap_partitioner.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 #include <set>
@@ -7,6 +9,7 @@
 #include <vector>
 
 #include "common/interrupt.h"
+#include "common/progress.h"
 #include "strata/error.h"
 
 namespace strata {
@@ -66,7 +69,8 @@ class BalanceTable {
 }  // namespace
 
 Partitioning GapPartition(const CscGraph& graph, std::span<const uint32_t> groups,
-                          uint32_t num_groups, const GapOptions& o, MemoryBudget& budget) {
+                          uint32_t num_groups, const GapOptions& o, MemoryBudget& budget,
+                          ProgressBar* progress) {
   const uint64_t n = graph.num_nodes();
   if (o.parts == 0 || o.parts > n) {
     throw Error::Input("--parts must be between 1 and the number of nodes");
@@ -86,6 +90,7 @@ Partitioning GapPartition(const CscGraph& graph, std::span<const uint32_t> group
   std::vector<uint32_t> neighbours_in(o.parts, 0);  // NumNbr of Algorithm 2
   std::vector<uint32_t> touched;                    // AdjQ: partitions with a count
   for (uint32_t pass = 0; pass < o.passes; ++pass) {
+    if (progress) progress->Restart(fmt::format("partitioning, pass {}/{}", pass + 1, o.passes), n);
     uint64_t v = 0;
     auto place = [&](uint64_t node) {
       const uint32_t g = groups[node];
@@ -108,6 +113,7 @@ Partitioning GapPartition(const CscGraph& graph, std::span<const uint32_t> group
         if (p == kUnassigned || sources[i] == v) continue;
         if (neighbours_in[p]++ == 0) touched.push_back(p);
       }
+      if (progress) progress->Update(v);
       ThrowIfInterrupted();
     });
     while (v < n) place(v++);

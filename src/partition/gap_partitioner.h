@@ -28,6 +28,8 @@
 
 namespace strata {
 
+class ProgressBar;
+
 struct GapOptions {
   uint32_t parts = 0;
   uint32_t passes = 2;
@@ -35,8 +37,10 @@ struct GapOptions {
   double gamma = 1.5;
 };
 
-// `groups[v]` is v's label group, below `num_groups` (see LabelGroups).
+// `groups[v]` is v's label group, below `num_groups` (see LabelGroups). `progress`, when
+// given, counts the nodes placed in each pass.
 Partitioning GapPartition(const CscGraph& graph, std::span<const uint32_t> groups,
-                          uint32_t num_groups, const GapOptions& options, MemoryBudget& budget);
+                          uint32_t num_groups, const GapOptions& options, MemoryBudget& budget,
+                          ProgressBar* progress = nullptr);
 
 }  // namespace strata

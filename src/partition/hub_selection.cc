@@ -1,15 +1,18 @@
 #include "partition/hub_selection.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "common/interrupt.h"
+#include "common/progress.h"
 #include "graph/hotness.h"
 
 namespace strata {
 
 std::vector<uint64_t> SelectHubs(const CscGraph& graph, const Partitioning& partitioning,
                                  std::span<const uint64_t> train_ids, uint64_t count,
-                                 uint32_t walk_steps, MemoryBudget& budget) {
+                                 uint32_t walk_steps, MemoryBudget& budget, ProgressBar* progress) {
   if (count == 0) return {};
   const uint64_t n = graph.num_nodes();
   const uint32_t* part_of = partitioning.part_of.data();
@@ -21,6 +24,11 @@ std::vector<uint64_t> SelectHubs(const CscGraph& graph, const Partitioning& part
   for (uint64_t v : train_ids) all[v] = 1;
   std::copy(all.data(), all.data() + n, own.data());
   for (uint32_t step = 0; step < walk_steps; ++step) {
+    if (progress) {
+      progress->Restart(fmt::format("scoring hubs, step {}/{}", step + 1, walk_steps),
+                        graph.num_edges());
+    }
+    uint64_t edges = 0;
     for (uint64_t v = 0; v < n; ++v) {
       // The lazy half stays; a node without in-neighbours keeps all its mass.
       const float stay = graph.InDegree(v) ? 0.5f : 1.0f;
@@ -31,6 +39,7 @@ std::vector<uint64_t> SelectHubs(const CscGraph& graph, const Partitioning& part
       const float share = 0.5f / graph.InDegree(dst);
       next_all[src] += share * all[dst];
       if (part_of[src] == part_of[dst]) next_own[src] += share * own[dst];
+      if (progress && ++edges % (uint64_t{1} << 20) == 0) progress->Update(edges);
     });
     std::swap(all, next_all);
     std::swap(own, next_own);

@@ -22,9 +22,12 @@
 
 namespace strata {
 
+class ProgressBar;
+
 // The `count` nodes with the highest cross-partition influence, ascending by id.
 std::vector<uint64_t> SelectHubs(const CscGraph& graph, const Partitioning& partitioning,
                                  std::span<const uint64_t> train_ids, uint64_t count,
-                                 uint32_t walk_steps, MemoryBudget& budget);
+                                 uint32_t walk_steps, MemoryBudget& budget,
+                                 ProgressBar* progress = nullptr);
 
 }  // namespace strata

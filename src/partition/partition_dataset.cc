@@ -60,7 +60,7 @@ DatasetMeta PartitionDataset(const PartitionOptions& o) {
   const CscGraph graph(input, budget, topology);
   const std::vector<uint64_t> train_ids = input.ReadSplit(Split::kTrain);
   std::unique_ptr<ProgressBar> progress;
-  if (o.progress) progress = std::make_unique<ProgressBar>("partitioning", o.passes);
+  if (o.progress) progress = std::make_unique<ProgressBar>("partitioning", 0);
 
   Partitioning partitioning;
   PartitionQuality quality;
@@ -74,7 +74,8 @@ DatasetMeta PartitionDataset(const PartitionOptions& o) {
       gap.parts = o.parts;
       gap.passes = o.passes;
       gap.imbalance = o.imbalance;
-      partitioning = GapPartition(graph, {groups.data(), groups.size()}, classes + 1, gap, budget);
+      partitioning = GapPartition(graph, {groups.data(), groups.size()}, classes + 1, gap, budget,
+                                  progress.get());
     } else if (o.method == PartitionMethod::kMetis) {
       partitioning = MetisPartition(graph, o.parts, o.seed, budget);
     } else {
@@ -84,13 +85,13 @@ DatasetMeta PartitionDataset(const PartitionOptions& o) {
   }
   const uint64_t hub_count =
       static_cast<uint64_t>(o.hub_fraction * static_cast<double>(input.meta().num_nodes));
-  if (progress) progress->Restart("scoring hubs", 1);
-  const std::vector<uint64_t> hubs =
-      SelectHubs(graph, partitioning, train_ids, hub_count, o.hub_walk_steps, budget);
+  const std::vector<uint64_t> hubs = SelectHubs(graph, partitioning, train_ids, hub_count,
+                                                o.hub_walk_steps, budget, progress.get());
 
   DatasetWriter writer(o.out, o.replace_existing);
   writer.MakeSubdir("partition");
-  WritePartitionedLayout(input, graph, partitioning, hubs, writer, budget, progress.get());
+  WritePartitionedLayout(input, graph, partitioning, hubs, o.row_pass_bytes, writer, budget,
+                         progress.get());
   PartitionMeta meta;
   meta.method = PartitionMethodName(o.method);
   meta.parts = o.parts;

@@ -1,6 +1,9 @@
 #include "partition/partitioned_layout_writer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "common/interrupt.h"
@@ -9,8 +12,8 @@
 #include "dataset/csc_builder.h"
 #include "dataset/feature_writer.h"
 #include "dataset/split_writer.h"
+#include "storage/file.h"
 #include "strata/error.h"
-#include "strata/feature_store.h"
 
 namespace strata {
 namespace {
@@ -39,23 +42,59 @@ IdMaps Renumber(const Partitioning& partitioning, MemoryBudget& budget) {
   return maps;
 }
 
-// Gathers the input's rows of `ids` in that order into a features file at `path`.
-FileDigest WriteRows(FeatureStore& store, const DatasetMeta& meta, std::span<const uint64_t> ids,
-                     const std::string& path, MemoryBudget& budget, ProgressBar* progress) {
-  FeatureWriter writer(path, meta.feature_dim, meta.feature_dtype);
-  if (meta.feature_dim == 0) return writer.Finish();
-  // A few MiB of rows per gather: enough for the engine's queue, little of the budget.
-  const uint64_t chunk =
-      std::clamp<uint64_t>((uint64_t{16} << 20) / (meta.feature_dim * 4), 64, 1 << 16);
-  ChargedArray<float> rows(budget, chunk * meta.feature_dim, "partitioned feature rows");
-  for (uint64_t first = 0; first < ids.size(); first += chunk) {
-    const uint64_t count = std::min<uint64_t>(chunk, ids.size() - first);
-    store.Gather(ids.subspan(first, count), {rows.data(), count * meta.feature_dim});
-    writer.AppendRows({rows.data(), count * meta.feature_dim});
-    if (progress) progress->Update(first + count);
-    ThrowIfInterrupted();
+// Bytes of the budget the row rewrite leaves to everything else while it runs (the two
+// writers' buffers, the allocator's slack): this much, or an eighth of what is free.
+constexpr uint64_t kRowRewriteReserve = uint64_t{64} << 20;
+constexpr uint64_t kRowReadChunk = uint64_t{16} << 20;
+
+// Writes the input's feature rows in the new order to features.bin, and the hubs' rows (new
+// ids `hub_ids`, ascending) to hub_features.bin, by sequential passes over the input: each pass
+// scans the whole input file in large reads and keeps the rows whose new ids fall in the next
+// range that fits the budget, then appends that range. One random read per node (a gather in
+// the new order) runs at the disk's random-read rate, which at 100M nodes is most of an hour;
+// a pass runs at its sequential rate, and as few as the budget allows are made. Rows are
+// copied as stored, so every dtype keeps its exact bytes.
+void WriteFeatureRows(const Dataset& input, const IdMaps& maps, std::span<const uint64_t> hub_ids,
+                      uint64_t row_pass_bytes, DatasetWriter& writer, MemoryBudget& budget,
+                      ProgressBar* progress) {
+  const DatasetMeta& in = input.meta();
+  FeatureWriter rows_out(writer.PathOf(kFeaturesFile), in.feature_dim, in.feature_dtype);
+  FeatureWriter hubs_out(writer.PathOf(kHubFeaturesFile), in.feature_dim, in.feature_dtype);
+  if (in.feature_dim > 0 && in.num_nodes > 0) {
+    const uint64_t n = in.num_nodes, stride = in.row_stride_bytes;
+    const FileReader file(input.PathOf(kFeaturesFile));
+    const uint64_t chunk_rows = std::clamp<uint64_t>(kRowReadChunk / stride, 1, n);
+    ChargedArray<std::byte> chunk(budget, chunk_rows * stride, "partition row reads");
+    uint64_t free = budget.available() - std::min(kRowRewriteReserve, budget.available() / 8);
+    if (row_pass_bytes > 0) free = std::min(free, row_pass_bytes);
+    const uint64_t range_rows = std::clamp<uint64_t>(free / stride, 1, n);
+    const uint64_t passes = (n + range_rows - 1) / range_rows;
+    ChargedArray<std::byte> range(budget, range_rows * stride, "partition row passes");
+    size_t next_hub = 0;
+    if (progress)
+      progress->Restart(fmt::format("writing features ({} passes)", passes), passes * n);
+    for (uint64_t pass = 0; pass < passes; ++pass) {
+      const uint64_t low = pass * range_rows, high = std::min(n, low + range_rows);
+      for (uint64_t first = 0; first < n; first += chunk_rows) {
+        const uint64_t count = std::min(chunk_rows, n - first);
+        file.ReadExact(first * stride, chunk.data(), count * stride);
+        for (uint64_t k = 0; k < count; ++k) {
+          const uint64_t id = maps.new_of[first + k];
+          if (id >= low && id < high) {
+            std::memcpy(range.data() + (id - low) * stride, chunk.data() + k * stride, stride);
+          }
+        }
+        if (progress) progress->Update(pass * n + first + count);
+        ThrowIfInterrupted();
+      }
+      rows_out.AppendStoredRows({range.data(), (high - low) * stride});
+      for (; next_hub < hub_ids.size() && hub_ids[next_hub] < high; ++next_hub) {
+        hubs_out.AppendStoredRows({range.data() + (hub_ids[next_hub] - low) * stride, stride});
+      }
+    }
   }
-  return writer.Finish();
+  writer.Record(kFeaturesFile, rows_out.Finish());
+  writer.Record(kHubFeaturesFile, hubs_out.Finish());
 }
 
 void WriteTopology(const CscGraph& graph, const IdMaps& maps, uint32_t node_id_bytes,
@@ -111,7 +150,8 @@ void WriteHubAdjacency(const CscGraph& graph, const IdMaps& maps,
 
 void WritePartitionedLayout(const Dataset& input, const CscGraph& graph,
                             const Partitioning& partitioning, std::span<const uint64_t> hubs,
-                            DatasetWriter& writer, MemoryBudget& budget, ProgressBar* progress) {
+                            uint64_t row_pass_bytes, DatasetWriter& writer, MemoryBudget& budget,
+                            ProgressBar* progress) {
   const DatasetMeta& in = input.meta();
   const uint32_t id_bytes = in.node_id_bytes;
   DatasetMeta& meta = writer.meta();
@@ -163,15 +203,7 @@ void WritePartitionedLayout(const Dataset& input, const CscGraph& graph,
   }
   WriteHubAdjacency(graph, maps, hub_inputs, id_bytes, writer);
 
-  {
-    std::unique_ptr<FeatureStore> store =
-        OpenFeatureStore(input, FeatureStoreKind::kDirect, DirectStoreOptions{}, budget);
-    if (progress) progress->Restart("writing features", in.num_nodes);
-    writer.Record(kFeaturesFile, WriteRows(*store, in, {maps.input_of.data(), maps.input_of.size()},
-                                           writer.PathOf(kFeaturesFile), budget, progress));
-    writer.Record(kHubFeaturesFile, WriteRows(*store, in, hub_inputs,
-                                              writer.PathOf(kHubFeaturesFile), budget, nullptr));
-  }
+  WriteFeatureRows(input, maps, hub_ids, row_pass_bytes, writer, budget, progress);
   if (progress) progress->Restart("writing topology", graph.num_edges());
   WriteTopology(graph, maps, id_bytes, writer, budget, progress);
 }

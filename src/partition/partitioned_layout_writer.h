@@ -5,9 +5,10 @@
 // section (hub ids, their feature rows and their in-neighbour lists) that training keeps in
 // memory for the whole run.
 //
-// Bounded memory: two id maps (8 bytes per node each), feature rows gathered in chunks with
-// direct I/O in the new order (the input's rows inside one partition are ascending, so reads
-// coalesce), and the topology rebuilt by the external-memory CSC builder.
+// Bounded memory: two id maps (8 bytes per node each); feature rows moved by sequential passes
+// over the input, each filling the rest of the budget with the next range of new ids (so the
+// passes number features.bin's size over the free budget, one when it fits); and the topology
+// rebuilt by the external-memory CSC builder.
 #pragma once
 
 #include <cstdint>
@@ -22,8 +23,10 @@ namespace strata {
 class ProgressBar;
 
 // `hubs` are input ids. Fills every file and field of `writer`'s meta except `partition`.
+// `row_pass_bytes` caps the feature bytes one pass moves (0: as many as the budget holds).
 void WritePartitionedLayout(const Dataset& input, const CscGraph& graph,
                             const Partitioning& partitioning, std::span<const uint64_t> hubs,
-                            DatasetWriter& writer, MemoryBudget& budget, ProgressBar* progress);
+                            uint64_t row_pass_bytes, DatasetWriter& writer, MemoryBudget& budget,
+                            ProgressBar* progress);
 
 }  // namespace strata

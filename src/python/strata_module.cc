@@ -138,8 +138,8 @@ void BindBuilders(py::module_& m) {
       "generate",
       [](const std::string& out, uint64_t nodes, double avg_degree, uint64_t feature_dim,
          uint32_t classes, const std::string& graph, uint64_t seed, double homophily,
-         double degree_exponent, double noise, uint64_t binary_ones, double train_ratio,
-         double val_ratio, double test_ratio, const std::string& feature_dtype,
+         double degree_exponent, double isolated, double noise, uint64_t binary_ones,
+         double train_ratio, double val_ratio, double test_ratio, const std::string& feature_dtype,
          const py::object& memory_budget, unsigned threads, bool replace) {
         GenerateOptions o;
         o.out = out;
@@ -154,6 +154,7 @@ void BindBuilders(py::module_& m) {
         o.seed = seed;
         o.homophily = homophily;
         o.degree_exponent = degree_exponent;
+        o.isolated = isolated;
         o.noise = noise;
         o.binary_ones = binary_ones;
         o.train_ratio = train_ratio;
@@ -168,11 +169,11 @@ void BindBuilders(py::module_& m) {
       py::arg("out"), py::arg("nodes"), py::arg("avg_degree") = g.avg_degree,
       py::arg("feature_dim") = g.feature_dim, py::arg("classes") = g.classes,
       py::arg("graph") = "sbm", py::arg("seed") = g.seed, py::arg("homophily") = g.homophily,
-      py::arg("degree_exponent") = g.degree_exponent, py::arg("noise") = g.noise,
-      py::arg("binary_ones") = g.binary_ones, py::arg("train_ratio") = g.train_ratio,
-      py::arg("val_ratio") = g.val_ratio, py::arg("test_ratio") = g.test_ratio,
-      py::arg("feature_dtype") = "float32", py::arg("memory_budget") = "",
-      py::arg("threads") = g.threads, py::arg("replace") = false,
+      py::arg("degree_exponent") = g.degree_exponent, py::arg("isolated") = g.isolated,
+      py::arg("noise") = g.noise, py::arg("binary_ones") = g.binary_ones,
+      py::arg("train_ratio") = g.train_ratio, py::arg("val_ratio") = g.val_ratio,
+      py::arg("test_ratio") = g.test_ratio, py::arg("feature_dtype") = "float32",
+      py::arg("memory_budget") = "", py::arg("threads") = g.threads, py::arg("replace") = false,
       "Generates a synthetic dataset at OUT (as `strata generate`) and opens it.");
 
   const ImportOptions i;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -84,12 +85,13 @@ EpochReport MiniBatchRunner::TrainEpoch(uint64_t epoch) {
   report.epoch = epoch;
   double loss_sum = 0;
   uint64_t labelled = 0;
-  if (progress_) {
-    progress_->Restart(fmt::format("epoch {}", epoch), source_->batches_per_epoch());
-  }
+  const uint64_t max_batches = session_.options().max_batches;
+  if (progress_) progress_->Restart(fmt::format("epoch {}", epoch), EpochBatches());
   {
     std::unique_ptr<BatchStream> stream = source_->StartEpoch(epoch);
-    while (std::optional<ReadyBatch> ready = stream->Next()) {
+    while (max_batches == 0 || report.batches < max_batches) {
+      std::optional<ReadyBatch> ready = stream->Next();
+      if (!ready) break;
       const auto step_start = std::chrono::steady_clock::now();
       const StepLoss loss = session_.model().TrainStep(*ready, epoch, *optimizer_);
       report.train_busy_s += Seconds(step_start);
@@ -110,6 +112,12 @@ EpochReport MiniBatchRunner::TrainEpoch(uint64_t epoch) {
   report.disk_bytes += report.load_bytes;  // the macro-batches' sequential reads
   report.time_s = Seconds(epoch_start);
   return report;
+}
+
+uint64_t MiniBatchRunner::EpochBatches() const {
+  const uint64_t max_batches = session_.options().max_batches;
+  const uint64_t all = source_->batches_per_epoch();
+  return max_batches > 0 ? std::min(max_batches, all) : all;
 }
 
 double MiniBatchRunner::Accuracy(Split split) {
@@ -139,8 +147,7 @@ void MiniBatchRunner::ShowProgress(uint64_t epoch, uint64_t batches, uint64_t ma
     progress_->Update(batches);
   }
   if (log) {
-    fmt::print(stderr, "epoch {} batch {}/{}: {}\n", epoch, batches, source_->batches_per_epoch(),
-               status);
+    fmt::print(stderr, "epoch {} batch {}/{}: {}\n", epoch, batches, EpochBatches(), status);
   }
 }
 

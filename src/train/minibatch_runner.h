@@ -32,6 +32,9 @@ class MiniBatchRunner final : public EpochRunner {
   Optimizer& optimizer() override { return *optimizer_; }
 
  private:
+  // The batches an epoch plans, for progress: all, or --max-batches (adaptive reuse trains
+  // more than a macro-batch source plans).
+  uint64_t EpochBatches() const;
   // Progress bar and --log-every line after `batches` batches of the epoch, the last of them
   // from macro-batch `macro_batch` (macro-batch sources).
   void ShowProgress(uint64_t epoch, uint64_t batches, uint64_t macro_batch, double mean_loss,

@@ -37,6 +37,7 @@ void CheckTrainOptions(const TrainOptions& o) {
     }
     if (o.multistage.enabled())
       throw Error::Input("--full-graph and --multistage exclude each other");
+    if (o.max_batches > 0) throw Error::Input("--max-batches needs mini-batches, not --full-graph");
   } else if (layers == 0 || o.sampling.fanouts.size() != layers) {
     throw Error::Input(fmt::format("--fanouts lists {} layers, --layers is {}",
                                    o.sampling.fanouts.size(), layers));

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <limits>
 #include <memory>
 
 #include "common/enum_names.h"
@@ -39,6 +40,11 @@ std::string PrepareCheckpoint(const TrainOptions& o) {
 
 }  // namespace
 
+constexpr EnumNames<EvalMode, 2> kEvalModeNames("evaluation", {{{EvalMode::kSampled, "sampled"},
+                                                                {EvalMode::kNone, "none"}}});
+
+EvalMode ParseEvalMode(std::string_view name) { return kEvalModeNames.Parse(name); }
+std::string_view EvalModeName(EvalMode mode) { return kEvalModeNames.Name(mode); }
 EvalPoint ParseEvalPoint(std::string_view name) { return kEvalPointNames.Parse(name); }
 std::string_view EvalPointName(EvalPoint point) { return kEvalPointNames.Name(point); }
 
@@ -94,7 +100,8 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
     EpochReport report = runner.TrainEpoch(epoch);
     report.gemm_gflops = GemmGflops(gemm_before, ReadGemmCounters());
     const bool last = epoch + 1 == o.epochs;
-    if (last || (o.eval_every && (epoch + 1) % o.eval_every == 0)) {
+    const bool evaluate = o.eval != EvalMode::kNone;
+    if (evaluate && (last || (o.eval_every && (epoch + 1) % o.eval_every == 0))) {
       report.val_acc = runner.Accuracy(Split::kVal);
       if (report.val_acc > best_val) {
         best_val = report.val_acc;
@@ -112,13 +119,16 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
     result.epochs.push_back(report);
     if (on_epoch) on_epoch(report);
   }
+  const double not_evaluated = std::numeric_limits<double>::quiet_NaN();
+  const bool evaluate = o.eval != EvalMode::kNone;
   // The last epoch was evaluated; only a run resumed at its end has not trained one.
-  result.final_val_acc =
-      result.epochs.empty() ? runner.Accuracy(Split::kVal) : result.epochs.back().val_acc;
-  result.final_test_acc = runner.Accuracy(Split::kTest);
+  result.final_val_acc = !evaluate               ? not_evaluated
+                         : result.epochs.empty() ? runner.Accuracy(Split::kVal)
+                                                 : result.epochs.back().val_acc;
+  result.final_test_acc = evaluate ? runner.Accuracy(Split::kTest) : not_evaluated;
   result.best_val_acc = result.final_val_acc;
   result.best_test_acc = result.final_test_acc;
-  if (best.saved() && result.best_epoch + 1 != o.epochs) {
+  if (evaluate && best.saved() && result.best_epoch + 1 != o.epochs) {
     best.Restore(runner.Parameters());
     result.best_val_acc = best_val;
     result.best_test_acc = runner.Accuracy(Split::kTest);

@@ -543,5 +543,28 @@ TEST(ImportCli, RefusesDirectoryAsEdgeList) {
   ExpectOnlyEntries(s.path(), {"edges"});
 }
 
+// ---- OGB ----
+
+// A plain-text stand-in for a .csv.gz (the reader passes text through) with one bad line.
+TEST(ImportCli, RefusesABadOgbEdgeLineInOneLine) {
+  ScratchDir s;
+  std::filesystem::create_directories(s / "ogbn-x/raw");
+  std::filesystem::create_directories(s / "ogbn-x/split/random");
+  WriteTextFile(s / "ogbn-x/raw/num-node-list.csv.gz", "4\n");
+  WriteTextFile(s / "ogbn-x/raw/num-edge-list.csv.gz", "2\n");
+  WriteTextFile(s / "ogbn-x/raw/edge.csv.gz", "0,1\n1;2\n");
+  CommandResult r = RunStrata({"import", s / "out", "--ogb", s / "ogbn-x"});
+  ExpectInputError(r, {"edge.csv.gz:line 2)", "expected 2 comma-separated node ids"});
+  ExpectOnlyEntries(s.path(), {"ogbn-x"});
+}
+
+TEST(ImportCli, OgbSplitNeedsOgb) {
+  ScratchDir s;
+  CommandResult r = RunStrata({"import", s / "out", "--npy", s.path(), "--ogb-split", "time"});
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_NE(r.err.find("--ogb-split requires --ogb"), std::string::npos) << r.err;
+  ExpectOnlyEntries(s.path(), {});
+}
+
 }  // namespace
 }  // namespace strata

@@ -94,6 +94,29 @@ TEST(Generate, SbmHasHomophilyLabelsAndSplits) {
   EXPECT_GT(meta.in_degree.max, 10 * meta.in_degree.mean);
 }
 
+// --isolated leaves its share of the nodes without an edge either way, the same ones whatever
+// the thread count, and the others keep about the same number of edges.
+TEST(Generate, IsolatedNodesHaveNoEdges) {
+  testing::ScratchDir dir;
+  GenerateOptions o = SmallOptions(dir / "g");
+  o.isolated = 0.1;
+  const DatasetMeta meta = GenerateOnOneAndThreeThreads(o, dir / "g", dir / "again");
+  auto csc = testing::ReadCscFiles(dir / "g/graph/indptr.bin", dir / "g/graph/indices.bin", 4);
+  std::vector<bool> has_in(o.nodes), has_out(o.nodes);
+  for (uint64_t v = 0; v < o.nodes; ++v) {
+    has_in[v] = csc.indptr[v + 1] > csc.indptr[v];
+    for (uint64_t e = csc.indptr[v]; e < csc.indptr[v + 1]; ++e) has_out[csc.indices[e]] = true;
+  }
+  uint64_t isolated = 0;
+  for (uint64_t v = 0; v < o.nodes; ++v) {
+    EXPECT_EQ(has_in[v], has_out[v]) << v;  // undirected
+    isolated += !has_in[v];
+  }
+  EXPECT_EQ(isolated, meta.in_degree.zero_count);
+  EXPECT_NEAR(static_cast<double>(isolated) / o.nodes, 0.1, 0.01);
+  EXPECT_GT(meta.num_edges, o.nodes * o.avg_degree * 0.85);
+}
+
 TEST(Generate, FeaturesAreClassCentroidPlusNoise) {
   testing::ScratchDir dir;
   GenerateOptions o = SmallOptions(dir / "g");
@@ -259,6 +282,9 @@ TEST(Generate, RefusesBadOptions) {
   o.feature_density = 0.5;
   EXPECT_THROW(GenerateDataset(o), Error);
   o.feature_density = 0.01;  // no word of 16
+  EXPECT_THROW(GenerateDataset(o), Error);
+  o = SmallOptions(dir / "x");
+  o.isolated = 0.6;
   EXPECT_THROW(GenerateDataset(o), Error);
   EXPECT_TRUE(testing::ListDirectory(dir.path()).empty());
 }

@@ -194,6 +194,24 @@ TEST_F(PartitionDatasetTest, SameOptionsSameBytes) {
   }
 }
 
+// The feature rows move by sequential passes over the input, as many as the budget needs;
+// the count never shows in the output.
+TEST_F(PartitionDatasetTest, AnyNumberOfRowPassesSameBytes) {
+  PartitionDataset(Options("one", PartitionMethod::kGap));
+  const DatasetMeta one = Dataset::Open(dir_ / "one").meta();
+  const uint64_t stride = one.row_stride_bytes;
+  for (uint64_t pass_bytes : {uint64_t{1}, 61 * stride, stride * kNodes / 3}) {  // 3000, 50, 3
+    PartitionOptions o = Options("passes", PartitionMethod::kGap);
+    o.row_pass_bytes = pass_bytes;
+    PartitionDataset(o);
+    const DatasetMeta passes = Dataset::Open(dir_ / "passes").meta();
+    for (const auto& [name, digest] : one.files) {
+      EXPECT_EQ(digest.xxh64, passes.files.at(name).xxh64) << name << ", " << pass_bytes;
+    }
+    std::filesystem::remove_all(dir_ / "passes");
+  }
+}
+
 TEST_F(PartitionDatasetTest, GapRespectsTheCapacityOfEveryLabelGroup) {
   const Dataset in = Dataset::Open(dir_ / "in");
   MemoryBudget budget(64 << 20);

@@ -1,21 +1,24 @@
 // Strata against the PyTorch reference (tools/reference/): the published full-batch recipes of
-// GCN, GraphSAGE and GAT on Cora (row-normalised and raw) and on a generated dense-binary
-// dataset. Strata's mean training-loss curve must follow the reference's, and its mean final
-// test accuracy must be within a point of the reference's, over the same seeds (not the same
-// numbers: the RNGs differ). The reference's curves are checked-in fixtures
-// (tests/fixtures/recipes, recorded by tools/reference/record_fixtures.py), so this test needs
-// no PyTorch.
+// GCN, GraphSAGE and GAT on Cora (row-normalised and raw), on a generated dense-binary
+// dataset, and on a proxy of a co-purchase graph with wide, dense, raw binary features. Strata's
+// mean training-loss curve must follow the reference's, and its mean final test accuracy must be
+// within a point of the reference's, over the same seeds (not the same numbers: the RNGs differ).
+// The reference's curves are checked-in fixtures (tests/fixtures/recipes, recorded by
+// tools/reference/record_fixtures.py), so this test needs no PyTorch.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <sstream>
 #include <string>
 #include <vector>
 
-#include "strata/generate.h"
 #include "strata/train.h"
 #include "test_util.h"
 #include "train/planetoid_dataset.h"
@@ -29,38 +32,30 @@ constexpr bool kSanitized = true;
 constexpr bool kSanitized = false;
 #endif
 
-// The dense-binary dataset of the fixtures: record_fixtures.py's "binary" command line.
-constexpr const char* kBinaryCommand =
-    "strata generate OUT --nodes 4000 --avg-degree 10 --homophily 0.7 --feature-dim 767 "
-    "--binary-features 40 --classes 10 --train-ratio 0.6 --val-ratio 0.2 --test-ratio 0.2 "
-    "--seed 7";
-
-std::string BinaryDataset() {
-  static testing::ScratchDir* dir = new testing::ScratchDir();  // lives for the whole run
-  const std::string out = *dir / "binary";
-  if (!std::filesystem::exists(out)) {
-    GenerateOptions o;
-    o.out = out;
-    o.nodes = 4000;
-    o.avg_degree = 10;
-    o.homophily = 0.7;
-    o.feature_dim = 767;
-    o.binary_ones = 40;
-    o.classes = 10;
-    o.train_ratio = 0.6;
-    o.val_ratio = 0.2;
-    o.test_ratio = 0.2;
-    o.seed = 7;
-    o.memory_budget_bytes = uint64_t{256} << 20;
-    GenerateDataset(o);
-  }
-  return out;
-}
-
 nlohmann::json ReadFixture(const std::string& name) {
   std::ifstream in(std::string(STRATA_TEST_FIXTURES) + "/recipes/" + name + ".json");
   EXPECT_TRUE(in.good()) << "fixture " << name << " not found";
   return nlohmann::json::parse(in);
+}
+
+// The generated dataset of a fixture, built once per run by the strata binary from the
+// fixture's own `dataset_command` ("strata generate OUT ARGS..."), so that this test and
+// record_fixtures.py cannot build different data.
+std::string GeneratedDataset(const std::string& fixture_name) {
+  static const testing::ScratchDir dir;  // removed at exit
+  const nlohmann::json fixture = ReadFixture(fixture_name);
+  std::istringstream command(fixture.at("dataset_command").get<std::string>());
+  std::vector<std::string> words{std::istream_iterator<std::string>(command), {}};
+  const std::string out = dir / fixture.at("dataset").get<std::string>();
+  if (!std::filesystem::exists(out)) {
+    EXPECT_EQ(words.at(1), "generate");
+    EXPECT_EQ(words.at(2), "OUT");
+    std::vector<std::string> args = {"generate", out};
+    args.insert(args.end(), words.begin() + 3, words.end());
+    const testing::CommandResult built = testing::RunStrata(args);
+    EXPECT_EQ(built.exit_status, 0) << built.err;
+  }
+  return out;
 }
 
 // The recipe train_reference.py trains, as Strata options: full batch (every training node,
@@ -118,8 +113,9 @@ double Mean(const std::vector<double>& v) {
 // dataset (its seeds' standard deviation above 5 points: GraphSAGE on raw dense-binary features,
 // where some seeds collapse in PyTorch too); then within the range the reference's seeds span.
 // With `full_graph`, Strata trains the recipe with --full-graph instead of one full batch.
+// `max_seeds` trains only the fixture's first seeds, against the statistics of all of them.
 void ExpectParity(const std::string& fixture_name, const std::string& dataset,
-                  bool full_graph = false) {
+                  bool full_graph = false, size_t max_seeds = SIZE_MAX) {
   SCOPED_TRACE(fixture_name);
   const nlohmann::json fixture = ReadFixture(fixture_name);
   nlohmann::json recipe = fixture.at("recipe");
@@ -136,13 +132,14 @@ void ExpectParity(const std::string& fixture_name, const std::string& dataset,
     return;
   }
   std::vector<double> accuracy, loss(o.epochs, 0.0);
-  for (size_t seed = 0; seed < reference_acc.size(); ++seed) {
+  const size_t seeds = std::min(max_seeds, reference_acc.size());
+  for (size_t seed = 0; seed < seeds; ++seed) {
     o.seed = seed;
     TrainResult result = Train(o);
     accuracy.push_back(result.final_test_acc);
     for (size_t e = 0; e < o.epochs; ++e) loss[e] += result.epochs[e].train_loss;
   }
-  for (double& l : loss) l /= reference_acc.size();
+  for (double& l : loss) l /= seeds;
   const std::vector<double> ours = Smoothed(loss, 10), theirs = Smoothed(reference_loss, 10);
   const std::vector<double> spread = Smoothed(reference_loss_std, 10);
   for (size_t w = 0; w < ours.size(); ++w) {
@@ -158,8 +155,10 @@ void ExpectParity(const std::string& fixture_name, const std::string& dataset,
   if (std::sqrt(variance / (reference_acc.size() - 1)) <= 0.05) {
     EXPECT_NEAR(Mean(accuracy), Mean(reference_acc), 0.01);
   } else {
-    EXPECT_GE(Mean(accuracy), *low);
-    EXPECT_LE(Mean(accuracy), *high);
+    // The fixture holds 5 significant digits: a seed at the same collapsed accuracy (every
+    // node given one class) may read just below the rounded minimum.
+    EXPECT_GE(Mean(accuracy), *low - 1e-5);
+    EXPECT_LE(Mean(accuracy), *high + 1e-5);
   }
 }
 
@@ -178,8 +177,8 @@ TEST_P(RecipeParity, CoraRaw) {
 }
 
 TEST_P(RecipeParity, DenseBinary) {
-  EXPECT_EQ(ReadFixture(std::string("binary-") + GetParam()).at("dataset_command"), kBinaryCommand);
-  ExpectParity(std::string("binary-") + GetParam(), BinaryDataset());
+  const std::string fixture = std::string("binary-") + GetParam();
+  ExpectParity(fixture, GeneratedDataset(fixture));
 }
 
 // The full-graph path (fullgraph/) trains Kipf's GCN recipe exactly as the reference does: the
@@ -190,7 +189,18 @@ TEST(FullGraphRecipeParity, GcnCoraRowNormalised) {
   ExpectParity("cora-gcn", cora, true);
 }
 
-TEST(FullGraphRecipeParity, GcnDenseBinary) { ExpectParity("binary-gcn", BinaryDataset(), true); }
+TEST(FullGraphRecipeParity, GcnDenseBinary) {
+  ExpectParity("binary-gcn", GeneratedDataset("binary-gcn"), true);
+}
+
+// Kipf's GCN recipe is bistable on wide, dense, raw inputs, in PyTorch as in Strata: some seeds
+// train, others lose most hidden units in the first steps (tools/reference/README.md). So
+// this compares two seeds (under a minute per model) with the spread of the reference's ten; the
+// ten-seed comparison is tools/reference/compare_strata.py's.
+TEST_P(RecipeParity, CopurchaseProxy) {
+  const std::string fixture = std::string("copurchase-") + GetParam();
+  ExpectParity(fixture, GeneratedDataset(fixture), false, 2);
+}
 
 INSTANTIATE_TEST_SUITE_P(Models, RecipeParity, ::testing::Values("gcn", "sage", "gat"),
                          [](const auto& info) { return std::string(info.param); });

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <numeric>
 
@@ -174,8 +175,8 @@ TEST(Trainer, DirectStoreOutOfCoreGivesTheSameLossesAsMemory) {
   EXPECT_LT(direct.epochs.back().train_loss, direct.epochs.front().train_loss);
 }
 
-TEST(Trainer, RunAheadDepthDoesNotChangeTheLosses) {
-  testing::ScratchDir dir;
+// Two epochs of 2-layer GraphSAGE on a small generated SBM at dir/sbm.
+TrainOptions SmallSbmRun(const testing::ScratchDir& dir) {
   GenerateDataset(testing::SmallGraph(dir / "sbm", 5000, 16, 3));
   TrainOptions o;
   o.dataset = dir / "sbm";
@@ -186,6 +187,12 @@ TEST(Trainer, RunAheadDepthDoesNotChangeTheLosses) {
   o.epochs = 2;
   o.eval_every = 0;
   o.memory_budget_bytes = uint64_t{128} << 20;
+  return o;
+}
+
+TEST(Trainer, RunAheadDepthDoesNotChangeTheLosses) {
+  testing::ScratchDir dir;
+  TrainOptions o = SmallSbmRun(dir);
   o.features.cache_fraction = 0.2;
   o.max_run_ahead = 1;
   TrainResult shallow = Train(o);
@@ -194,6 +201,48 @@ TEST(Trainer, RunAheadDepthDoesNotChangeTheLosses) {
   for (size_t e = 0; e < 2; ++e) {
     EXPECT_EQ(shallow.epochs[e].train_loss, deep.epochs[e].train_loss);
   }
+}
+
+// --max-batches ends each epoch early and changes nothing else: a limit at or above the
+// epoch's batch count trains exactly the whole epoch.
+TEST(Trainer, MaxBatchesEndsEachEpochEarly) {
+  testing::ScratchDir dir;
+  TrainOptions o = SmallSbmRun(dir);
+  const TrainResult all = Train(o);
+  const uint64_t batches = all.epochs[0].batches;
+  ASSERT_GT(batches, 3u);
+  o.max_batches = 3;
+  const TrainResult three = Train(o);
+  for (const EpochReport& epoch : three.epochs) EXPECT_EQ(epoch.batches, 3u);
+  EXPECT_NE(three.epochs[0].train_loss, all.epochs[0].train_loss);
+  o.max_batches = batches;
+  const TrainResult limit = Train(o);
+  for (size_t e = 0; e < 2; ++e) EXPECT_EQ(limit.epochs[e].train_loss, all.epochs[e].train_loss);
+  EXPECT_EQ(limit.test_acc, all.test_acc);
+  o.full_graph = true;
+  o.model.kind = ModelKind::kGcn;
+  EXPECT_THROW(Train(o), Error);
+}
+
+// --eval none scores nothing, so the losses are those of a run that evaluates.
+TEST(Trainer, EvalNoneMeasuresNoAccuracy) {
+  testing::ScratchDir dir;
+  TrainOptions o = SmallSbmRun(dir);
+  o.eval_every = 1;
+  const TrainResult evaluated = Train(o);
+  o.eval = EvalMode::kNone;
+  o.metrics_out = dir / "metrics.jsonl";
+  const TrainResult none = Train(o);
+  for (size_t e = 0; e < 2; ++e) {
+    EXPECT_EQ(none.epochs[e].train_loss, evaluated.epochs[e].train_loss);
+    EXPECT_TRUE(std::isnan(none.epochs[e].val_acc));
+  }
+  EXPECT_TRUE(std::isnan(none.test_acc));
+  EXPECT_TRUE(std::isnan(none.final_val_acc));
+  EXPECT_TRUE(std::isnan(none.best_test_acc));
+  EXPECT_FALSE(std::isnan(evaluated.test_acc));
+  const std::string metrics = ReadWholeFile(dir / "metrics.jsonl");
+  EXPECT_NE(metrics.find("\"test_acc\":null"), std::string::npos) << metrics;
 }
 
 // Train 4 epochs, or train 2 and resume to 4: the same losses, the same best-validation model

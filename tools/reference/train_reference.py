@@ -23,6 +23,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import strata_streams as streams  # noqa: E402  (needs the path above)
+
 # The published recipes. "weight_decay_on" says which parameters get L2: Kipf's GCN puts it on
 # the first layer's weight only; the DGL examples put it on every parameter.
 RECIPES = {
@@ -124,6 +127,25 @@ def glorot(*shape, gain):
     return torch.nn.Parameter(w)
 
 
+class StrataDropout:
+    """The masks Strata's full-graph path draws (strata_streams.py), in place of torch's: the
+    input dropout on the features' non-zeros, the dropout after layer l on its stream."""
+
+    def __init__(self, seed):
+        self.seed = seed
+        self.epoch = 0
+
+    def __call__(self, h, p, layer):
+        step = streams.step_seed(self.seed, self.epoch)
+        if layer == 0:
+            dense = h.to_dense() if h.is_sparse else h
+            mask = streams.input_nonzero_mask(dense.numpy(), p, step)
+        else:
+            mask = streams.row_mask(streams.mix_seed(step, 2 * (layer - 1) + 2), 0, h.shape[0],
+                                    h.shape[1], p)
+        return (h.to_dense() if h.is_sparse else h) * torch.from_numpy(mask).float()
+
+
 class GCN(torch.nn.Module):
     def __init__(self, g, dims, r):
         super().__init__()
@@ -133,15 +155,27 @@ class GCN(torch.nn.Module):
         self.adj = sparse_adjacency(g["n"], src, dst, (deg[src] * deg[dst]).rsqrt())
         self.weights = torch.nn.ParameterList(glorot(a, b, gain=1.0) for a, b in zip(dims, dims[1:]))
         self.r = r
+        self.strata_dropout = None  # a StrataDropout replaces torch's masks
 
     def decayed_parameters(self):
         return [self.weights[0]]
 
+    def strata_init(self, seed):
+        """Strata's initial weights for `seed`: layer l's from GlorotUniform(MixSeed(seed, l))."""
+        with torch.no_grad():
+            for l, w in enumerate(self.weights):
+                values = streams.glorot_uniform(w.shape[0], w.shape[1], streams.mix_seed(seed, l))
+                w.copy_(torch.from_numpy(values.astype(np.float32)))
+
     def forward(self, h):
         for i, w in enumerate(self.weights):
             p = self.r["input_dropout"] if i == 0 else self.r["dropout"]
+            if self.training and p > 0 and self.strata_dropout is not None:
+                h = self.strata_dropout(h, p, i)
+            else:
+                h = dropout(h, p, self.training)
             # Kipf's order: transform first, then aggregate the (narrower) result.
-            h = self.adj @ (dropout(h, p, self.training) @ w)
+            h = self.adj @ (h @ w)
             if i < len(self.weights) - 1:
                 h = F.relu(h)
         return h
@@ -227,14 +261,22 @@ def accuracy(logits, y, ids):
     return (logits[ids].argmax(1) == y[ids]).sum().item() / len(ids)
 
 
-def train(g, model_name, recipe, seed):
-    """Trains one model on the loaded graph g; returns the per-epoch record as a dict."""
+def train(g, model_name, recipe, seed, strata_init=False, strata_dropout=False):
+    """Trains one model on the loaded graph g; returns the per-epoch record as a dict.
+    strata_init and strata_dropout (GCN only) take Strata's initial weights and full-graph
+    dropout masks for `seed` instead of torch's draws."""
     torch.manual_seed(seed)
     np.random.seed(seed)
     random.seed(seed)
     r = recipe
     dims = [g["x"].shape[1]] + [r["hidden"]] * (r["layers"] - 1) + [g["num_classes"]]
     model = MODELS[model_name](g, dims, r)
+    if (strata_init or strata_dropout) and model_name != "gcn":
+        sys.exit("--strata-init and --strata-dropout are for --model gcn")
+    if strata_init:
+        model.strata_init(seed)
+    if strata_dropout:
+        model.strata_dropout = StrataDropout(seed)
     decayed = {id(p) for p in model.decayed_parameters()}
     groups = [{"params": [p for p in model.parameters() if id(p) in decayed], "weight_decay": r["weight_decay"]},
               {"params": [p for p in model.parameters() if id(p) not in decayed], "weight_decay": 0.0}]
@@ -243,7 +285,9 @@ def train(g, model_name, recipe, seed):
     x, y = g["x"], g["y"]
     losses, val, test = [], [], []
     start = time.perf_counter()
-    for _ in range(r["epochs"]):
+    for epoch in range(r["epochs"]):
+        if strata_dropout:
+            model.strata_dropout.epoch = epoch
         model.train()
         opt.zero_grad()
         loss = F.cross_entropy(model(x)[g["train"]], y[g["train"]])
@@ -291,12 +335,16 @@ def main():
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads; more than one was many times slower on a busy 2-core machine")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    ap.add_argument("--strata-init", action="store_true",
+                    help="gcn: start from the weights Strata initialises for --seed")
+    ap.add_argument("--strata-dropout", action="store_true",
+                    help="gcn: drop what Strata's full-graph path drops for --seed")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
 
     recipe = recipe_for(a.model, a.epochs, a.hidden, a.lr, a.weight_decay, a.dropout)
     g = load_dataset(a.dataset, a.row_normalize)
-    result = train(g, a.model, recipe, a.seed)
+    result = train(g, a.model, recipe, a.seed, a.strata_init, a.strata_dropout)
     if a.json:
         print(json.dumps({"model": a.model, "dataset": a.dataset, "seed": a.seed,
                           "epochs": recipe["epochs"], "row_normalize": a.row_normalize,

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The larger-than-memory path end to end (issue 24), every command within one memory budget:
+# generate ogbn-papers100M's shape with half its edges (NODES nodes, average degree 10,
+# 128-dim float16 features, 172 classes, train/val/test 1.1% / 0.11% / 0.2%), partition it
+# (GAP, 1024 parts, 1% hubs), remove the unpartitioned copy, train one epoch of the Hanoi
+# thesis's model (GraphSAGE, 3 layers, hidden 256, fanouts 15,10,5, batch 1000) with
+# --multistage partition and evaluate every val and test node, then time BATCHES batches with
+# the direct store on the same data. Prints one markdown table: per stage the wall time, peak
+# RSS against the budget, bytes read and written (the kernel's block I/O counts) against the
+# disk's ceilings measured first, the data directory's size after the stage, and the accuracy.
+# Progress lines go to DATA/scale-NODES.log.
+#   bench/scale.sh [NODES] [DATA] [BUDGET] [BATCHES] [STRATA]
+# At the default 100M nodes this needs about 66 GB of disk and most of an hour; a small NODES
+# (e.g. 1000000) checks the script in a minute.
+set -euo pipefail
+nodes=${1:-100000000}
+data=${2:-data}
+budget=${3:-8G}
+batches=${4:-100}
+strata=${5:-build/strata}
+src=$data/scale-$nodes
+part=$src-p1024
+log=$data/scale-$nodes.log
+stats=$(mktemp -d)
+trap 'rm -rf "$stats"' EXIT
+mkdir -p "$data"
+: > "$log"
+
+# run NAME COMMAND...: runs it under GNU time, appending its progress to the log.
+run() {
+  local name=$1; shift
+  echo "== $name: $*" >> "$log"
+  /usr/bin/time -f '{"wall_s": %e, "peak_rss_kb": %M, "read_blocks": %I, "written_blocks": %O}' \
+    -o "$stats/$name.time" "$@" >> "$log" 2>&1
+  du -sb "$data"/scale-"$nodes"* 2>/dev/null | awk '{s += $1} END {print s + 0}' \
+    > "$stats/$name.disk"
+}
+
+run generate "$strata" generate "$src" --nodes "$nodes" --avg-degree 10 --feature-dim 128 \
+  --feature-dtype float16 --classes 172 --train-ratio 0.011 --val-ratio 0.0011 \
+  --test-ratio 0.002 --seed 1 --memory-budget "$budget"
+run partition "$strata" partition "$src" "$part" --parts 1024 --hubs 0.01 \
+  --memory-budget "$budget"
+"$strata" bench disk "$src" --seconds 3 --depths 128 --json > "$stats/disk.json" 2>> "$log"
+rm -rf "$src"
+model=(--model sage --layers 3 --hidden 256 --fanouts 15,10,5 --batch-size 1000 --epochs 1
+       --lr 0.003 --seed 1 --memory-budget "$budget")
+run multistage "$strata" train "$part" "${model[@]}" --multistage partition \
+  --eval-fanouts 15,10,5 --metrics-out "$stats/multistage.jsonl"
+run direct "$strata" train "$part" "${model[@]}" --feature-store direct \
+  --max-batches "$batches" --eval none --metrics-out "$stats/direct.jsonl"
+
+python3 - "$stats" "$budget" "$nodes" <<'PY'
+import json, os, sys
+stats, budget, nodes = sys.argv[1], sys.argv[2], int(sys.argv[3])
+units = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+budget_bytes = int(float(budget[:-1]) * units[budget[-1]]) if budget[-1] in units else int(budget)
+disk = json.load(open(os.path.join(stats, "disk.json")))
+random = disk["random_4k"][-1]
+print(f"{nodes:,} nodes, budget {budget}; the disk: {random['iops'] / 1e3:.0f}K random 4 KiB "
+      f"reads/s at depth {random['depth']}, sequential {disk['sequential_1m']['mb_per_s']:.0f} MB/s\n")
+print("| stage | wall | peak RSS (of budget) | read | written | data on disk | result |")
+print("|---|---|---|---|---|---|---|")
+for name in ["generate", "partition", "multistage", "direct"]:
+    t = json.load(open(os.path.join(stats, f"{name}.time")))
+    size = int(open(os.path.join(stats, f"{name}.disk")).read())
+    result = ""
+    metrics = os.path.join(stats, f"{name}.jsonl")
+    if os.path.exists(metrics):
+        records = [json.loads(line) for line in open(metrics)]
+        epoch = next(r for r in records if r.get("event", "epoch") != "final")
+        final = records[-1]
+        result = (f"epoch {epoch['time_s']:.1f} s, {epoch['batches']} batches "
+                  f"({epoch['time_s'] / epoch['batches'] * 1000:.0f} ms each), train busy "
+                  f"{epoch['stage_busy']['train_s']:.1f} s, read {epoch['disk_bytes'] / 1e9:.1f} GB")
+        if final.get("test_acc") is not None:
+            result += (f"; val+test evaluated in {final['total_time_s'] - epoch['time_s']:.1f} s,"
+                       f" test acc {final['test_acc']:.4f}")
+    rss = t["peak_rss_kb"] * 1024
+    print(f"| {name} | {t['wall_s']:.1f} s | {rss / 2**30:.2f} GiB ({rss / budget_bytes:.0%}) "
+          f"| {t['read_blocks'] * 512 / 1e9:.1f} GB | {t['written_blocks'] * 512 / 1e9:.1f} GB "
+          f"| {size / 1e9:.1f} GB | {result} |")
+PY
