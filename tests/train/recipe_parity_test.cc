@@ -194,12 +194,13 @@ TEST(FullGraphRecipeParity, GcnDenseBinary) {
 }
 
 // Kipf's GCN recipe is bistable on wide, dense, raw inputs, in PyTorch as in Strata: some seeds
-// train, others lose most hidden units in the first steps (tools/reference/README.md). So
-// this compares two seeds (under a minute per model) with the spread of the reference's ten; the
-// ten-seed comparison is tools/reference/compare_strata.py's.
+// train, others lose most hidden units in the first steps (tools/reference/README.md), and
+// GraphSAGE's collapses on them. So one Strata seed (a minute for GAT) is checked against the
+// spread of the reference's ten: within a point of GAT's stable 99.9%, within the range of the
+// others; the ten-seed comparison is tools/reference/compare_strata.py's.
 TEST_P(RecipeParity, CopurchaseProxy) {
   const std::string fixture = std::string("copurchase-") + GetParam();
-  ExpectParity(fixture, GeneratedDataset(fixture), false, 2);
+  ExpectParity(fixture, GeneratedDataset(fixture), false, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, RecipeParity, ::testing::Values("gcn", "sage", "gat"),
