@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "common/interrupt.h"
@@ -14,6 +16,7 @@
 #include "dataset/split_writer.h"
 #include "storage/file.h"
 #include "strata/error.h"
+#include "strata/feature_store.h"
 
 namespace strata {
 namespace {
@@ -46,51 +49,114 @@ IdMaps Renumber(const Partitioning& partitioning, MemoryBudget& budget) {
 // writers' buffers, the allocator's slack): this much, or an eighth of what is free.
 constexpr uint64_t kRowRewriteReserve = uint64_t{64} << 20;
 constexpr uint64_t kRowReadChunk = uint64_t{16} << 20;
+// The SSD the choice between passes and random reads is made for (docs/training.md, "The
+// machine"): its sequential rate and its random 4 KiB reads per second at depth 128.
+constexpr double kSequentialBytesPerSecond = 1.4e9;
+constexpr double kRandomReadsPerSecond = 125e3;
 
-// Writes the input's feature rows in the new order to features.bin, and the hubs' rows (new
-// ids `hub_ids`, ascending) to hub_features.bin, by sequential passes over the input: each pass
-// scans the whole input file in large reads and keeps the rows whose new ids fall in the next
-// range that fits the budget, then appends that range. One random read per node (a gather in
-// the new order) runs at the disk's random-read rate, which at 100M nodes is most of an hour;
-// a pass runs at its sequential rate, and as few as the budget allows are made. Rows are
-// copied as stored, so every dtype keeps its exact bytes.
+// How the feature rows reach their new order: `passes` sequential scans of the input, each
+// keeping `range_rows` rows, or (passes == 0) one random read per row.
+struct RowRewritePlan {
+  uint64_t passes = 0;
+  uint64_t range_rows = 0;
+};
+
+// Passes while they are cheaper than a random read per row: with the budget a fifth of the
+// features, five passes cost a tenth of the random reads (100M rows of 256 bytes); features
+// sixty times the budget (MAG240M's 375 GB in 6 GB) cost more in passes than in reads.
+RowRewritePlan PlanRowRewrite(const DatasetMeta& in, uint64_t free_bytes) {
+  const uint64_t n = in.num_nodes, stride = in.row_stride_bytes;
+  RowRewritePlan plan;
+  plan.range_rows = std::clamp<uint64_t>(free_bytes / stride, 1, n);
+  const uint64_t passes = (n + plan.range_rows - 1) / plan.range_rows;
+  const double pass_s =
+      static_cast<double>(passes) * static_cast<double>(n * stride) / kSequentialBytesPerSecond;
+  const double blocks_per_row = std::ceil(static_cast<double>(stride) / kBlockBytes);
+  const double gather_s = static_cast<double>(n) * blocks_per_row / kRandomReadsPerSecond;
+  if (pass_s <= gather_s) plan.passes = passes;
+  return plan;
+}
+
+// Gathers the input's rows of `ids` in that order into `out`, by random direct reads.
+void GatherRows(FeatureStore& store, const DatasetMeta& in, std::span<const uint64_t> ids,
+                FeatureWriter& out, MemoryBudget& budget, ProgressBar* progress) {
+  const uint64_t dim = in.feature_dim;
+  // A few MiB of rows per gather: enough for the engine's queue, little of the budget.
+  const uint64_t chunk = std::clamp<uint64_t>((uint64_t{16} << 20) / (dim * 4), 64, 1 << 16);
+  ChargedArray<float> rows(budget, chunk * dim, "partitioned feature rows");
+  for (uint64_t first = 0; first < ids.size(); first += chunk) {
+    const uint64_t count = std::min<uint64_t>(chunk, ids.size() - first);
+    store.Gather(ids.subspan(first, count), {rows.data(), count * dim});
+    out.AppendRows({rows.data(), count * dim});
+    if (progress) progress->Update(first + count);
+    ThrowIfInterrupted();
+  }
+}
+
+// Moves the rows by `plan.passes` sequential scans of the input: each keeps the rows whose new
+// ids fall in the next range of `plan.range_rows`, then appends that range (and the hubs in it,
+// `hub_ids` being new ids, ascending). Rows are copied as stored: every dtype keeps its bytes.
+void PassRows(const Dataset& input, const IdMaps& maps, const RowRewritePlan& plan,
+              std::span<const uint64_t> hub_ids, FeatureWriter& rows_out, FeatureWriter& hubs_out,
+              MemoryBudget& budget, ProgressBar* progress) {
+  const uint64_t n = input.meta().num_nodes, stride = input.meta().row_stride_bytes;
+  const FileReader file(input.PathOf(kFeaturesFile));
+  const uint64_t chunk_rows = std::clamp<uint64_t>(kRowReadChunk / stride, 1, n);
+  ChargedArray<std::byte> chunk(budget, chunk_rows * stride, "partition row reads");
+  ChargedArray<std::byte> range(budget, plan.range_rows * stride, "partition row passes");
+  size_t next_hub = 0;
+  for (uint64_t pass = 0; pass < plan.passes; ++pass) {
+    const uint64_t low = pass * plan.range_rows, high = std::min(n, low + plan.range_rows);
+    for (uint64_t first = 0; first < n; first += chunk_rows) {
+      const uint64_t count = std::min(chunk_rows, n - first);
+      file.ReadExact(first * stride, chunk.data(), count * stride);
+      for (uint64_t k = 0; k < count; ++k) {
+        const uint64_t id = maps.new_of[first + k];
+        if (id >= low && id < high) {
+          std::memcpy(range.data() + (id - low) * stride, chunk.data() + k * stride, stride);
+        }
+      }
+      if (progress) progress->Update(pass * n + first + count);
+      ThrowIfInterrupted();
+    }
+    rows_out.AppendStoredRows({range.data(), (high - low) * stride});
+    for (; next_hub < hub_ids.size() && hub_ids[next_hub] < high; ++next_hub) {
+      hubs_out.AppendStoredRows({range.data() + (hub_ids[next_hub] - low) * stride, stride});
+    }
+  }
+}
+
+// Writes the input's feature rows in the new order to features.bin and the hubs' rows to
+// hub_features.bin. A random read per row runs at the disk's random-read rate, which at 100M
+// rows is most of an hour; a pass over the input runs at its sequential rate, and as few are
+// made as the budget allows. PlanRowRewrite picks the cheaper.
 void WriteFeatureRows(const Dataset& input, const IdMaps& maps, std::span<const uint64_t> hub_ids,
-                      uint64_t row_pass_bytes, DatasetWriter& writer, MemoryBudget& budget,
-                      ProgressBar* progress) {
+                      std::span<const uint64_t> hub_inputs, uint64_t row_pass_bytes,
+                      DatasetWriter& writer, MemoryBudget& budget, ProgressBar* progress) {
   const DatasetMeta& in = input.meta();
   FeatureWriter rows_out(writer.PathOf(kFeaturesFile), in.feature_dim, in.feature_dtype);
   FeatureWriter hubs_out(writer.PathOf(kHubFeaturesFile), in.feature_dim, in.feature_dtype);
   if (in.feature_dim > 0 && in.num_nodes > 0) {
-    const uint64_t n = in.num_nodes, stride = in.row_stride_bytes;
-    const FileReader file(input.PathOf(kFeaturesFile));
-    const uint64_t chunk_rows = std::clamp<uint64_t>(kRowReadChunk / stride, 1, n);
-    ChargedArray<std::byte> chunk(budget, chunk_rows * stride, "partition row reads");
-    uint64_t free = budget.available() - std::min(kRowRewriteReserve, budget.available() / 8);
+    const uint64_t reads =
+        std::clamp<uint64_t>(kRowReadChunk / in.row_stride_bytes, 1, in.num_nodes) *
+        in.row_stride_bytes;
+    uint64_t free = budget.available() - std::min(budget.available(), reads);
+    free -= std::min(kRowRewriteReserve, free / 8);
     if (row_pass_bytes > 0) free = std::min(free, row_pass_bytes);
-    const uint64_t range_rows = std::clamp<uint64_t>(free / stride, 1, n);
-    const uint64_t passes = (n + range_rows - 1) / range_rows;
-    ChargedArray<std::byte> range(budget, range_rows * stride, "partition row passes");
-    size_t next_hub = 0;
-    if (progress)
-      progress->Restart(fmt::format("writing features ({} passes)", passes), passes * n);
-    for (uint64_t pass = 0; pass < passes; ++pass) {
-      const uint64_t low = pass * range_rows, high = std::min(n, low + range_rows);
-      for (uint64_t first = 0; first < n; first += chunk_rows) {
-        const uint64_t count = std::min(chunk_rows, n - first);
-        file.ReadExact(first * stride, chunk.data(), count * stride);
-        for (uint64_t k = 0; k < count; ++k) {
-          const uint64_t id = maps.new_of[first + k];
-          if (id >= low && id < high) {
-            std::memcpy(range.data() + (id - low) * stride, chunk.data() + k * stride, stride);
-          }
-        }
-        if (progress) progress->Update(pass * n + first + count);
-        ThrowIfInterrupted();
+    const RowRewritePlan plan = PlanRowRewrite(in, free);
+    if (plan.passes > 0) {
+      if (progress) {
+        progress->Restart(fmt::format("writing features ({} passes)", plan.passes),
+                          plan.passes * in.num_nodes);
       }
-      rows_out.AppendStoredRows({range.data(), (high - low) * stride});
-      for (; next_hub < hub_ids.size() && hub_ids[next_hub] < high; ++next_hub) {
-        hubs_out.AppendStoredRows({range.data() + (hub_ids[next_hub] - low) * stride, stride});
-      }
+      PassRows(input, maps, plan, hub_ids, rows_out, hubs_out, budget, progress);
+    } else {
+      std::unique_ptr<FeatureStore> store =
+          OpenFeatureStore(input, FeatureStoreKind::kDirect, DirectStoreOptions{}, budget);
+      if (progress) progress->Restart("writing features (random reads)", in.num_nodes);
+      GatherRows(*store, in, {maps.input_of.data(), maps.input_of.size()}, rows_out, budget,
+                 progress);
+      GatherRows(*store, in, hub_inputs, hubs_out, budget, nullptr);
     }
   }
   writer.Record(kFeaturesFile, rows_out.Finish());
@@ -203,7 +269,7 @@ void WritePartitionedLayout(const Dataset& input, const CscGraph& graph,
   }
   WriteHubAdjacency(graph, maps, hub_inputs, id_bytes, writer);
 
-  WriteFeatureRows(input, maps, hub_ids, row_pass_bytes, writer, budget, progress);
+  WriteFeatureRows(input, maps, hub_ids, hub_inputs, row_pass_bytes, writer, budget, progress);
   if (progress) progress->Restart("writing topology", graph.num_edges());
   WriteTopology(graph, maps, id_bytes, writer, budget, progress);
 }

@@ -7,8 +7,9 @@
 //
 // Bounded memory: two id maps (8 bytes per node each); feature rows moved by sequential passes
 // over the input, each filling the rest of the budget with the next range of new ids (so the
-// passes number features.bin's size over the free budget, one when it fits); and the topology
-// rebuilt by the external-memory CSC builder.
+// passes number features.bin's size over the free budget, one when it fits), or by a random
+// read per row where that is cheaper; and the topology rebuilt by the external-memory CSC
+// builder.
 #pragma once
 
 #include <cstdint>

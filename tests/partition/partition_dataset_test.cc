@@ -194,13 +194,13 @@ TEST_F(PartitionDatasetTest, SameOptionsSameBytes) {
   }
 }
 
-// The feature rows move by sequential passes over the input, as many as the budget needs;
-// the count never shows in the output.
-TEST_F(PartitionDatasetTest, AnyNumberOfRowPassesSameBytes) {
+// The feature rows move by sequential passes over the input, as many as the budget needs, or
+// by a random read per row where that many passes would cost more; neither shows in the output.
+TEST_F(PartitionDatasetTest, RowPassesAndRandomReadsWriteTheSameBytes) {
   PartitionDataset(Options("one", PartitionMethod::kGap));
   const DatasetMeta one = Dataset::Open(dir_ / "one").meta();
   const uint64_t stride = one.row_stride_bytes;
-  for (uint64_t pass_bytes : {uint64_t{1}, 61 * stride, stride * kNodes / 3}) {  // 3000, 50, 3
+  for (uint64_t pass_bytes : {uint64_t{1}, 61 * stride, stride * kNodes / 3}) {  // reads, 50, 3
     PartitionOptions o = Options("passes", PartitionMethod::kGap);
     o.row_pass_bytes = pass_bytes;
     PartitionDataset(o);
