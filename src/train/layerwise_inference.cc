@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "common/interrupt.h"
@@ -165,7 +166,7 @@ LayerwiseRun::LayerwiseRun(Session& session, const LayerwiseOptions& options,
     if (kBlockDestinations + p.sources > std::numeric_limits<uint32_t>::max()) {
       throw Error::Input(fmt::format(
           "layer-wise inference: layer {} has {} input rows, more than a block's 32-bit ids "
-          "reach; evaluate fewer nodes or sample with --eval sampled",
+          "reach; evaluate fewer nodes, or in batches",
           l, p.sources));
     }
     plans_.push_back(p);
@@ -211,7 +212,19 @@ LayerwiseStats LayerwiseRun::Run(const LogitsFn& each) {
   });
   activations_.EndRead();
   stats_.scratch += activations_.stats();
-  if (progress_) progress_->Finish();
+  if (progress_) {
+    progress_->Finish();
+    std::string rows;
+    for (size_t l = 0; l < layers(); ++l) {
+      rows += fmt::format("{}{} -> {}", l ? ", " : "", stats_.input_rows[l], stats_.output_rows[l]);
+    }
+    fmt::print(stderr,
+               "layer-wise inference of {} nodes: rows per layer {} (of {}); activations {}\n",
+               sets_[0].size(), rows, sets_[0].num_nodes(),
+               stats_.activations_on_disk ? fmt::format("row-blocked on disk ({} written)",
+                                                        FormatBytes(stats_.scratch.bytes_written))
+                                          : std::string("in memory"));
+  }
   return stats_;
 }
 
@@ -293,6 +306,7 @@ void LayerwiseRun::Transform(size_t l) {
     layer.TransformSources(in,
                            {TransformedRow(kBlockDestinations + first), ids.size(), p.gathered});
     if (progress_) progress_->Update(first + ids.size());
+    ThrowIfInterrupted();
     if (p.self == 0) return;
     MatrixSpan<const float> rows = in;
     uint64_t count = 0;
