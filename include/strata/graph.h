@@ -76,6 +76,13 @@ class CscGraph {
   static constexpr uint64_t kScanChunkEdges = uint64_t{1} << 20;
   void ForEachSourceChunk(
       const std::function<void(uint64_t first_edge, std::span<const uint64_t> sources)>& fn) const;
+  // The same pass cut at row boundaries: fn(begin, end, sources) for consecutive blocks of whole
+  // rows in id order, sources holding the in-neighbours of rows [begin, end) in edge order (row
+  // v's from EdgeBegin(v) - EdgeBegin(begin)). A block has at most `block_edges` edges, or is one
+  // row with more, whose edges the buffers then grow to hold.
+  void ForEachRowBlock(const std::function<void(uint64_t begin, uint64_t end,
+                                                std::span<const uint64_t> sources)>& fn,
+                       uint64_t block_edges = kScanChunkEdges) const;
   AdjacencyStats adjacency_stats() const;
 
  private:

@@ -74,10 +74,15 @@ EvalPoint ParseEvalPoint(std::string_view name);  // final | best
 std::string_view EvalPointName(EvalPoint point);
 
 // How validation and test nodes are scored: by mini-batches sampled with the evaluation
-// fanouts, or not at all (a benchmark aid: on a graph of 100M nodes scoring takes longer than
-// the batches being timed). Not evaluating leaves every accuracy NaN (null in the metrics).
-enum class EvalMode { kSampled, kNone };
-EvalMode ParseEvalMode(std::string_view name);  // sampled | none
+// fanouts; layer-wise, each layer computed once for the in-neighbourhood closure of the nodes,
+// with full neighbourhoods, the features and the adjacency streamed in id order (the exact
+// model, as full-neighbourhood batches compute it, without gathering each batch's
+// neighbourhood again: docs/training.md, "Layer-wise inference"); or not at all (a benchmark
+// aid: on a graph of 100M nodes scoring takes longer than the batches being timed). Not
+// evaluating leaves every accuracy NaN (null in the metrics). The full-graph path always
+// scores the whole graph exactly.
+enum class EvalMode { kSampled, kLayerwise, kNone };
+EvalMode ParseEvalMode(std::string_view name);  // sampled | layerwise | none
 std::string_view EvalModeName(EvalMode mode);
 
 struct TrainOptions {
@@ -111,8 +116,9 @@ struct TrainOptions {
   // Instead of the RoBW plan, AIRES's MaxMemory baseline: equal shares of the budget for the
   // adjacency and the features, each a resident prefix plus synchronous reads of the rest.
   bool full_graph_max_memory = false;
-  // Where the full graph's N-row intermediates go when the budget cannot hold them (empty:
-  // $TMPDIR, else /tmp). The files are unnamed and vanish with the process.
+  // Where the full graph's N-row intermediates and layer-wise evaluation's activations go when
+  // the budget cannot hold them (empty: $TMPDIR, else /tmp). The files are unnamed and vanish
+  // with the process.
   std::string scratch_dir;
   // Rows per chunk of those intermediates, and per weight-gradient sum of the hidden layers:
   // fixed whatever the budget, so that the sums, and the losses, are too. A multiple of 1024.
@@ -178,7 +184,8 @@ struct EvalResult {
 
 // Loads the model of `options.checkpoint_dir` (its network options replace options.model)
 // and measures val/test accuracy with options.sampling.eval_fanouts (empty: full
-// neighbourhoods) and options.features.
+// neighbourhoods) and options.features; with options.eval layer-wise, in one layer-wise pass
+// over both splits, the direct store given no cache.
 EvalResult EvaluateCheckpoint(const TrainOptions& options);
 
 }  // namespace strata

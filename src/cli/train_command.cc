@@ -1,5 +1,5 @@
 // strata train DATASET --model sage|gcn|gat --layers L --hidden H --fanouts 15,10,5 ...
-// strata eval DATASET --checkpoint DIR [--eval-fanouts ...]
+// strata eval DATASET --checkpoint DIR [--eval-fanouts ... | --layerwise]
 #include <fmt/format.h>
 
 #include <cmath>
@@ -33,6 +33,7 @@ struct TrainArgs {
   std::string eval_point = "final";
   std::string eval = "sampled";
   std::string reuse = "1";
+  bool layerwise = false;  // eval: --layerwise
 };
 
 // Options shared by train and eval: the dataset, how features are read, evaluation.
@@ -69,6 +70,10 @@ void AddStoreOptions(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--seed", o.seed, "random seed")->capture_default_str();
   cmd->add_flag("--row-normalize", f.row_normalize,
                 "scale each input feature row to unit L1 norm (as the GCN/GAT papers do)");
+  cmd->add_option("--scratch-dir", o.scratch_dir,
+                  "where --full-graph's intermediates and layer-wise evaluation's activations go "
+                  "when the budget cannot hold them (default $TMPDIR, else /tmp; unnamed files, "
+                  "gone when the run ends)");
 }
 
 void Resolve(TrainArgs& a) {
@@ -157,9 +162,10 @@ Runner AddTrainCommand(CLI::App& app) {
   cmd->add_option("--eval-every", o.eval_every, "epochs between validation runs")
       ->capture_default_str();
   cmd->add_option("--eval", args->eval,
-                  "how val and test are scored: sampled (--eval-fanouts) or none (a benchmark "
-                  "aid: accuracies are not measured)")
-      ->check(CLI::IsMember({"sampled", "none"}))
+                  "how val and test are scored: sampled (--eval-fanouts), layerwise (each layer "
+                  "once over the nodes' neighbourhoods, full, streamed in id order) or none (a "
+                  "benchmark aid: accuracies are not measured)")
+      ->check(CLI::IsMember({"sampled", "layerwise", "none"}))
       ->capture_default_str();
   cmd->add_option("--eval-point", args->eval_point,
                   "model whose accuracy is reported: final (last epoch) or best (best "
@@ -178,9 +184,6 @@ Runner AddTrainCommand(CLI::App& app) {
   cmd->add_flag("--full-graph-max-memory", o.full_graph_max_memory,
                 "with --full-graph: the MaxMemory baseline (equal resident shares of the "
                 "adjacency and the features, the rest read synchronously) instead of RoBW");
-  cmd->add_option("--scratch-dir", o.scratch_dir,
-                  "with --full-graph: where intermediates go when the budget cannot hold them "
-                  "(default $TMPDIR, else /tmp; unnamed files, gone when the run ends)");
   cmd->add_option("--full-graph-chunk-rows", o.full_graph_chunk_rows,
                   "with --full-graph: rows per chunk of intermediates on disk and per weight-"
                   "gradient sum (a multiple of 1024; the losses depend on it, not on the budget)")
@@ -217,8 +220,12 @@ Runner AddEvalCommand(CLI::App& app) {
   auto args = std::make_shared<TrainArgs>();
   AddStoreOptions(cmd, *args);
   cmd->add_option("--checkpoint", args->options.checkpoint_dir, "checkpoint directory")->required();
+  cmd->add_flag("--layerwise", args->layerwise,
+                "score val and test layer by layer in one pass: full neighbourhoods, the features "
+                "and the adjacency read once per layer in id order");
   return [args] {
     args->fanouts = "-1";
+    if (args->layerwise) args->eval = "layerwise";
     Resolve(*args);
     EvalResult result = EvaluateCheckpoint(args->options);
     std::printf("checkpoint after %llu epochs: val accuracy %.4f, test accuracy %.4f\n",

@@ -157,15 +157,8 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
         FormatBytes(intermediates), FormatBytes(streams_min),
         FormatBytes(budget_.used() + fixed + intermediates + streams_min)));
   }
-  std::string scratch_dir;
-  if (plan_.intermediates_on_disk) {
-    // Not std::filesystem::temp_directory_path(): it throws its own error for a TMPDIR that is
-    // not a directory, where opening the scratch file there gives Strata's, naming it.
-    const char* tmpdir = std::getenv("TMPDIR");
-    scratch_dir = !o.scratch_dir.empty()              ? o.scratch_dir
-                  : tmpdir != nullptr && *tmpdir != 0 ? tmpdir
-                                                      : "/tmp";
-  }
+  const std::string scratch_dir =
+      plan_.intermediates_on_disk ? ScratchDirectory(o.scratch_dir) : std::string();
 
   indptr_ = ReadRowOffsets(dataset_.PathOf(kIndptrFile), n, meta.num_edges, budget_,
                            "the graph's indptr");

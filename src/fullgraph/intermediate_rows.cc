@@ -24,12 +24,11 @@ std::atomic<bool> no_reservation_said{false};
 // EINTR retries. A direct transfer cut short off a 4 KiB boundary cannot be continued (the
 // rest would be misaligned): it is the device's error, ENOSPC for a write and EIO for a read.
 void Transfer(int fd, bool direct, bool write, std::byte* buffer, uint64_t offset, uint64_t bytes,
-              const std::string& dir) {
+              const std::string& what, const std::string& dir) {
   auto fail = [&](int err) {
-    throw Error::System(
-        write ? "cannot write the full graph's intermediates to a scratch file in"
-              : "cannot read the full graph's intermediates back from a scratch file in",
-        dir, err);
+    throw Error::System(write ? fmt::format("cannot write {} to a scratch file in", what)
+                              : fmt::format("cannot read {} back from a scratch file in", what),
+                        dir, err);
   };
   for (uint64_t done = 0; done < bytes;) {
     const ssize_t n = write ? ::pwrite(fd, buffer + done, bytes - done, offset + done)
@@ -44,6 +43,11 @@ void Transfer(int fd, bool direct, bool write, std::byte* buffer, uint64_t offse
 
 }  // namespace
 
+std::string ScratchDirectory(const std::string& configured) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  return !configured.empty() ? configured : tmpdir != nullptr && *tmpdir != 0 ? tmpdir : "/tmp";
+}
+
 uint64_t IntermediateRows::ResidentBytes(uint64_t rows, size_t max_width) {
   return rows * max_width * sizeof(float);
 }
@@ -55,7 +59,11 @@ uint64_t IntermediateRows::OnDiskBytes(uint64_t rows, size_t max_width, uint64_t
 IntermediateRows::IntermediateRows(uint64_t rows, size_t max_width, uint64_t chunk_rows,
                                    const std::string& scratch_dir, MemoryBudget& budget,
                                    std::string_view what)
-    : rows_(rows), max_width_(max_width), chunk_rows_(chunk_rows), scratch_dir_(scratch_dir) {
+    : rows_(rows),
+      max_width_(max_width),
+      chunk_rows_(chunk_rows),
+      what_(what),
+      scratch_dir_(scratch_dir) {
   if (chunk_rows == 0 || chunk_rows % 1024 != 0) {
     throw Error::Internal("IntermediateRows: chunk rows must be a positive multiple of 1024");
   }
@@ -72,21 +80,20 @@ IntermediateRows::IntermediateRows(uint64_t rows, size_t max_width, uint64_t chu
     if (fd_ >= 0) {
       NoteOnce(buffered_scratch_said,
                scratch_dir +
-                   " does not support O_DIRECT; the full graph's intermediates go "
-                   "through the page cache");
+                   " does not support O_DIRECT; intermediates written there go through the "
+                   "page cache");
     }
   }
   if (fd_ < 0) {
-    throw Error::System("cannot make a scratch file for the full graph's intermediates in",
-                        scratch_dir, errno);
+    throw Error::System(fmt::format("cannot make a scratch file for {} in", what), scratch_dir,
+                        errno);
   }
   const uint64_t chunks = (rows + chunk_rows - 1) / chunk_rows;
   const uint64_t bytes = chunks * chunk_rows * max_width * sizeof(float);
   if (const int err = ::posix_fallocate(fd_, 0, static_cast<off_t>(bytes)); err != 0) {
     Close();
-    throw Error::System(
-        fmt::format("cannot reserve {} for the full graph's intermediates in", FormatBytes(bytes)),
-        scratch_dir, err);
+    throw Error::System(fmt::format("cannot reserve {} for {} in", FormatBytes(bytes), what),
+                        scratch_dir, err);
   }
 }
 
@@ -102,6 +109,7 @@ IntermediateRows& IntermediateRows::operator=(IntermediateRows&& other) noexcept
   max_width_ = other.max_width_;
   chunk_rows_ = other.chunk_rows_;
   width_ = other.width_;
+  what_ = std::move(other.what_);
   scratch_dir_ = std::move(other.scratch_dir_);
   resident_ = std::move(other.resident_);
   fd_ = std::exchange(other.fd_, -1);
@@ -142,10 +150,11 @@ void IntermediateRows::Start(uint64_t chunk, bool write) {
       RoundUp(ChunkRows(chunk) * width_ * sizeof(float), direct_ ? kDirectIoAlignment : 1);
   (write ? stats_.bytes_written : stats_.bytes_read) += bytes;
   ++(write ? stats_.writes : stats_.reads);
-  transfers_[chunk % 2] = std::async(std::launch::async, [fd = fd_, direct = direct_, write, buffer,
-                                                          offset, bytes, dir = scratch_dir_] {
-    Transfer(fd, direct, write, buffer, offset, bytes, dir);
-  });
+  transfers_[chunk % 2] = std::async(
+      std::launch::async,
+      [fd = fd_, direct = direct_, write, buffer, offset, bytes, what = what_, dir = scratch_dir_] {
+        Transfer(fd, direct, write, buffer, offset, bytes, what, dir);
+      });
 }
 
 void IntermediateRows::Finish(uint64_t chunk) {

@@ -1,8 +1,9 @@
 // IntermediateRows holds one of the full-graph trainer's N-row intermediates (a layer's
-// output, a gradient) that are only ever written and read in row order, in memory when the
-// budget holds them and otherwise in a scratch file: the issue's "narrow intermediates are
-// themselves row-blocked on disk". Only the matrix a propagation gathers from (read at
-// neighbours' rows) has to stay resident; everything else passes through here.
+// output, a gradient), or one of layer-wise inference's activations, that are only ever written
+// and read in row order, in memory when the budget holds them and otherwise in a scratch file:
+// the issue's "narrow intermediates are themselves row-blocked on disk". Only the matrix a
+// propagation gathers from (read at neighbours' rows) has to stay resident; everything else
+// passes through here.
 //
 // A pass writes or reads rows [0, rows) in order, a piece [begin, end) at a time, each piece
 // inside one chunk of `chunk_rows` rows. On disk, the file holds the chunks back to back and
@@ -15,8 +16,8 @@
 // Invariants: Write only inside BeginWrite/EndWrite and Read only inside BeginRead/EndRead; a
 // write pass's pieces cover [0, rows) in order (checked: an internal error otherwise); a read pass
 // returns what the last completed write pass wrote; a failed read or write (EIO, ENOSPC) throws
-// strata::Error naming the scratch directory, once every transfer still in flight has finished, so
-// no helper writes into a buffer after the call returns.
+// strata::Error naming the matrix and the scratch directory, once every transfer still in flight
+// has finished, so no helper writes into a buffer after the call returns.
 #pragma once
 
 #include <cstdint>
@@ -46,12 +47,18 @@ struct IntermediateStats {
   }
 };
 
+// Where scratch files go: `configured` when set, else $TMPDIR, else /tmp. Not
+// std::filesystem::temp_directory_path(): it throws its own error for a TMPDIR that is not a
+// directory, where opening the scratch file there gives Strata's, naming it.
+std::string ScratchDirectory(const std::string& configured);
+
 class IntermediateRows {
  public:
   IntermediateRows() = default;
   // In memory: rows × max_width floats. On disk (`scratch_dir` non-empty): two buffers of
   // chunk_rows × max_width floats and a scratch file in scratch_dir reserved for the whole
   // matrix. chunk_rows is a multiple of 1024, so every chunk starts on a direct-I/O boundary.
+  // `what` names the matrix in budget and I/O errors.
   IntermediateRows(uint64_t rows, size_t max_width, uint64_t chunk_rows,
                    const std::string& scratch_dir, MemoryBudget& budget, std::string_view what);
   ~IntermediateRows();
@@ -99,6 +106,7 @@ class IntermediateRows {
   size_t max_width_ = 0;
   uint64_t chunk_rows_ = 0;
   size_t width_ = 0;
+  std::string what_;
   std::string scratch_dir_;
   ChargedArray<float> resident_;
   int fd_ = -1;

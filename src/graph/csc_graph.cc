@@ -19,6 +19,41 @@ constexpr EnumNames<TopologyPlacement, 3> kPlacementNames("topology",
                                                             {TopologyPlacement::kMemory, "memory"},
                                                             {TopologyPlacement::kDisk, "disk"}}});
 
+// Reads the sources of ranges of stored edges into a charged buffer: from the graph's memory, or
+// from indices.bin (`path`, ids `width` bytes wide) when the topology is on disk.
+class EdgeScan {
+ public:
+  EdgeScan(const CscGraph& graph, const std::string& path, uint32_t width, uint64_t capacity,
+           MemoryBudget& budget)
+      : graph_(graph),
+        width_(width),
+        sources_(budget, std::min(capacity, graph.num_edges()), "edge scan buffer") {
+    if (path.empty()) return;
+    raw_ = ChargedArray<std::byte>(budget, sources_.size() * width, "edge scan buffer");
+    file_ = std::make_unique<FileReader>(path);
+  }
+
+  // Edges [first, first + count), count at most the capacity.
+  std::span<const uint64_t> Read(uint64_t first, uint64_t count) {
+    if (file_) {
+      file_->ReadExact(first * width_, raw_.data(), count * width_);
+      for (uint64_t i = 0; i < count; ++i) {
+        sources_[i] = LoadNodeId(raw_.data() + i * width_, width_);
+      }
+    } else {
+      for (uint64_t i = 0; i < count; ++i) sources_[i] = graph_.Source(first + i);
+    }
+    return {sources_.data(), count};
+  }
+
+ private:
+  const CscGraph& graph_;
+  uint32_t width_;
+  ChargedArray<uint64_t> sources_;
+  ChargedArray<std::byte> raw_;
+  std::unique_ptr<FileReader> file_;
+};
+
 }  // namespace
 
 TopologyPlacement ParseTopologyPlacement(std::string_view name) {
@@ -97,25 +132,26 @@ void CscGraph::ResolveSources(std::span<uint64_t> edges) const {
 
 void CscGraph::ForEachSourceChunk(
     const std::function<void(uint64_t, std::span<const uint64_t>)>& fn) const {
-  constexpr uint64_t kChunkEdges = kScanChunkEdges;
-  const uint32_t width = wide_ ? 8 : 4;
-  ChargedArray<uint64_t> sources(budget_, std::min(kChunkEdges, num_edges_), "edge scan buffer");
-  ChargedArray<std::byte> raw;
-  std::unique_ptr<FileReader> file;
-  if (adjacency_) {
-    raw = ChargedArray<std::byte>(budget_, std::min(kChunkEdges, num_edges_) * width,
-                                  "edge scan buffer");
-    file = std::make_unique<FileReader>(indices_path_);
+  EdgeScan scan(*this, adjacency_ ? indices_path_ : "", wide_ ? 8 : 4, kScanChunkEdges, budget_);
+  for (uint64_t first = 0; first < num_edges_; first += kScanChunkEdges) {
+    fn(first, scan.Read(first, std::min(kScanChunkEdges, num_edges_ - first)));
   }
-  for (uint64_t first = 0; first < num_edges_; first += kChunkEdges) {
-    const uint64_t count = std::min(kChunkEdges, num_edges_ - first);
-    if (file) {
-      file->ReadExact(first * width, raw.data(), count * width);
-      for (uint64_t i = 0; i < count; ++i) sources[i] = LoadNodeId(raw.data() + i * width, width);
-    } else {
-      for (uint64_t i = 0; i < count; ++i) sources[i] = Source(first + i);
-    }
-    fn(first, {sources.data(), count});
+}
+
+void CscGraph::ForEachRowBlock(
+    const std::function<void(uint64_t, uint64_t, std::span<const uint64_t>)>& fn,
+    uint64_t block_edges) const {
+  uint64_t widest = 0;
+  for (uint64_t v = 0; v < num_nodes_; ++v) widest = std::max(widest, InDegree(v));
+  EdgeScan scan(*this, adjacency_ ? indices_path_ : "", wide_ ? 8 : 4,
+                std::max(block_edges, widest), budget_);
+  const uint64_t* indptr = indptr_.data();
+  for (uint64_t begin = 0, end; begin < num_nodes_; begin = end) {
+    // The most rows whose edges fit a block, at least one.
+    const uint64_t* past =
+        std::upper_bound(indptr + begin + 1, indptr + num_nodes_ + 1, indptr[begin] + block_edges);
+    end = std::max<uint64_t>(begin + 1, past - 1 - indptr);
+    fn(begin, end, scan.Read(indptr[begin], indptr[end] - indptr[begin]));
   }
 }
 

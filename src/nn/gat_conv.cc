@@ -54,42 +54,71 @@ void BasicGatConv<T>::Forward(const LayerInput<T>& input, BasicMatrix<T>& out) {
                           std::to_string(input.features.cols()) + ", expected " +
                           std::to_string(ns) + "x" + std::to_string(in_dim_));
   }
-  const unsigned threads = this->threads_;
   const size_t heads = options_.heads;
   const size_t width = heads * per_head_;
   loops_.Build(input.graph);
-  const BlockCsr g = loops_.graph();
   features_ = input.features;
-
   wh_.Resize(ns, width);
-  Gemm<T>(Trans::kNo, Trans::kNo, 1, input.features, weight_.span(), 0, wh_.span(), threads);
   el_.Resize(ns, heads);
-  HeadDots<T>(wh_.span(), attn_l_.span(), el_.span(), threads);
+  Transform(input.features, wh_.span(), el_.span());
+  out.Resize(nd, out_dim());
+  Attend(loops_.graph(), wh_.span(), el_.span(), input.training, input.seed, out.span());
+}
+
+template <typename T>
+void BasicGatConv<T>::Transform(MatrixSpan<const T> in, MatrixSpan<T> wh, MatrixSpan<T> el) const {
+  Gemm<T>(Trans::kNo, Trans::kNo, 1, in, weight_.span(), 0, wh, this->threads_);
+  HeadDots<T>(wh, attn_l_.span(), el, this->threads_);
+}
+
+template <typename T>
+void BasicGatConv<T>::TransformSources(MatrixSpan<const T> in, MatrixSpan<T> gathered) const {
+  const size_t width = options_.heads * per_head_;
+  Transform(in, gathered.Sub(0, 0, in.rows(), width),
+            gathered.Sub(0, width, in.rows(), options_.heads));
+}
+
+template <typename T>
+void BasicGatConv<T>::Aggregate(const BlockCsr& graph, MatrixSpan<const T> gathered,
+                                MatrixSpan<const T> /*self*/, std::span<const T> /*gcn_norm*/,
+                                MatrixSpan<T> out) {
+  CheckCsr(graph);
+  const size_t width = options_.heads * per_head_;
+  loops_.Build(graph);
+  Attend(loops_.graph(), gathered.Sub(0, 0, graph.num_src, width),
+         gathered.Sub(0, width, graph.num_src, options_.heads), false, 0, out);
+}
+
+template <typename T>
+void BasicGatConv<T>::Attend(const BlockCsr& g, MatrixSpan<const T> wh, MatrixSpan<const T> el,
+                             bool training, uint64_t seed, MatrixSpan<T> out) {
+  const unsigned threads = this->threads_;
+  const size_t nd = g.num_dst;
+  const size_t heads = options_.heads;
+  const size_t width = heads * per_head_;
   er_.Resize(nd, heads);
-  HeadDots<T>(wh_.span().RowRange(0, nd), attn_r_.span(), er_.span(), threads);
+  HeadDots<T>(wh.RowRange(0, nd), attn_r_.span(), er_.span(), threads);
 
   logits_.Resize(g.num_edges(), heads);
-  SddmmAdd<T>(g, el_.span(), er_.span(), logits_.span(), threads);
+  SddmmAdd<T>(g, el, er_.span(), logits_.span(), threads);
   alpha_.Resize(g.num_edges(), heads);
   LeakyRelu<T>(logits_.span(), alpha_.span(), kLeakyReluSlope, threads);
   EdgeSoftmax<T>(g, alpha_.span(), alpha_.span(), threads);
 
-  dropped_ = input.training && options_.attention_dropout > 0;
-  dropout_seed_ = input.seed;
+  dropped_ = training && options_.attention_dropout > 0;
+  dropout_seed_ = seed;
   if (dropped_) {
     alpha_drop_.Resize(g.num_edges(), heads);
-    Dropout<T>(alpha_.span(), alpha_drop_.span(), options_.attention_dropout, input.seed, threads);
+    Dropout<T>(alpha_.span(), alpha_drop_.span(), options_.attention_dropout, seed, threads);
   }
   MatrixSpan<const T> weights = dropped_ ? alpha_drop_.span() : alpha_.span();
 
   if (options_.concat_heads) {
-    out.Resize(nd, width);
-    SpmmWeighted<T>(g, weights, wh_.span(), out.span(), threads);
-    bias_.AddTo(out.span(), threads);
+    SpmmWeighted<T>(g, weights, wh, out, threads);
+    bias_.AddTo(out, threads);
   } else {
     aggregate_.Resize(nd, width);
-    SpmmWeighted<T>(g, weights, wh_.span(), aggregate_.span(), threads);
-    out.Resize(nd, per_head_);
+    SpmmWeighted<T>(g, weights, wh, aggregate_.span(), threads);
     const T inv_heads = T{1} / static_cast<T>(heads);
     for (size_t d = 0; d < nd; ++d) {
       const T* a = aggregate_.row(d);

@@ -45,6 +45,12 @@ class BasicGatConv final : public BasicLayer<T> {
 
   void Forward(const LayerInput<T>& input, BasicMatrix<T>& out) override;
   void Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* grad_in) override;
+  // Gathered: a source's Wh (H*F values) and its H source scores <a_l, Wh>; a destination's own
+  // row serves its score and its self loop.
+  size_t gathered_width() const override { return options_.heads * per_head_ + options_.heads; }
+  void TransformSources(MatrixSpan<const T> in, MatrixSpan<T> gathered) const override;
+  void Aggregate(const BlockCsr& graph, MatrixSpan<const T> gathered, MatrixSpan<const T> self,
+                 std::span<const T> gcn_norm, MatrixSpan<T> out) override;
   std::vector<BasicParameter<T>> Parameters(const std::string& prefix) override;
   size_t in_dim() const override { return in_dim_; }
   size_t out_dim() const override {
@@ -59,6 +65,14 @@ class BasicGatConv final : public BasicLayer<T> {
   }
 
  private:
+  // Forward's half after the transform, over the self-looped graph `g`: the attention from the
+  // sources' Wh and scores el (graph.num_src rows each), its dropout when training, the weighted
+  // sum and the heads' concatenation or mean, + the bias, into `out` (num_dst x out_dim()).
+  // wh = in W and el = <a_l, wh> per head: Forward's first half.
+  void Transform(MatrixSpan<const T> in, MatrixSpan<T> wh, MatrixSpan<T> el) const;
+  void Attend(const BlockCsr& g, MatrixSpan<const T> wh, MatrixSpan<const T> el, bool training,
+              uint64_t seed, MatrixSpan<T> out);
+
   size_t in_dim_;
   size_t per_head_;
   GatOptions options_;

@@ -42,16 +42,34 @@ void BasicGcnConv<T>::Forward(const LayerInput<T>& input, BasicMatrix<T>& out) {
   if (transform_first_) {
     input_ = input.features;
     transformed_.Resize(g.num_src, out_dim_);
-    Gemm<T>(Trans::kNo, Trans::kNo, 1, input.features, weight_.span(), 0, transformed_.span(),
-            threads);
-    SpmmGcn<T>(g, norm_, transformed_.span(), out.span(), threads);
-    bias_.AddTo(out.span(), threads);
+    TransformSources(input.features, transformed_.span());
+    Propagate(g, norm_, transformed_.span(), out.span());
     return;
   }
   aggregate_.Resize(g.num_dst, in_dim_);
   SpmmGcn<T>(g, norm_, input.features, aggregate_.span(), threads);
   const T beta = bias_.Broadcast(out.span(), threads);
   Gemm<T>(Trans::kNo, Trans::kNo, 1, aggregate_.span(), weight_.span(), beta, out.span(), threads);
+}
+
+template <typename T>
+void BasicGcnConv<T>::TransformSources(MatrixSpan<const T> in, MatrixSpan<T> gathered) const {
+  Gemm<T>(Trans::kNo, Trans::kNo, 1, in, weight_.span(), 0, gathered, this->threads_);
+}
+
+template <typename T>
+void BasicGcnConv<T>::Propagate(const BlockCsr& graph, std::span<const T> norm,
+                                MatrixSpan<const T> transformed, MatrixSpan<T> out) const {
+  SpmmGcn<T>(graph, norm, transformed, out, this->threads_);
+  bias_.AddTo(out, this->threads_);
+}
+
+template <typename T>
+void BasicGcnConv<T>::Aggregate(const BlockCsr& graph, MatrixSpan<const T> gathered,
+                                MatrixSpan<const T> /*self*/, std::span<const T> gcn_norm,
+                                MatrixSpan<T> out) {
+  CheckCsr(graph);
+  Propagate(graph, gcn_norm, gathered, out);
 }
 
 template <typename T>

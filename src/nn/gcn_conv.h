@@ -28,6 +28,11 @@ class BasicGcnConv final : public BasicLayer<T> {
 
   void Forward(const LayerInput<T>& input, BasicMatrix<T>& out) override;
   void Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* grad_in) override;
+  // Gathered: a source's row times W; the self loop is one more gathered row.
+  size_t gathered_width() const override { return out_dim_; }
+  void TransformSources(MatrixSpan<const T> in, MatrixSpan<T> gathered) const override;
+  void Aggregate(const BlockCsr& graph, MatrixSpan<const T> gathered, MatrixSpan<const T> self,
+                 std::span<const T> gcn_norm, MatrixSpan<T> out) override;
   std::vector<BasicParameter<T>> Parameters(const std::string& prefix) override;
   size_t in_dim() const override { return in_dim_; }
   size_t out_dim() const override { return out_dim_; }
@@ -38,6 +43,11 @@ class BasicGcnConv final : public BasicLayer<T> {
   }
 
  private:
+  // out = the normalised sum of the transformed rows over the block's edges and self loops, +
+  // the bias: Forward's second half when it transforms first, and Aggregate's.
+  void Propagate(const BlockCsr& graph, std::span<const T> norm, MatrixSpan<const T> transformed,
+                 MatrixSpan<T> out) const;
+
   size_t in_dim_;
   size_t out_dim_;
   BasicMatrix<T> weight_;

@@ -39,6 +39,23 @@ class BasicLayer {
   // holding dL/dfeatures.
   virtual void Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* grad_in) = 0;
 
+  // Layer-wise inference (train/layerwise_inference.h) runs Forward in two halves, each walking
+  // nodes in id order, so that a layer's input streams instead of being gathered per batch.
+  // TransformSources maps input rows, each on its own, to the gathered_width() values that an
+  // aggregation reads of a source; TransformSelf maps a destination's input row to the
+  // self_width() values of its own term (a layer with none has self_width() 0). Aggregate then
+  // computes a block's destinations from `gathered` (graph.num_src rows, destinations first),
+  // `self` (graph.num_dst rows, empty without a self term) and, for GCN, gcn_norm as in
+  // LayerInput, into `out` (graph.num_dst x out_dim()), dropout off. Together they give
+  // Forward(training = false)'s outputs up to rounding.
+  virtual size_t gathered_width() const = 0;
+  virtual size_t self_width() const { return 0; }
+  virtual void TransformSources(MatrixSpan<const T> in, MatrixSpan<T> gathered) const = 0;
+  virtual void TransformSelf(MatrixSpan<const T> in, MatrixSpan<T> self) const {}
+  virtual void Aggregate(const BlockCsr& graph, MatrixSpan<const T> gathered,
+                         MatrixSpan<const T> self, std::span<const T> gcn_norm,
+                         MatrixSpan<T> out) = 0;
+
   // Parameters named "<prefix><name>", in a fixed order.
   virtual std::vector<BasicParameter<T>> Parameters(const std::string& prefix) = 0;
   virtual size_t in_dim() const = 0;

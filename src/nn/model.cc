@@ -133,16 +133,20 @@ MatrixSpan<const T> BasicModel<T>::Forward(std::span<const Block> blocks,
     input.seed = MixSeed(step_seed, AttentionStream(l));
     layers_[l]->Forward(input, outputs_[l]);
     if (l + 1 < num_layers) {
-      const uint64_t seed = MixSeed(step_seed, ActivationStream(l));
-      if (config_.activation == Activation::kElu) {
-        EluDropout<T>(outputs_[l].span(), step_dropout_, seed, threads);
-      } else {
-        ReluDropout<T>(outputs_[l].span(), step_dropout_, seed, threads);
-      }
+      Activate(outputs_[l].span(), step_dropout_, MixSeed(step_seed, ActivationStream(l)));
     }
     h = outputs_[l].span();
   }
   return h;
+}
+
+template <typename T>
+void BasicModel<T>::Activate(MatrixSpan<T> x, double dropout, uint64_t seed) const {
+  if (config_.activation == Activation::kElu) {
+    EluDropout<T>(x, dropout, seed, config_.threads);
+  } else {
+    ReluDropout<T>(x, dropout, seed, config_.threads);
+  }
 }
 
 template <typename T>

@@ -62,6 +62,10 @@ class BasicModel {
   // gradient.
   void Backward(MatrixSpan<const T> grad_logits);
 
+  // The activation between layers, as evaluation applies it (dropout off), in place: for
+  // callers that run the layers themselves (layer-wise inference).
+  void HiddenActivation(MatrixSpan<T> rows) const { Activate(rows, 0, 0); }
+
   // All parameters, named "layers.<l>.<name>", in a fixed order.
   std::vector<BasicParameter<T>> Parameters();
   const ModelConfig& config() const { return config_; }
@@ -71,6 +75,9 @@ class BasicModel {
   BasicLayer<T>& layer(size_t l) { return *layers_[l]; }
 
  private:
+  // x = dropout(activation(x)) in place, the mask drawn from `seed` (rows numbered from 0).
+  void Activate(MatrixSpan<T> x, double dropout, uint64_t seed) const;
+
   ModelConfig config_;
   std::vector<std::unique_ptr<BasicLayer<T>>> layers_;
   std::vector<BasicMatrix<T>> outputs_;  // per layer; hidden ones hold relu+dropout in place

@@ -116,6 +116,29 @@ void BasicSageConv<T>::BackwardTransformedFirst(MatrixSpan<const T> grad_out,
 }
 
 template <typename T>
+void BasicSageConv<T>::TransformSources(MatrixSpan<const T> in, MatrixSpan<T> gathered) const {
+  Gemm<T>(Trans::kNo, Trans::kNo, 1, in, NeighbourWeight(), 0, gathered, this->threads_);
+}
+
+template <typename T>
+void BasicSageConv<T>::TransformSelf(MatrixSpan<const T> in, MatrixSpan<T> self) const {
+  Gemm<T>(Trans::kNo, Trans::kNo, 1, in, SelfWeight(), 0, self, this->threads_);
+}
+
+template <typename T>
+void BasicSageConv<T>::Aggregate(const BlockCsr& graph, MatrixSpan<const T> gathered,
+                                 MatrixSpan<const T> self, std::span<const T> /*gcn_norm*/,
+                                 MatrixSpan<T> out) {
+  CheckCsr(graph);
+  const unsigned threads = this->threads_;
+  Spmm<T>(graph, Reduce::kMean, gathered, out, threads);
+  ForRows(threads, graph.num_dst, out_dim_, [&](uint64_t begin, uint64_t end) {
+    for (uint64_t d = begin; d < end; ++d) AddRow(out.row(d), self.row(d), out_dim_);
+  });
+  bias_.AddTo(out, threads);
+}
+
+template <typename T>
 std::vector<BasicParameter<T>> BasicSageConv<T>::Parameters(const std::string& prefix) {
   std::vector<BasicParameter<T>> params = {
       {prefix + "w_self", weight_.span().RowRange(0, in_dim_),

@@ -31,6 +31,13 @@ class BasicSageConv final : public BasicLayer<T> {
 
   void Forward(const LayerInput<T>& input, BasicMatrix<T>& out) override;
   void Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* grad_in) override;
+  // Gathered: a source's row times W_neigh; self: a destination's row times W_self.
+  size_t gathered_width() const override { return out_dim_; }
+  size_t self_width() const override { return out_dim_; }
+  void TransformSources(MatrixSpan<const T> in, MatrixSpan<T> gathered) const override;
+  void TransformSelf(MatrixSpan<const T> in, MatrixSpan<T> self) const override;
+  void Aggregate(const BlockCsr& graph, MatrixSpan<const T> gathered, MatrixSpan<const T> self,
+                 std::span<const T> gcn_norm, MatrixSpan<T> out) override;
   std::vector<BasicParameter<T>> Parameters(const std::string& prefix) override;
   size_t in_dim() const override { return in_dim_; }
   size_t out_dim() const override { return out_dim_; }

@@ -7,6 +7,7 @@
 
 #include "common/interrupt.h"
 #include "strata/error.h"
+#include "train/layerwise_inference.h"
 #include "train/training_checkpoint.h"
 
 namespace strata {
@@ -67,6 +68,36 @@ AccuracyCount EvaluateNodes(Session& session, std::span<const uint64_t> ids) {
   return total;
 }
 
+std::vector<AccuracyCount> EvaluateLayerwise(
+    Session& session, std::initializer_list<std::span<const uint64_t>> node_lists) {
+  std::vector<std::vector<uint64_t>> sorted;
+  std::vector<uint64_t> all;
+  for (std::span<const uint64_t> ids : node_lists) {
+    sorted.emplace_back(ids.begin(), ids.end());
+    std::sort(sorted.back().begin(), sorted.back().end());
+    all.insert(all.end(), ids.begin(), ids.end());
+  }
+  LayerwiseOptions options;
+  options.scratch_dir = session.options().scratch_dir;
+  const std::span<const int32_t> labels = session.model().labels();
+  std::vector<AccuracyCount> counts(sorted.size());
+  std::vector<int32_t> listed;  // a piece's labels, -1 for nodes not in the list
+  RunLayerwise(
+      session, all, options, [&](std::span<const uint64_t> ids, MatrixSpan<const float> logits) {
+        for (size_t list = 0; list < sorted.size(); ++list) {
+          listed.resize(ids.size());
+          for (size_t i = 0; i < ids.size(); ++i) {
+            const bool in = std::binary_search(sorted[list].begin(), sorted[list].end(), ids[i]);
+            listed[i] = in ? labels[ids[i]] : -1;
+          }
+          const AccuracyCount count = CountCorrect(logits, listed);
+          counts[list].correct += count.correct;
+          counts[list].labelled += count.labelled;
+        }
+      });
+  return counts;
+}
+
 EvalResult EvaluateCheckpoint(const TrainOptions& options) {
   TrainOptions o = options;
   const std::string path = CheckpointPath(o.checkpoint_dir);
@@ -75,6 +106,9 @@ EvalResult EvaluateCheckpoint(const TrainOptions& options) {
   if (o.sampling.fanouts.size() != o.model.layers) {
     o.sampling.fanouts = std::vector<int>(o.model.layers, -1);
   }
+  // Layer-wise evaluation reads each feature row once: the budget goes to its matrices rather
+  // than to a feature cache.
+  if (o.eval == EvalMode::kLayerwise) o.features.cache_fraction = 0;
   CheckTrainOptions(o);
   Dataset dataset = Dataset::Open(o.dataset);
   if (header.in_dim != dataset.meta().feature_dim ||
@@ -85,8 +119,16 @@ EvalResult EvaluateCheckpoint(const TrainOptions& options) {
   RestoreModel(path, session.model().model().Parameters());
   EvalResult result;
   result.epoch = header.epochs_done;
-  result.val_acc = EvaluateNodes(session, session.split_ids(Split::kVal)).accuracy();
-  result.test_acc = EvaluateNodes(session, session.split_ids(Split::kTest)).accuracy();
+  const std::vector<uint64_t>& val = session.split_ids(Split::kVal);
+  const std::vector<uint64_t>& test = session.split_ids(Split::kTest);
+  if (o.eval == EvalMode::kLayerwise) {
+    const std::vector<AccuracyCount> counts = EvaluateLayerwise(session, {val, test});
+    result.val_acc = counts[0].accuracy();
+    result.test_acc = counts[1].accuracy();
+    return result;
+  }
+  result.val_acc = EvaluateNodes(session, val).accuracy();
+  result.test_acc = EvaluateNodes(session, test).accuracy();
   return result;
 }
 

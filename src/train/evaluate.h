@@ -2,11 +2,16 @@
 // (full neighbourhoods by default), in batches of kEvalBatchSeeds seeds whose input features
 // and activations are charged to the budget. A batch that would not fit what the budget
 // leaves is evaluated in halves, recursively; splitting changes no prediction, since a node's
-// sampled neighbours depend on its id and the stream, not on the batch it is in.
+// sampled neighbours depend on its id and the stream, not on the batch it is in. Or
+// layer-wise (--eval layerwise): every layer once over the nodes' in-neighbourhood closure,
+// full neighbourhoods, streaming the features and the adjacency in id order
+// (train/layerwise_inference.h).
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <span>
+#include <vector>
 
 #include "nn/loss.h"
 #include "train/session.h"
@@ -17,5 +22,10 @@ namespace strata {
 // single node whose full neighbourhood's features exceed the budget is an input error that
 // says to sample evaluation neighbourhoods (--eval-fanouts).
 AccuracyCount EvaluateNodes(Session& session, std::span<const uint64_t> ids);
+
+// Counts the correct predictions on each of `node_lists` from one layer-wise pass over their
+// union, whatever the evaluation fanouts; a node listed twice in one list counts once.
+std::vector<AccuracyCount> EvaluateLayerwise(
+    Session& session, std::initializer_list<std::span<const uint64_t>> node_lists);
 
 }  // namespace strata

@@ -37,12 +37,21 @@ StepLoss MiniBatchModel::TrainStep(ReadyBatch& ready, uint64_t epoch, Optimizer&
   return {loss.loss * loss.labelled, loss.labelled};
 }
 
-AccuracyCount MiniBatchModel::CountCorrect(const SampledBatch& batch, std::span<float> features) {
+MatrixSpan<const float> MiniBatchModel::Predict(const SampledBatch& batch,
+                                                std::span<float> features) {
   auto logits =
       model_.Forward(batch.blocks, Inputs(batch, features), GcnNorm(batch.input_nodes()), false, 0);
-  std::span<const int32_t> labels = SeedLabels(batch);
   ChargeModelMemory();
-  return strata::CountCorrect(logits, labels);
+  return logits;
+}
+
+AccuracyCount MiniBatchModel::CountCorrect(const SampledBatch& batch, std::span<float> features) {
+  auto logits = Predict(batch, features);
+  return strata::CountCorrect(logits, SeedLabels(batch));
+}
+
+void MiniBatchModel::PrepareFeatures(std::span<float> rows) const {
+  if (row_normalize_) NormalizeRows(rows, config().in_dim);
 }
 
 MatrixSpan<const float> MiniBatchModel::Inputs(const SampledBatch& batch,
@@ -50,7 +59,7 @@ MatrixSpan<const float> MiniBatchModel::Inputs(const SampledBatch& batch,
   const uint64_t rows = batch.input_nodes().size();
   const uint64_t dim = config().in_dim;
   std::span<float> used = features.first(rows * dim);
-  if (row_normalize_) NormalizeRows(used, dim);
+  PrepareFeatures(used);
   return MatrixSpan<const float>(used.data(), rows, dim);
 }
 

@@ -37,22 +37,33 @@ class MiniBatchModel {
   // when row_normalize).
   StepLoss TrainStep(ReadyBatch& ready, uint64_t epoch, Optimizer& optimizer);
 
-  // Predictions for the seeds of `batch` from its input features (normalised in place when
-  // row_normalize), dropout off.
+  // The logits of the seeds of `batch` from its input features (normalised in place when
+  // row_normalize), dropout off; valid until the next step or prediction.
+  MatrixSpan<const float> Predict(const SampledBatch& batch, std::span<float> features);
+  // Predict's logits scored against the seeds' labels.
   AccuracyCount CountCorrect(const SampledBatch& batch, std::span<float> features);
+
+  // Input feature rows (`rows` of in_dim values each) as the model takes them: normalised in
+  // place when row_normalize.
+  void PrepareFeatures(std::span<float> rows) const;
+  // One label per node (-1: unlabelled), and 1/sqrt(in-degree + 1) per node for a GCN (else
+  // empty).
+  std::span<const int32_t> labels() const { return {labels_.data(), labels_.size()}; }
+  std::span<const float> gcn_norm() const { return {gcn_norm_.data(), gcn_norm_.size()}; }
 
   Model& model() { return model_; }
   const ModelConfig& config() const { return model_.config(); }
   // Bytes charged for the model's buffers, part of what an evaluation batch may reuse.
   uint64_t charged_bytes() const { return model_memory_.bytes(); }
+  // The model's buffers grow with the largest batch it has seen; the budget follows them (the
+  // cache was sized to leave room for them: train/cache_sizing.h). Called after each step and
+  // prediction, and by callers that run the layers themselves.
+  void ChargeModelMemory();
 
  private:
   MatrixSpan<const float> Inputs(const SampledBatch& batch, std::span<float> features);
   std::span<const float> GcnNorm(const std::vector<uint64_t>& nodes);
   std::span<const int32_t> SeedLabels(const SampledBatch& batch);
-  // The model's buffers grow with the largest batch it has seen; the budget follows them
-  // (the cache was sized to leave room for them: train/cache_sizing.h).
-  void ChargeModelMemory();
 
   ChargedArray<int32_t> labels_;
   ChargedArray<float> gcn_norm_;  // empty unless the model is a GCN

@@ -121,7 +121,11 @@ uint64_t MiniBatchRunner::EpochBatches() const {
 }
 
 double MiniBatchRunner::Accuracy(Split split) {
-  return EvaluateNodes(session_, session_.split_ids(split)).accuracy();
+  const std::vector<uint64_t>& ids = session_.split_ids(split);
+  if (session_.options().eval == EvalMode::kLayerwise) {
+    return EvaluateLayerwise(session_, {ids})[0].accuracy();
+  }
+  return EvaluateNodes(session_, ids).accuracy();
 }
 
 void MiniBatchRunner::ShowProgress(uint64_t epoch, uint64_t batches, uint64_t macro_batch,

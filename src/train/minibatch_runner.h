@@ -2,9 +2,10 @@
 // BatchSource (sampled neighbourhoods with their gathered features: train/batch_pipeline.h,
 // or sampled inside macro-batches: train/macro_batch_source.h),
 // each trained in one step on the calling thread while the source's threads prepare the next
-// ones; accuracy is measured with EvaluateNodes. It reports the epoch's loss, its disk and
-// cache counters, the adjacency cache's when the topology is on disk, and how busy each
-// pipeline stage was, and shows progress on a terminal (or every log_every batches).
+// ones; accuracy is measured with EvaluateNodes, or EvaluateLayerwise with --eval layerwise. It
+// reports the epoch's loss, its disk and cache counters, the adjacency cache's when the topology is
+// on disk, and how busy each pipeline stage was, and shows progress on a terminal (or every
+// log_every batches).
 #pragma once
 
 #include <cstdint>

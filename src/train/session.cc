@@ -45,6 +45,10 @@ void CheckTrainOptions(const TrainOptions& o) {
   if (!o.sampling.eval_fanouts.empty() && o.sampling.eval_fanouts.size() != layers) {
     throw Error::Input("--eval-fanouts must list one fanout per layer");
   }
+  if (!o.sampling.eval_fanouts.empty() && o.eval == EvalMode::kLayerwise) {
+    throw Error::Input(
+        "--eval-fanouts samples evaluation neighbourhoods; layer-wise evaluation uses full ones");
+  }
   if (o.sampling.batch_size == 0) throw Error::Input("--batch-size must be positive");
   if (o.max_run_ahead == 0) throw Error::Input("--run-ahead must be positive");
   if (!o.multistage.fanouts.empty() && o.multistage.fanouts.size() != layers) {

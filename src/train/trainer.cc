@@ -40,7 +40,8 @@ std::string PrepareCheckpoint(const TrainOptions& o) {
 
 }  // namespace
 
-constexpr EnumNames<EvalMode, 2> kEvalModeNames("evaluation", {{{EvalMode::kSampled, "sampled"},
+constexpr EnumNames<EvalMode, 3> kEvalModeNames("evaluation", {{{EvalMode::kSampled, "sampled"},
+                                                                {EvalMode::kLayerwise, "layerwise"},
                                                                 {EvalMode::kNone, "none"}}});
 
 EvalMode ParseEvalMode(std::string_view name) { return kEvalModeNames.Parse(name); }

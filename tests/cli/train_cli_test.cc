@@ -73,16 +73,21 @@ TEST_F(TrainCli, CheckpointIsEvaluatedWithEitherTopology) {
   args.insert(args.end(), {"--checkpoint", dir_ / "ckpt"});
   CommandResult train = RunStrata(args);
   ASSERT_EQ(train.exit_status, 0) << train.err;
-  std::string outputs[2];
-  int i = 0;
+  std::vector<std::string> outputs;
   for (const char* topology : {"memory", "disk"}) {
-    CommandResult eval = RunStrata({"eval", dir_ / "g", "--checkpoint", dir_ / "ckpt",
-                                    "--memory-budget", "64M", "--topology", topology});
-    ASSERT_EQ(eval.exit_status, 0) << eval.err;
-    outputs[i++] = eval.out;
+    for (bool layerwise : {false, true}) {
+      std::vector<std::string> eval_args = {"eval",        dir_ / "g",        "--checkpoint",
+                                            dir_ / "ckpt", "--memory-budget", "64M",
+                                            "--topology",  topology};
+      if (layerwise) eval_args.push_back("--layerwise");
+      CommandResult eval = RunStrata(eval_args);
+      ASSERT_EQ(eval.exit_status, 0) << eval.err;
+      outputs.push_back(eval.out);
+    }
   }
   EXPECT_FALSE(outputs[0].empty());
-  EXPECT_EQ(outputs[0], outputs[1]);
+  // Full-neighbourhood batches and layer-wise inference score alike.
+  for (const std::string& output : outputs) EXPECT_EQ(output, outputs[0]);
 }
 
 TEST_F(TrainCli, BadOptionsAreOneLineErrors) {
@@ -98,6 +103,9 @@ TEST_F(TrainCli, BadOptionsAreOneLineErrors) {
   args = Args(dir_ / "m.jsonl");
   args.insert(args.end(), {"--run-ahead", "0"});
   ExpectInputError(RunStrata(args), {"--run-ahead"});
+  args = Args(dir_ / "m.jsonl");
+  args.insert(args.end(), {"--eval", "layerwise", "--eval-fanouts", "5,5"});
+  ExpectInputError(RunStrata(args), {"--eval-fanouts"});
   EXPECT_FALSE(std::filesystem::exists(dir_ / "m.jsonl"));
 }
 

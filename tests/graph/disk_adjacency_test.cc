@@ -94,6 +94,37 @@ TEST_P(DiskTopologyTest, EdgeScansAndHotnessAgreeAcrossPlacements) {
   for (uint64_t v = 0; v < meta_.num_nodes; ++v) ASSERT_EQ(rpr_disk[v], rpr_memory[v]) << v;
 }
 
+// Row blocks are whole rows, consecutive from row 0 to the last, and hold each row's sources in
+// edge order, from memory or from the file.
+TEST_P(DiskTopologyTest, RowBlocksHoldWholeRowsInEitherPlacement) {
+  TopologyOptions options;
+  options.placement = TopologyPlacement::kDisk;
+  options.adjacency_cache_bytes = 0;
+  CscGraph disk(Dataset::Open(dir_ / "g"), budget_, options);
+  const uint64_t block_edges = 100;  // a few rows per block, and hubs with more on their own
+  for (const CscGraph* graph : {resident_.get(), &disk}) {
+    uint64_t next_row = 0, blocks = 0;
+    graph->ForEachRowBlock(
+        [&](uint64_t begin, uint64_t end, std::span<const uint64_t> sources) {
+          ASSERT_EQ(begin, next_row);
+          ASSERT_GT(end, begin);
+          ASSERT_EQ(sources.size(), graph->EdgeBegin(end) - graph->EdgeBegin(begin));
+          ASSERT_TRUE(sources.size() <= block_edges || end == begin + 1);
+          ++blocks;
+          for (uint64_t v = begin; v < end; ++v) {
+            for (uint64_t k = 0; k < graph->InDegree(v); ++k) {
+              ASSERT_EQ(sources[graph->EdgeBegin(v) - graph->EdgeBegin(begin) + k],
+                        resident_->InNeighbor(v, k));
+            }
+          }
+          next_row = end;
+        },
+        block_edges);
+    EXPECT_EQ(next_row, meta_.num_nodes);
+    EXPECT_GT(blocks, meta_.num_edges / block_edges);
+  }
+}
+
 TEST_P(DiskTopologyTest, CacheAndBuffersAreChargedAndReleased) {
   MemoryBudget budget(uint64_t{64} << 20);
   const uint64_t base = budget.used();

@@ -1,0 +1,434 @@
+#include "train/layerwise_inference.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "common/interrupt.h"
+#include "common/progress.h"
+#include "nn/sparse.h"
+#include "strata/error.h"
+#include "train/node_set.h"
+
+namespace strata {
+namespace {
+
+constexpr uint64_t kGroupRows = 1024;                // input rows transformed at once
+constexpr uint64_t kChunkBytes = uint64_t{8} << 20;  // an activation chunk on disk, about
+constexpr uint64_t kBlockDestinations = 4096;        // destinations aggregated at once, at most
+constexpr uint64_t kBlockEdges = uint64_t{1} << 17;  // and their edges, unless one has more
+// Left unplanned: a block's edge lists and the layer's per-edge buffers (GAT's attention), which
+// the model's charge follows.
+constexpr uint64_t kSlackBytes = uint64_t{16} << 20;
+
+// sets[k], k = 0..hops: the nodes within k in-hops of `seeds` (sets[0]). Hop k reads the rows of
+// the nodes first reached at hop k - 1, in one pass over the adjacency.
+std::vector<NodeSet> InNeighbourhoodClosure(const CscGraph& graph, NodeSet seeds, size_t hops,
+                                            MemoryBudget& budget) {
+  std::vector<NodeSet> sets;
+  sets.reserve(hops + 1);
+  sets.push_back(std::move(seeds));
+  for (size_t k = 1; k <= hops; ++k) {
+    const NodeSet& last = sets[k - 1];
+    const NodeSet* before = k >= 2 ? &sets[k - 2] : nullptr;
+    NodeSet next(last, budget, "layer-wise node sets");
+    if (before == nullptr || before->size() < last.size()) {
+      graph.ForEachRowBlock([&](uint64_t begin, uint64_t end, std::span<const uint64_t> sources) {
+        const uint64_t base = graph.EdgeBegin(begin);
+        last.ForEach(begin, end, [&](uint64_t v) {
+          if (before != nullptr && before->Contains(v)) return;
+          const uint64_t first = graph.EdgeBegin(v) - base;
+          for (uint64_t e = first; e < first + graph.InDegree(v); ++e) next.Insert(sources[e]);
+        });
+        ThrowIfInterrupted();
+      });
+    }
+    next.Finish();
+    sets.push_back(std::move(next));
+  }
+  return sets;
+}
+
+// The shapes of one layer and what its two passes hold.
+struct LayerPlan {
+  uint64_t sources = 0;                            // input rows it transforms
+  uint64_t destinations = 0;                       // nodes whose output it computes
+  size_t in = 0, gathered = 0, self = 0, out = 0;  // widths (nn/layer.h)
+  uint64_t chunk_rows = 0;                         // of its activations and self terms on disk
+  bool reads_features = false;
+  bool gcn = false;
+
+  // The transformed rows, after kBlockDestinations rows that hold a block's destinations (and,
+  // for GCN, the normalisation of each).
+  uint64_t TransformedBytes() const {
+    return (kBlockDestinations + sources) * (gathered + (gcn ? 1 : 0)) * sizeof(float);
+  }
+  uint64_t RowsBytes(uint64_t rows, size_t width, bool on_disk) const {
+    return on_disk ? IntermediateRows::OnDiskBytes(rows, width, chunk_rows)
+                   : IntermediateRows::ResidentBytes(rows, width);
+  }
+  // The most its passes charge at once, with the previous layer's activations (its input).
+  uint64_t PeakBytes(bool on_disk, const LayerPlan* previous) const {
+    const uint64_t self_rows = self > 0 ? RowsBytes(destinations, self, on_disk) : 0;
+    const uint64_t input_rows = (reads_features ? 2 * kGroupRows * in * sizeof(float) : 0) +
+                                (self > 0 ? kGroupRows * in * sizeof(float) : 0);
+    const uint64_t input = previous != nullptr
+                               ? previous->RowsBytes(previous->destinations, previous->out, on_disk)
+                               : 0;
+    const uint64_t transform = input + TransformedBytes() + self_rows + input_rows;
+    const uint64_t aggregate =
+        TransformedBytes() + self_rows + RowsBytes(destinations, out, on_disk);
+    return std::max(transform, aggregate);
+  }
+};
+
+uint64_t ChunkRows(size_t width, const LayerwiseOptions& options) {
+  if (options.chunk_rows > 0) return options.chunk_rows;
+  return std::max<uint64_t>(1024, kChunkBytes / (width * sizeof(float)) / 1024 * 1024);
+}
+
+// Calls fn(first, ids) for consecutive groups of up to kGroupRows members of `set` in id order;
+// `first` is the rank of ids[0]. Groups start at multiples of kGroupRows, so none crosses a chunk
+// of an activation's rows.
+void ForEachGroup(const NodeSet& set,
+                  const std::function<void(uint64_t, std::span<const uint64_t>)>& fn) {
+  std::vector<uint64_t> ids;
+  ids.reserve(kGroupRows);
+  uint64_t first = 0;
+  set.ForEach(0, set.num_nodes(), [&](uint64_t v) {
+    ids.push_back(v);
+    if (ids.size() < kGroupRows) return;
+    fn(first, ids);
+    first += ids.size();
+    ids.clear();
+  });
+  if (!ids.empty()) fn(first, ids);
+}
+
+using RowsFn = std::function<void(uint64_t first, std::span<const uint64_t> ids,
+                                  MatrixSpan<const float> rows)>;
+
+// One run: the closure's node sets, the plan, and the matrices that pass from one layer's pass
+// to the next.
+class LayerwiseRun {
+ public:
+  LayerwiseRun(Session& session, const LayerwiseOptions& options, std::vector<NodeSet> sets);
+
+  LayerwiseStats Run(const LogitsFn& each);
+
+ private:
+  size_t layers() const { return plans_.size(); }
+  const NodeSet& Sources(size_t l) const { return sets_[layers() - l]; }
+  const NodeSet& Destinations(size_t l) const { return sets_[layers() - 1 - l]; }
+  // Row r of the transformed rows: a block's destinations go in rows [0, kBlockDestinations),
+  // the k-th source's row is kBlockDestinations + k.
+  float* TransformedRow(uint64_t r) { return transformed_.data() + r * transformed_width_; }
+  // ForEachGroup with the members' feature rows, gathered through the store and prepared as the
+  // model takes them; the next group's reads are in flight while fn works on one.
+  void ForEachFeatureGroup(const NodeSet& set, const RowsFn& fn);
+  void Transform(size_t l);
+  void Aggregate(size_t l);
+
+  Session& session_;
+  MiniBatchModel& model_;
+  std::vector<NodeSet> sets_;
+  std::vector<LayerPlan> plans_;
+  std::string scratch_dir_;  // empty: activations in memory
+  size_t transformed_width_ = 0;
+  ChargedArray<float> transformed_;
+  ChargedArray<float> norm_;      // GCN: of the transformed rows' nodes
+  IntermediateRows self_;         // SAGE: the destinations' self terms
+  IntermediateRows activations_;  // the last layer's output
+  std::unique_ptr<ProgressBar> progress_;
+  LayerwiseStats stats_;
+};
+
+LayerwiseRun::LayerwiseRun(Session& session, const LayerwiseOptions& options,
+                           std::vector<NodeSet> sets)
+    : session_(session), model_(session.model()), sets_(std::move(sets)) {
+  const ModelConfig& config = model_.config();
+  for (size_t l = 0; l < config.layers; ++l) {
+    const BasicLayer<float>& layer = model_.model().layer(l);
+    LayerPlan p;
+    p.sources = sets_[config.layers - l].size();
+    p.destinations = sets_[config.layers - 1 - l].size();
+    p.in = layer.in_dim();
+    p.gathered = layer.gathered_width();
+    p.self = layer.self_width();
+    p.out = layer.out_dim();
+    p.chunk_rows = ChunkRows(p.out, options);
+    p.reads_features = l == 0;
+    p.gcn = config.kind == ModelKind::kGcn;
+    if (kBlockDestinations + p.sources > std::numeric_limits<uint32_t>::max()) {
+      throw Error::Input(fmt::format(
+          "layer-wise inference: layer {} has {} input rows, more than a block's 32-bit ids "
+          "reach; evaluate fewer nodes, or in batches",
+          l, p.sources));
+    }
+    plans_.push_back(p);
+    stats_.input_rows.push_back(p.sources);
+    stats_.output_rows.push_back(p.destinations);
+  }
+  auto need = [&](bool on_disk) {
+    uint64_t peak = 0;
+    for (size_t l = 0; l < layers(); ++l) {
+      peak = std::max(peak, plans_[l].PeakBytes(on_disk, l > 0 ? &plans_[l - 1] : nullptr));
+    }
+    return peak + kSlackBytes;
+  };
+  MemoryBudget& budget = session.budget();
+  const uint64_t in_memory = need(false);
+  const uint64_t on_disk = need(true);
+  stats_.budget_in_memory = budget.used() + in_memory;
+  stats_.budget_on_disk = budget.used() + on_disk;
+  stats_.activations_on_disk = in_memory > budget.available() && on_disk < in_memory;
+  const uint64_t needed = stats_.activations_on_disk ? on_disk : in_memory;
+  if (needed > budget.available()) {
+    uint64_t widest = 0;  // the largest matrix of transformed rows
+    for (const LayerPlan& p : plans_) widest = std::max(widest, p.TransformedBytes());
+    throw Error::Input(fmt::format(
+        "layer-wise inference needs {} where --memory-budget {} leaves {}: a layer's transformed "
+        "input rows (up to {}) stay in memory, beside its activations' chunk buffers; raise "
+        "--memory-budget to at least {}",
+        FormatBytes(needed), FormatBytes(budget.limit()), FormatBytes(budget.available()),
+        FormatBytes(widest), FormatBytes(budget.used() + needed)));
+  }
+  if (stats_.activations_on_disk) scratch_dir_ = ScratchDirectory(options.scratch_dir);
+  if (session.options().progress) progress_ = std::make_unique<ProgressBar>("layer-wise", 0);
+}
+
+LayerwiseStats LayerwiseRun::Run(const LogitsFn& each) {
+  for (size_t l = 0; l < layers(); ++l) {
+    Transform(l);
+    Aggregate(l);
+  }
+  activations_.BeginRead();
+  ForEachGroup(sets_[0], [&](uint64_t first, std::span<const uint64_t> ids) {
+    each(ids, activations_.Read(first, first + ids.size()));
+  });
+  activations_.EndRead();
+  stats_.scratch += activations_.stats();
+  if (progress_) {
+    progress_->Finish();
+    std::string rows;
+    for (size_t l = 0; l < layers(); ++l) {
+      rows += fmt::format("{}{} -> {}", l ? ", " : "", stats_.input_rows[l], stats_.output_rows[l]);
+    }
+    fmt::print(stderr,
+               "layer-wise inference of {} nodes: rows per layer {} (of {}); activations {}\n",
+               sets_[0].size(), rows, sets_[0].num_nodes(),
+               stats_.activations_on_disk ? fmt::format("row-blocked on disk ({} written)",
+                                                        FormatBytes(stats_.scratch.bytes_written))
+                                          : std::string("in memory"));
+  }
+  return stats_;
+}
+
+void LayerwiseRun::ForEachFeatureGroup(const NodeSet& set, const RowsFn& fn) {
+  FeatureStore& store = session_.store();
+  const uint64_t dim = store.dim();
+  ChargedArray<float> rows(session_.budget(), 2 * kGroupRows * dim, "layer-wise input features");
+  struct Group {
+    std::vector<uint64_t> ids;
+    uint64_t first = 0;
+    FeatureStore::Ticket ticket = 0;
+    bool pending = false;
+  };
+  Group groups[2];
+  auto values = [&](int b) {
+    return std::span<float>(rows.data() + b * kGroupRows * dim, groups[b].ids.size() * dim);
+  };
+  auto finish = [&](int b) {
+    Group& g = groups[b];
+    if (!g.pending) return;
+    g.pending = false;
+    store.Wait(g.ticket);
+    model_.PrepareFeatures(values(b));
+    fn(g.first, g.ids, MatrixSpan<const float>(values(b).data(), g.ids.size(), dim));
+  };
+  int b = 0;  // the buffer the next group goes into
+  try {
+    ForEachGroup(set, [&](uint64_t first, std::span<const uint64_t> ids) {
+      Group& g = groups[b];
+      g.ids.assign(ids.begin(), ids.end());
+      g.first = first;
+      g.ticket = store.Submit(g.ids, values(b));
+      g.pending = true;
+      b ^= 1;
+      finish(b);  // the group before, read while this one's reads were queued
+    });
+    finish(b ^ 1);
+  } catch (...) {
+    // No read may land in the buffers once they are freed.
+    for (Group& g : groups) {
+      if (!g.pending) continue;
+      try {
+        store.Wait(g.ticket);
+      } catch (const std::exception&) {
+        // The first error is the one reported.
+      }
+    }
+    throw;
+  }
+}
+
+void LayerwiseRun::Transform(size_t l) {
+  const LayerPlan& p = plans_[l];
+  const BasicLayer<float>& layer = model_.model().layer(l);
+  const NodeSet& destinations = Destinations(l);
+  MemoryBudget& budget = session_.budget();
+  transformed_ = ChargedArray<float>(budget, (kBlockDestinations + p.sources) * p.gathered,
+                                     "layer-wise transformed rows");
+  transformed_width_ = p.gathered;
+  if (p.gcn) {
+    norm_ =
+        ChargedArray<float>(budget, kBlockDestinations + p.sources, "layer-wise transformed rows");
+    uint64_t rank = 0;
+    const std::span<const float> norm = model_.gcn_norm();
+    Sources(l).ForEach(0, Sources(l).num_nodes(),
+                       [&](uint64_t v) { norm_[kBlockDestinations + rank++] = norm[v]; });
+  }
+  ChargedArray<float> own;  // the destinations among a group's rows
+  if (p.self > 0) {
+    self_ = IntermediateRows(p.destinations, p.self, p.chunk_rows, scratch_dir_, budget,
+                             "layer-wise self terms");
+    self_.BeginWrite(p.self);
+    own = ChargedArray<float>(budget, kGroupRows * p.in, "layer-wise destination rows");
+  }
+  if (progress_) progress_->Restart(fmt::format("layer-wise: layer {} transform", l), p.sources);
+  uint64_t self_rank = 0;  // the next destination's row in self_
+  const RowsFn transform = [&](uint64_t first, std::span<const uint64_t> ids,
+                               MatrixSpan<const float> in) {
+    layer.TransformSources(in,
+                           {TransformedRow(kBlockDestinations + first), ids.size(), p.gathered});
+    if (progress_) progress_->Update(first + ids.size());
+    ThrowIfInterrupted();
+    if (p.self == 0) return;
+    MatrixSpan<const float> rows = in;
+    uint64_t count = 0;
+    for (uint64_t v : ids) count += destinations.Contains(v);
+    if (count < ids.size()) {
+      MatrixSpan<float> copy(own.data(), count, p.in);
+      for (uint64_t i = 0, k = 0; i < ids.size(); ++i) {
+        if (destinations.Contains(ids[i])) std::copy_n(in.row(i), p.in, copy.row(k++));
+      }
+      rows = copy;
+    }
+    // Pieces of self_ lie inside one chunk.
+    for (uint64_t done = 0; done < count;) {
+      const uint64_t begin = self_rank + done;
+      const uint64_t end = std::min(self_rank + count, (begin / p.chunk_rows + 1) * p.chunk_rows);
+      layer.TransformSelf(rows.RowRange(done, end - begin), self_.Write(begin, end));
+      done = end - self_rank;
+    }
+    self_rank += count;
+  };
+  if (p.reads_features) {
+    ForEachFeatureGroup(Sources(l), transform);
+  } else {
+    activations_.BeginRead();
+    ForEachGroup(Sources(l), [&](uint64_t first, std::span<const uint64_t> ids) {
+      transform(first, ids, activations_.Read(first, first + ids.size()));
+    });
+    activations_.EndRead();
+    stats_.scratch += activations_.stats();
+    activations_ = IntermediateRows();
+  }
+  if (p.self > 0) self_.EndWrite();
+}
+
+void LayerwiseRun::Aggregate(size_t l) {
+  const LayerPlan& p = plans_[l];
+  BasicLayer<float>& layer = model_.model().layer(l);
+  const NodeSet& sources = Sources(l);
+  const CscGraph& graph = session_.graph();
+  IntermediateRows output(p.destinations, p.out, p.chunk_rows, scratch_dir_, session_.budget(),
+                          "layer-wise activations");
+  output.BeginWrite(p.out);
+  if (p.self > 0) self_.BeginRead();
+  if (progress_) {
+    progress_->Restart(fmt::format("layer-wise: layer {} aggregate", l), p.destinations);
+  }
+  const bool hidden = l + 1 < layers();
+  std::vector<uint64_t> block;         // consecutive destinations
+  std::vector<uint32_t> indptr = {0};  // their edges
+  std::vector<uint32_t> indices;       // the sources' ranks, made local ids when aggregated
+  uint64_t first = 0;                  // block[0]'s row among the destinations
+  // A block's destinations are its first sources (nn/sparse.h): their transformed rows are
+  // copied to the rows just before the sources', so that the gathered rows are one matrix.
+  auto aggregate = [&] {
+    const uint64_t nd = block.size();
+    const uint64_t head = kBlockDestinations - nd;
+    for (uint64_t i = 0; i < nd; ++i) {
+      const uint64_t rank = sources.Rank(block[i]);
+      std::copy_n(TransformedRow(kBlockDestinations + rank), p.gathered, TransformedRow(head + i));
+      if (p.gcn) norm_[head + i] = norm_[kBlockDestinations + rank];
+    }
+    for (uint32_t& s : indices) s += static_cast<uint32_t>(nd);
+    const BlockCsr local{static_cast<uint32_t>(nd), static_cast<uint32_t>(nd + p.sources), indptr,
+                         indices};
+    MatrixSpan<const float> rows(TransformedRow(head), nd + p.sources, p.gathered);
+    std::span<const float> norm;
+    if (p.gcn) norm = {norm_.data() + head, nd + p.sources};
+    MatrixSpan<const float> self;
+    if (p.self > 0) self = self_.Read(first, first + nd);
+    MatrixSpan<float> out = output.Write(first, first + nd);
+    layer.Aggregate(local, rows, self, norm, out);
+    if (hidden) model_.model().HiddenActivation(out);
+    model_.ChargeModelMemory();
+    first += nd;
+    block.clear();
+    indptr.resize(1);
+    indices.clear();
+    if (progress_) progress_->Update(first);
+    ThrowIfInterrupted();
+  };
+  graph.ForEachRowBlock([&](uint64_t begin, uint64_t end, std::span<const uint64_t> neighbours) {
+    const uint64_t base = graph.EdgeBegin(begin);
+    Destinations(l).ForEach(begin, end, [&](uint64_t v) {
+      const uint64_t degree = graph.InDegree(v);
+      // Blocks end inside a chunk of the rows they write.
+      if (!block.empty() &&
+          (block.size() == kBlockDestinations || indices.size() + degree > kBlockEdges ||
+           (first + block.size()) % p.chunk_rows == 0)) {
+        aggregate();
+      }
+      block.push_back(v);
+      const uint64_t edge = graph.EdgeBegin(v) - base;
+      for (uint64_t e = edge; e < edge + degree; ++e) {
+        indices.push_back(static_cast<uint32_t>(sources.Rank(neighbours[e])));
+      }
+      indptr.push_back(static_cast<uint32_t>(indices.size()));
+    });
+  });
+  if (!block.empty()) aggregate();
+  output.EndWrite();
+  if (p.self > 0) {
+    self_.EndRead();
+    stats_.scratch += self_.stats();
+    self_ = IntermediateRows();
+  }
+  transformed_.Reset();
+  norm_.Reset();
+  activations_ = std::move(output);
+}
+
+}  // namespace
+
+LayerwiseStats RunLayerwise(Session& session, std::span<const uint64_t> nodes,
+                            const LayerwiseOptions& options, const LogitsFn& each) {
+  const CscGraph& graph = session.graph();
+  MemoryBudget& budget = session.budget();
+  NodeSet seeds = NodeSetOf(nodes, graph.num_nodes(), budget, "layer-wise node sets");
+  if (seeds.size() == 0) return {};
+  LayerwiseRun run(
+      session, options,
+      InNeighbourhoodClosure(graph, std::move(seeds), session.model().config().layers, budget));
+  return run.Run(each);
+}
+
+}  // namespace strata
