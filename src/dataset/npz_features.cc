@@ -35,9 +35,7 @@ const ZipMember& FindMember(const ZipArchive& archive, const std::string& name) 
 // Extracts `name` into the scratch directory and opens it, named "ARCHIVE:name" in errors.
 NpyReader ExtractArray(const ZipArchive& archive, const std::string& name,
                        const std::string& scratch_dir) {
-  const std::string out = scratch_dir + "/npz-" + name;
-  archive.Extract(FindMember(archive, name), out);
-  return NpyReader(out, archive.path() + ":" + name);
+  return ExtractNpyMember(archive, FindMember(archive, name), scratch_dir + "/npz-" + name);
 }
 
 bool ReadIsCsc(const ZipArchive& archive, const std::string& scratch_dir) {

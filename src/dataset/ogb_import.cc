@@ -277,9 +277,7 @@ std::optional<NpyReader> ExtractArray(const ZipArchive& archive, const std::stri
     if (!required) return std::nullopt;
     throw Error::Input(fmt::format("no member {}", name), archive.path());
   }
-  const std::string out = writer.spill_dir() + "/ogb-" + name;
-  archive.Extract(*member, out);
-  return NpyReader(out, archive.path() + ":" + name);
+  return ExtractNpyMember(archive, *member, writer.spill_dir() + "/ogb-" + name);
 }
 
 void ImportTextForm(const std::string& raw, uint64_t num_nodes, const ImportOptions& o,

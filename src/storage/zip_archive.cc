@@ -388,4 +388,10 @@ bool HasZipMagic(const std::string& path) {
          magic[3] == 4;
 }
 
+NpyReader ExtractNpyMember(const ZipArchive& archive, const ZipMember& member,
+                           const std::string& out_path) {
+  archive.Extract(member, out_path);
+  return NpyReader(out_path, archive.path() + ":" + member.name);
+}
+
 }  // namespace strata

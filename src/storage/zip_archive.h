@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "storage/file.h"
+#include "strata/npy.h"
 
 namespace strata {
 
@@ -54,6 +55,11 @@ class ZipArchive {
   FileReader file_;
   std::vector<ZipMember> members_;
 };
+
+// Extracts `member`, an .npy file (as in NumPy's .npz), to `out_path` and opens it, named
+// "ARCHIVE:member" in errors rather than after the scratch file.
+NpyReader ExtractNpyMember(const ZipArchive& archive, const ZipMember& member,
+                           const std::string& out_path);
 
 // Whether `path` starts with a ZIP local file header ("PK\3\4"); false for a file that is
 // shorter or cannot be read, whose readers will say why.
