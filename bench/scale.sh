@@ -4,8 +4,9 @@
 # 128-dim float16 features, 172 classes, train/val/test 1.1% / 0.11% / 0.2%), partition it
 # (GAP, 1024 parts, 1% hubs), remove the unpartitioned copy, train one epoch of the Hanoi
 # thesis's model (GraphSAGE, 3 layers, hidden 256, fanouts 15,10,5, batch 1000) with
-# --multistage partition and evaluate every val and test node, then time BATCHES batches with
-# the direct store on the same data. Prints one markdown table: per stage the wall time, peak
+# --multistage partition, evaluate every val and test node of its checkpoint with layer-wise
+# inference (full neighbourhoods), then time BATCHES batches with the direct store on the same
+# data. Prints one markdown table: per stage the wall time, peak
 # RSS against the budget, bytes read and written (the kernel's block I/O counts) against the
 # disk's ceilings measured first, the data directory's size after the stage, and the accuracy.
 # Progress lines go to DATA/scale-NODES.log.
@@ -31,7 +32,8 @@ run() {
   local name=$1; shift
   echo "== $name: $*" >> "$log"
   /usr/bin/time -f '{"wall_s": %e, "peak_rss_kb": %M, "read_blocks": %I, "written_blocks": %O}' \
-    -o "$stats/$name.time" "$@" >> "$log" 2>&1
+    -o "$stats/$name.time" "$@" > "$stats/$name.out" 2>> "$log"
+  cat "$stats/$name.out" >> "$log"
   du -sb "$data"/scale-"$nodes"* 2>/dev/null | awk '{s += $1} END {print s + 0}' \
     > "$stats/$name.disk"
 }
@@ -45,8 +47,10 @@ run partition "$strata" partition "$src" "$part" --parts 1024 --hubs 0.01 \
 rm -rf "$src"
 model=(--model sage --layers 3 --hidden 256 --fanouts 15,10,5 --batch-size 1000 --epochs 1
        --lr 0.003 --seed 1 --memory-budget "$budget")
-run multistage "$strata" train "$part" "${model[@]}" --multistage partition \
-  --eval-fanouts 15,10,5 --metrics-out "$stats/multistage.jsonl"
+run multistage "$strata" train "$part" "${model[@]}" --multistage partition --eval none \
+  --checkpoint "$part-checkpoint" --metrics-out "$stats/multistage.jsonl"
+run evaluate "$strata" eval "$part" --checkpoint "$part-checkpoint" --layerwise \
+  --scratch-dir "$data" --scratch-float16 --memory-budget "$budget"
 run direct "$strata" train "$part" "${model[@]}" --feature-store direct \
   --max-batches "$batches" --eval none --metrics-out "$stats/direct.jsonl"
 
@@ -61,11 +65,13 @@ print(f"{nodes:,} nodes, budget {budget}; the disk: {random['iops'] / 1e3:.0f}K 
       f"reads/s at depth {random['depth']}, sequential {disk['sequential_1m']['mb_per_s']:.0f} MB/s\n")
 print("| stage | wall | peak RSS (of budget) | read | written | data on disk | result |")
 print("|---|---|---|---|---|---|---|")
-for name in ["generate", "partition", "multistage", "direct"]:
+for name in ["generate", "partition", "multistage", "evaluate", "direct"]:
     t = json.load(open(os.path.join(stats, f"{name}.time")))
     size = int(open(os.path.join(stats, f"{name}.disk")).read())
     result = ""
     metrics = os.path.join(stats, f"{name}.jsonl")
+    if name == "evaluate":  # its accuracy line
+        result = open(os.path.join(stats, f"{name}.out")).read().strip().splitlines()[-1]
     if os.path.exists(metrics):
         records = [json.loads(line) for line in open(metrics)]
         epoch = next(r for r in records if r.get("event", "epoch") != "final")

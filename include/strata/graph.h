@@ -79,10 +79,12 @@ class CscGraph {
   // The same pass cut at row boundaries: fn(begin, end, sources) for consecutive blocks of whole
   // rows in id order, sources holding the in-neighbours of rows [begin, end) in edge order (row
   // v's from EdgeBegin(v) - EdgeBegin(begin)). A block has at most `block_edges` edges, or is one
-  // row with more, whose edges the buffers then grow to hold.
+  // row with more, whose edges the buffers then grow to hold. Only rows [rows_begin, rows_end)
+  // when given.
   void ForEachRowBlock(const std::function<void(uint64_t begin, uint64_t end,
                                                 std::span<const uint64_t> sources)>& fn,
-                       uint64_t block_edges = kScanChunkEdges) const;
+                       uint64_t block_edges = kScanChunkEdges, uint64_t rows_begin = 0,
+                       uint64_t rows_end = UINT64_MAX) const;
   AdjacencyStats adjacency_stats() const;
 
  private:

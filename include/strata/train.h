@@ -120,6 +120,9 @@ struct TrainOptions {
   // the budget cannot hold them (empty: $TMPDIR, else /tmp). The files are unnamed and vanish
   // with the process.
   std::string scratch_dir;
+  // Layer-wise evaluation's activations in scratch files as float16: half the disk space and
+  // transfers, each hidden value rounded once (full-graph intermediates stay float32).
+  bool scratch_float16 = false;
   // Rows per chunk of those intermediates, and per weight-gradient sum of the hidden layers:
   // fixed whatever the budget, so that the sums, and the losses, are too. A multiple of 1024.
   uint64_t full_graph_chunk_rows = 65536;

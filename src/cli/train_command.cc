@@ -74,6 +74,9 @@ void AddStoreOptions(CLI::App* cmd, TrainArgs& a) {
                   "where --full-graph's intermediates and layer-wise evaluation's activations go "
                   "when the budget cannot hold them (default $TMPDIR, else /tmp; unnamed files, "
                   "gone when the run ends)");
+  cmd->add_flag("--scratch-float16", o.scratch_float16,
+                "layer-wise evaluation's activations in scratch files as float16: half the disk "
+                "space and transfers, each hidden value rounded once");
 }
 
 void Resolve(TrainArgs& a) {
@@ -221,8 +224,9 @@ Runner AddEvalCommand(CLI::App& app) {
   AddStoreOptions(cmd, *args);
   cmd->add_option("--checkpoint", args->options.checkpoint_dir, "checkpoint directory")->required();
   cmd->add_flag("--layerwise", args->layerwise,
-                "score val and test layer by layer in one pass: full neighbourhoods, the features "
-                "and the adjacency read once per layer in id order");
+                "score val and test layer by layer: full neighbourhoods, the features and the "
+                "adjacency read in id order, once per layer (more where the budget holds the "
+                "sums of only part of a layer's nodes)");
   return [args] {
     args->fanouts = "-1";
     if (args->layerwise) args->eval = "layerwise";

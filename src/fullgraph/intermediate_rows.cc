@@ -7,7 +7,9 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 
+#include "common/float16.h"
 #include "storage/io_engine_base.h"
 #include "strata/error.h"
 
@@ -58,7 +60,7 @@ uint64_t IntermediateRows::OnDiskBytes(uint64_t rows, size_t max_width, uint64_t
 
 IntermediateRows::IntermediateRows(uint64_t rows, size_t max_width, uint64_t chunk_rows,
                                    const std::string& scratch_dir, MemoryBudget& budget,
-                                   std::string_view what)
+                                   std::string_view what, bool half_on_disk)
     : rows_(rows),
       max_width_(max_width),
       chunk_rows_(chunk_rows),
@@ -67,6 +69,7 @@ IntermediateRows::IntermediateRows(uint64_t rows, size_t max_width, uint64_t chu
   if (chunk_rows == 0 || chunk_rows % 1024 != 0) {
     throw Error::Internal("IntermediateRows: chunk rows must be a positive multiple of 1024");
   }
+  if (half_on_disk) disk_value_bytes_ = sizeof(uint16_t);
   if (scratch_dir.empty()) {
     resident_ = ChargedArray<float>(budget, rows * max_width, what);
     return;
@@ -89,7 +92,7 @@ IntermediateRows::IntermediateRows(uint64_t rows, size_t max_width, uint64_t chu
                         errno);
   }
   const uint64_t chunks = (rows + chunk_rows - 1) / chunk_rows;
-  const uint64_t bytes = chunks * chunk_rows * max_width * sizeof(float);
+  const uint64_t bytes = chunks * chunk_rows * max_width * disk_value_bytes_;
   if (const int err = ::posix_fallocate(fd_, 0, static_cast<off_t>(bytes)); err != 0) {
     Close();
     throw Error::System(fmt::format("cannot reserve {} for {} in", FormatBytes(bytes), what),
@@ -114,6 +117,7 @@ IntermediateRows& IntermediateRows::operator=(IntermediateRows&& other) noexcept
   resident_ = std::move(other.resident_);
   fd_ = std::exchange(other.fd_, -1);
   direct_ = other.direct_;
+  disk_value_bytes_ = other.disk_value_bytes_;
   buffers_ = std::move(other.buffers_);
   for (int b = 0; b < 2; ++b) transfers_[b] = std::move(other.transfers_[b]);
   pass_ = std::exchange(other.pass_, Pass::kIdle);
@@ -142,18 +146,39 @@ uint64_t IntermediateRows::ChunkRows(uint64_t chunk) const {
 }
 
 void IntermediateRows::Start(uint64_t chunk, bool write) {
-  std::byte* buffer = reinterpret_cast<std::byte*>(Buffer(chunk));
-  const uint64_t offset = chunk * chunk_rows_ * width_ * sizeof(float);
+  float* values = Buffer(chunk);
+  const uint64_t count = ChunkRows(chunk) * width_;
+  const bool half = disk_value_bytes_ == sizeof(uint16_t);
+  const uint64_t offset = chunk * chunk_rows_ * width_ * disk_value_bytes_;
   // Direct I/O moves whole 4 KiB units: the last chunk's tail is padding, inside both the
   // buffer and the reserved file.
-  const uint64_t bytes =
-      RoundUp(ChunkRows(chunk) * width_ * sizeof(float), direct_ ? kDirectIoAlignment : 1);
+  const uint64_t bytes = RoundUp(count * disk_value_bytes_, direct_ ? kDirectIoAlignment : 1);
   (write ? stats_.bytes_written : stats_.bytes_read) += bytes;
   ++(write ? stats_.writes : stats_.reads);
-  transfers_[chunk % 2] = std::async(
-      std::launch::async,
-      [fd = fd_, direct = direct_, write, buffer, offset, bytes, what = what_, dir = scratch_dir_] {
-        Transfer(fd, direct, write, buffer, offset, bytes, what, dir);
+  transfers_[chunk % 2] =
+      std::async(std::launch::async, [fd = fd_, direct = direct_, write, half, values, count,
+                                      offset, bytes, what = what_, dir = scratch_dir_] {
+        // float16 in place: value i's half lands at or before its float when narrowing front to
+        // back, and a float after halves already widened back to front. Byte copies, as the two
+        // overlap.
+        auto* raw = reinterpret_cast<std::byte*>(values);
+        if (write && half) {
+          for (uint64_t i = 0; i < count; ++i) {
+            float value;
+            std::memcpy(&value, raw + i * sizeof(float), sizeof(float));
+            const uint16_t narrow = FloatToHalf(value);
+            std::memcpy(raw + i * sizeof(uint16_t), &narrow, sizeof(uint16_t));
+          }
+        }
+        Transfer(fd, direct, write, raw, offset, bytes, what, dir);
+        if (!write && half) {
+          for (uint64_t i = count; i-- > 0;) {
+            uint16_t narrow;
+            std::memcpy(&narrow, raw + i * sizeof(uint16_t), sizeof(uint16_t));
+            const float value = HalfToFloat(narrow);
+            std::memcpy(raw + i * sizeof(float), &value, sizeof(float));
+          }
+        }
       });
 }
 
@@ -186,6 +211,9 @@ void IntermediateRows::FinishAll() {
 void IntermediateRows::BeginWrite(size_t width) {
   if (width == 0 || width > max_width_) {
     throw Error::Internal("IntermediateRows: width outside (0, max_width]");
+  }
+  if (disk_value_bytes_ * chunk_rows_ * width % kDirectIoAlignment != 0) {
+    throw Error::Internal("IntermediateRows: float16 chunks of an odd width need 2048 rows");
   }
   FinishAll();
   pass_ = Pass::kWriting;

@@ -58,9 +58,13 @@ class IntermediateRows {
   // In memory: rows × max_width floats. On disk (`scratch_dir` non-empty): two buffers of
   // chunk_rows × max_width floats and a scratch file in scratch_dir reserved for the whole
   // matrix. chunk_rows is a multiple of 1024, so every chunk starts on a direct-I/O boundary.
-  // `what` names the matrix in budget and I/O errors.
+  // `what` names the matrix in budget and I/O errors. With `half_on_disk`, the scratch file
+  // holds the rows as float16 (rounded to nearest even; half the disk space and transfers),
+  // converted in place by the helper thread; chunk_rows must then be a multiple of 2048 for
+  // an odd width, so that chunks fill whole 4 KiB units.
   IntermediateRows(uint64_t rows, size_t max_width, uint64_t chunk_rows,
-                   const std::string& scratch_dir, MemoryBudget& budget, std::string_view what);
+                   const std::string& scratch_dir, MemoryBudget& budget, std::string_view what,
+                   bool half_on_disk = false);
   ~IntermediateRows();
   IntermediateRows(IntermediateRows&& other) noexcept;
   IntermediateRows& operator=(IntermediateRows&& other) noexcept;
@@ -111,6 +115,7 @@ class IntermediateRows {
   ChargedArray<float> resident_;
   int fd_ = -1;
   bool direct_ = false;
+  size_t disk_value_bytes_ = sizeof(float);  // 2 with half_on_disk
   AlignedBuffer buffers_;
   std::future<void> transfers_[2];  // by buffer
   enum class Pass { kIdle, kWriting, kReading };

@@ -140,16 +140,17 @@ void CscGraph::ForEachSourceChunk(
 
 void CscGraph::ForEachRowBlock(
     const std::function<void(uint64_t, uint64_t, std::span<const uint64_t>)>& fn,
-    uint64_t block_edges) const {
+    uint64_t block_edges, uint64_t rows_begin, uint64_t rows_end) const {
+  rows_end = std::min(rows_end, num_nodes_);
   uint64_t widest = 0;
-  for (uint64_t v = 0; v < num_nodes_; ++v) widest = std::max(widest, InDegree(v));
+  for (uint64_t v = rows_begin; v < rows_end; ++v) widest = std::max(widest, InDegree(v));
   EdgeScan scan(*this, adjacency_ ? indices_path_ : "", wide_ ? 8 : 4,
                 std::max(block_edges, widest), budget_);
   const uint64_t* indptr = indptr_.data();
-  for (uint64_t begin = 0, end; begin < num_nodes_; begin = end) {
+  for (uint64_t begin = rows_begin, end; begin < rows_end; begin = end) {
     // The most rows whose edges fit a block, at least one.
     const uint64_t* past =
-        std::upper_bound(indptr + begin + 1, indptr + num_nodes_ + 1, indptr[begin] + block_edges);
+        std::upper_bound(indptr + begin + 1, indptr + rows_end + 1, indptr[begin] + block_edges);
     end = std::max<uint64_t>(begin + 1, past - 1 - indptr);
     fn(begin, end, scan.Read(indptr[begin], indptr[end] - indptr[begin]));
   }

@@ -73,6 +73,13 @@ void BasicGcnConv<T>::Aggregate(const BlockCsr& graph, MatrixSpan<const T> gathe
 }
 
 template <typename T>
+void BasicGcnConv<T>::CombineAggregated(MatrixSpan<const T> /*self*/,
+                                        MatrixSpan<const T> aggregated, MatrixSpan<T> out) const {
+  Gemm<T>(Trans::kNo, Trans::kNo, 1, aggregated, weight_.span(), 0, out, this->threads_);
+  bias_.AddTo(out, this->threads_);
+}
+
+template <typename T>
 void BasicGcnConv<T>::Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* grad_in) {
   const unsigned threads = this->threads_;
   const BlockCsr& g = graph_;

@@ -33,6 +33,9 @@ class BasicGcnConv final : public BasicLayer<T> {
   void TransformSources(MatrixSpan<const T> in, MatrixSpan<T> gathered) const override;
   void Aggregate(const BlockCsr& graph, MatrixSpan<const T> gathered, MatrixSpan<const T> self,
                  std::span<const T> gcn_norm, MatrixSpan<T> out) override;
+  bool aggregates_inputs() const override { return true; }
+  void CombineAggregated(MatrixSpan<const T> self, MatrixSpan<const T> aggregated,
+                         MatrixSpan<T> out) const override;
   std::vector<BasicParameter<T>> Parameters(const std::string& prefix) override;
   size_t in_dim() const override { return in_dim_; }
   size_t out_dim() const override { return out_dim_; }

@@ -56,6 +56,16 @@ class BasicLayer {
                          MatrixSpan<const T> self, std::span<const T> gcn_norm,
                          MatrixSpan<T> out) = 0;
 
+  // Where not even the transformed rows of a layer's sources fit, layers whose aggregation is a
+  // weighted sum of input rows (SAGE's mean, GCN's normalised sum) are run input-first instead:
+  // the caller sums each destination's input rows (aggregates_inputs()), and CombineAggregated
+  // maps them to `out` (rows x out_dim()) from `self` (each destination's own input row; empty
+  // for a layer with self_width() 0) and `aggregated` (SAGE: the mean of the in-neighbours' rows;
+  // GCN: the sum of n_s n_d h_s over N(d) and d itself), as Forward(training = false) does.
+  virtual bool aggregates_inputs() const { return false; }
+  virtual void CombineAggregated(MatrixSpan<const T> self, MatrixSpan<const T> aggregated,
+                                 MatrixSpan<T> out) const {}
+
   // Parameters named "<prefix><name>", in a fixed order.
   virtual std::vector<BasicParameter<T>> Parameters(const std::string& prefix) = 0;
   virtual size_t in_dim() const = 0;

@@ -139,6 +139,14 @@ void BasicSageConv<T>::Aggregate(const BlockCsr& graph, MatrixSpan<const T> gath
 }
 
 template <typename T>
+void BasicSageConv<T>::CombineAggregated(MatrixSpan<const T> self, MatrixSpan<const T> aggregated,
+                                         MatrixSpan<T> out) const {
+  Gemm<T>(Trans::kNo, Trans::kNo, 1, self, SelfWeight(), 0, out, this->threads_);
+  Gemm<T>(Trans::kNo, Trans::kNo, 1, aggregated, NeighbourWeight(), 1, out, this->threads_);
+  bias_.AddTo(out, this->threads_);
+}
+
+template <typename T>
 std::vector<BasicParameter<T>> BasicSageConv<T>::Parameters(const std::string& prefix) {
   std::vector<BasicParameter<T>> params = {
       {prefix + "w_self", weight_.span().RowRange(0, in_dim_),

@@ -79,6 +79,7 @@ std::vector<AccuracyCount> EvaluateLayerwise(
   }
   LayerwiseOptions options;
   options.scratch_dir = session.options().scratch_dir;
+  options.half_on_disk = session.options().scratch_float16;
   const std::span<const int32_t> labels = session.model().labels();
   std::vector<AccuracyCount> counts(sorted.size());
   std::vector<int32_t> listed;  // a piece's labels, -1 for nodes not in the list

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <utility>
 
 #include "common/interrupt.h"
 #include "common/progress.h"
+#include "nn/row_ops.h"
 #include "nn/sparse.h"
 #include "strata/error.h"
 #include "train/node_set.h"
@@ -18,6 +20,7 @@ namespace strata {
 namespace {
 
 constexpr uint64_t kGroupRows = 1024;                // input rows transformed at once
+constexpr uint64_t kFeatureGroups = 8;               // groups of feature reads queued at once
 constexpr uint64_t kChunkBytes = uint64_t{8} << 20;  // an activation chunk on disk, about
 constexpr uint64_t kBlockDestinations = 4096;        // destinations aggregated at once, at most
 constexpr uint64_t kBlockEdges = uint64_t{1} << 17;  // and their edges, unless one has more
@@ -61,6 +64,18 @@ struct LayerPlan {
   uint64_t chunk_rows = 0;                         // of its activations and self terms on disk
   bool reads_features = false;
   bool gcn = false;
+  bool aggregates_inputs = false;  // SAGE, GCN: can run input-first
+  uint64_t edges = 0;              // the destinations' in-edges
+  uint64_t max_degree = 0;         // of a destination
+  // Input-first: each pass's destinations and their edges, at most; 0: transformed rows held.
+  uint64_t range_rows = 0;
+  uint64_t range_edges = 0;
+
+  // An input-first range's sums, own rows (SAGE) and ids, per destination.
+  uint64_t SumBytes() const { return in * sizeof(float) * (self > 0 ? 2 : 1) + sizeof(uint64_t); }
+  uint64_t RangeBytes() const { return range_rows * SumBytes() + range_edges * 8; }
+  // The first edge of each group of kGroupRows sources, per range.
+  uint64_t GroupIndexBytes() const { return (sources / kGroupRows + 2) * sizeof(uint64_t); }
 
   // The transformed rows, after kBlockDestinations rows that hold a block's destinations (and,
   // for GCN, the normalisation of each).
@@ -71,24 +86,46 @@ struct LayerPlan {
     return on_disk ? IntermediateRows::OnDiskBytes(rows, width, chunk_rows)
                    : IntermediateRows::ResidentBytes(rows, width);
   }
-  // The most its passes charge at once, with the previous layer's activations (its input).
-  uint64_t PeakBytes(bool on_disk, const LayerPlan* previous) const {
+  // What streaming the input holds: the feature reads in flight, or the previous layer's
+  // activations.
+  uint64_t InputBytes(bool on_disk, const LayerPlan* previous) const {
+    return previous != nullptr ? previous->RowsBytes(previous->destinations, previous->out, on_disk)
+                               : kFeatureGroups * kGroupRows * in * sizeof(float);
+  }
+  // The most its passes charge at once with the transformed rows held.
+  uint64_t TransformedPeakBytes(bool on_disk, const LayerPlan* previous) const {
     const uint64_t self_rows = self > 0 ? RowsBytes(destinations, self, on_disk) : 0;
-    const uint64_t input_rows = (reads_features ? 2 * kGroupRows * in * sizeof(float) : 0) +
-                                (self > 0 ? kGroupRows * in * sizeof(float) : 0);
-    const uint64_t input = previous != nullptr
-                               ? previous->RowsBytes(previous->destinations, previous->out, on_disk)
-                               : 0;
-    const uint64_t transform = input + TransformedBytes() + self_rows + input_rows;
+    const uint64_t own = self > 0 ? kGroupRows * in * sizeof(float) : 0;
+    const uint64_t transform = InputBytes(on_disk, previous) + TransformedBytes() + self_rows + own;
     const uint64_t aggregate =
         TransformedBytes() + self_rows + RowsBytes(destinations, out, on_disk);
     return std::max(transform, aggregate);
   }
+  // Input-first: all but the range.
+  uint64_t InputFirstFixedBytes(bool on_disk, const LayerPlan* previous) const {
+    return InputBytes(on_disk, previous) + RowsBytes(destinations, out, on_disk) +
+           GroupIndexBytes();
+  }
+  // Sizes the ranges to `bytes` (at least one destination with its edges), and to at most
+  // max_rows destinations when that is non-zero.
+  void PlanRanges(uint64_t bytes, uint64_t max_rows) {
+    const uint64_t mean_degree = destinations > 0 ? (edges + destinations - 1) / destinations : 0;
+    range_rows = std::clamp<uint64_t>(bytes / (SumBytes() + 8 * mean_degree), 1, destinations);
+    if (max_rows > 0) range_rows = std::min(range_rows, max_rows);
+    const uint64_t left = bytes > range_rows * SumBytes() ? bytes - range_rows * SumBytes() : 0;
+    range_edges = std::min(edges, std::max(max_degree, left / 8));
+  }
+  uint64_t PeakBytes(bool on_disk, const LayerPlan* previous) const {
+    return range_rows > 0 ? InputFirstFixedBytes(on_disk, previous) + RangeBytes()
+                          : TransformedPeakBytes(on_disk, previous);
+  }
 };
 
 uint64_t ChunkRows(size_t width, const LayerwiseOptions& options) {
-  if (options.chunk_rows > 0) return options.chunk_rows;
-  return std::max<uint64_t>(1024, kChunkBytes / (width * sizeof(float)) / 1024 * 1024);
+  // float16 chunks must fill whole 4 KiB units too.
+  const uint64_t unit = options.half_on_disk && width % 2 != 0 ? 2048 : 1024;
+  if (options.chunk_rows > 0) return (options.chunk_rows + unit - 1) / unit * unit;
+  return std::max<uint64_t>(unit, kChunkBytes / (width * sizeof(float)) / unit * unit);
 }
 
 // Calls fn(first, ids) for consecutive groups of up to kGroupRows members of `set` in id order;
@@ -112,6 +149,11 @@ void ForEachGroup(const NodeSet& set,
 using RowsFn = std::function<void(uint64_t first, std::span<const uint64_t> ids,
                                   MatrixSpan<const float> rows)>;
 
+struct RangeEdge {
+  uint32_t destination;  // in the range
+  uint32_t source;       // row in its group
+};
+
 // One run: the closure's node sets, the plan, and the matrices that pass from one layer's pass
 // to the next.
 class LayerwiseRun {
@@ -130,14 +172,24 @@ class LayerwiseRun {
   // ForEachGroup with the members' feature rows, gathered through the store and prepared as the
   // model takes them; the next group's reads are in flight while fn works on one.
   void ForEachFeatureGroup(const NodeSet& set, const RowsFn& fn);
+  // Calls fn for consecutive groups of layer l's input rows (ForEachGroup's groups).
+  void ForEachInputGroup(size_t l, const RowsFn& fn);
   void Transform(size_t l);
   void Aggregate(size_t l);
+  // Layer l input-first, one pass over its input per range of destinations.
+  void AggregateInputs(size_t l);
+  // The edges of destinations `ids` (ranks [first, first + ids.size()) of layer l's), grouped
+  // by the group of the source's row in the input: entries [index[g], index[g + 1]) of `edges`
+  // for group g, each (destination - first, source's row in the group).
+  void GroupRangeEdges(size_t l, std::span<const uint64_t> ids, std::span<uint64_t> index,
+                       std::span<RangeEdge> edges) const;
 
   Session& session_;
   MiniBatchModel& model_;
   std::vector<NodeSet> sets_;
   std::vector<LayerPlan> plans_;
   std::string scratch_dir_;  // empty: activations in memory
+  bool half_on_disk_ = false;
   size_t transformed_width_ = 0;
   ChargedArray<float> transformed_;
   ChargedArray<float> norm_;      // GCN: of the transformed rows' nodes
@@ -163,48 +215,89 @@ LayerwiseRun::LayerwiseRun(Session& session, const LayerwiseOptions& options,
     p.chunk_rows = ChunkRows(p.out, options);
     p.reads_features = l == 0;
     p.gcn = config.kind == ModelKind::kGcn;
-    if (kBlockDestinations + p.sources > std::numeric_limits<uint32_t>::max()) {
-      throw Error::Input(fmt::format(
-          "layer-wise inference: layer {} has {} input rows, more than a block's 32-bit ids "
-          "reach; evaluate fewer nodes, or in batches",
-          l, p.sources));
-    }
+    p.aggregates_inputs = layer.aggregates_inputs();
+    const NodeSet& destinations = sets_[config.layers - 1 - l];  // Destinations(l), once planned
+    destinations.ForEach(0, destinations.num_nodes(), [&](uint64_t v) {
+      p.edges += session.graph().InDegree(v);
+      p.max_degree = std::max(p.max_degree, session.graph().InDegree(v));
+    });
     plans_.push_back(p);
     stats_.input_rows.push_back(p.sources);
     stats_.output_rows.push_back(p.destinations);
   }
-  auto need = [&](bool on_disk) {
+  MemoryBudget& budget = session.budget();
+  const uint64_t available = budget.available();
+  // The peak of a run with every layer's transformed rows held.
+  auto transformed = [&](bool on_disk) {
     uint64_t peak = 0;
     for (size_t l = 0; l < layers(); ++l) {
-      peak = std::max(peak, plans_[l].PeakBytes(on_disk, l > 0 ? &plans_[l - 1] : nullptr));
+      peak =
+          std::max(peak, plans_[l].TransformedPeakBytes(on_disk, l > 0 ? &plans_[l - 1] : nullptr));
     }
     return peak + kSlackBytes;
   };
-  MemoryBudget& budget = session.budget();
-  const uint64_t in_memory = need(false);
-  const uint64_t on_disk = need(true);
-  stats_.budget_in_memory = budget.used() + in_memory;
-  stats_.budget_on_disk = budget.used() + on_disk;
-  stats_.activations_on_disk = in_memory > budget.available() && on_disk < in_memory;
-  const uint64_t needed = stats_.activations_on_disk ? on_disk : in_memory;
-  if (needed > budget.available()) {
-    uint64_t widest = 0;  // the largest matrix of transformed rows
-    for (const LayerPlan& p : plans_) widest = std::max(widest, p.TransformedBytes());
+  stats_.budget_in_memory = budget.used() + transformed(false);
+  stats_.budget_on_disk = budget.used() + transformed(true);
+  // The peak of a run where, if `input_first`, a SAGE or GCN layer whose transformed rows do
+  // not fit runs input-first, its ranges as large as the rest of the budget holds.
+  auto plan = [&](bool on_disk, bool input_first) {
+    uint64_t peak = 0;
+    for (size_t l = 0; l < layers(); ++l) {
+      LayerPlan& p = plans_[l];
+      const LayerPlan* previous = l > 0 ? &plans_[l - 1] : nullptr;
+      p.range_rows = p.range_edges = 0;
+      const uint64_t held = p.TransformedPeakBytes(on_disk, previous) + kSlackBytes;
+      if (input_first && p.aggregates_inputs && (options.input_first || held > available)) {
+        const uint64_t fixed = p.InputFirstFixedBytes(on_disk, previous) + kSlackBytes;
+        p.PlanRanges(available > fixed ? available - fixed : 0, options.max_range_rows);
+      }
+      peak = std::max(peak, p.PeakBytes(on_disk, previous) + kSlackBytes);
+    }
+    return peak;
+  };
+  // Held transformed rows first (each layer read once), activations in memory before on disk.
+  uint64_t needed = 0;
+  for (bool input_first : {false, true}) {
+    if (options.input_first && !input_first) continue;
+    needed = plan(false, input_first);
+    if (needed > available) {
+      const uint64_t on_disk = plan(true, input_first);
+      stats_.activations_on_disk = on_disk < needed;
+      needed = stats_.activations_on_disk ? on_disk : plan(false, input_first);
+    }
+    if (needed <= available) break;
+  }
+  for (const LayerPlan& p : plans_) {
+    if (p.range_rows == 0 &&
+        kBlockDestinations + p.sources > std::numeric_limits<uint32_t>::max()) {
+      throw Error::Input(fmt::format(
+          "layer-wise inference: a layer has {} input rows, more than a block's 32-bit ids "
+          "reach; evaluate fewer nodes, or in batches",
+          p.sources));
+    }
+  }
+  stats_.passes.assign(layers(), 0);
+  if (needed > available) {
     throw Error::Input(fmt::format(
-        "layer-wise inference needs {} where --memory-budget {} leaves {}: a layer's transformed "
-        "input rows (up to {}) stay in memory, beside its activations' chunk buffers; raise "
-        "--memory-budget to at least {}",
-        FormatBytes(needed), FormatBytes(budget.limit()), FormatBytes(budget.available()),
-        FormatBytes(widest), FormatBytes(budget.used() + needed)));
+        "layer-wise inference needs {} where --memory-budget {} leaves {}: beside the "
+        "activations' chunk buffers, a GAT layer holds its transformed input rows, a SAGE or GCN "
+        "layer the sums of at least one destination; raise --memory-budget to at least {}",
+        FormatBytes(needed), FormatBytes(budget.limit()), FormatBytes(available),
+        FormatBytes(budget.used() + needed)));
   }
   if (stats_.activations_on_disk) scratch_dir_ = ScratchDirectory(options.scratch_dir);
+  half_on_disk_ = options.half_on_disk;
   if (session.options().progress) progress_ = std::make_unique<ProgressBar>("layer-wise", 0);
 }
 
 LayerwiseStats LayerwiseRun::Run(const LogitsFn& each) {
   for (size_t l = 0; l < layers(); ++l) {
-    Transform(l);
-    Aggregate(l);
+    if (plans_[l].range_rows > 0) {
+      AggregateInputs(l);
+    } else {
+      Transform(l);
+      Aggregate(l);
+    }
   }
   activations_.BeginRead();
   ForEachGroup(sets_[0], [&](uint64_t first, std::span<const uint64_t> ids) {
@@ -217,12 +310,14 @@ LayerwiseStats LayerwiseRun::Run(const LogitsFn& each) {
     std::string rows;
     for (size_t l = 0; l < layers(); ++l) {
       rows += fmt::format("{}{} -> {}", l ? ", " : "", stats_.input_rows[l], stats_.output_rows[l]);
+      if (stats_.passes[l] > 0) rows += fmt::format(" (input-first, {} passes)", stats_.passes[l]);
     }
     fmt::print(stderr,
                "layer-wise inference of {} nodes: rows per layer {} (of {}); activations {}\n",
                sets_[0].size(), rows, sets_[0].num_nodes(),
-               stats_.activations_on_disk ? fmt::format("row-blocked on disk ({} written)",
-                                                        FormatBytes(stats_.scratch.bytes_written))
+               stats_.activations_on_disk ? fmt::format("row-blocked on disk ({} written{})",
+                                                        FormatBytes(stats_.scratch.bytes_written),
+                                                        half_on_disk_ ? " as float16" : "")
                                           : std::string("in memory"));
   }
   return stats_;
@@ -231,18 +326,19 @@ LayerwiseStats LayerwiseRun::Run(const LogitsFn& each) {
 void LayerwiseRun::ForEachFeatureGroup(const NodeSet& set, const RowsFn& fn) {
   FeatureStore& store = session_.store();
   const uint64_t dim = store.dim();
-  ChargedArray<float> rows(session_.budget(), 2 * kGroupRows * dim, "layer-wise input features");
+  ChargedArray<float> rows(session_.budget(), kFeatureGroups * kGroupRows * dim,
+                           "layer-wise input features");
   struct Group {
     std::vector<uint64_t> ids;
     uint64_t first = 0;
     FeatureStore::Ticket ticket = 0;
     bool pending = false;
   };
-  Group groups[2];
-  auto values = [&](int b) {
+  Group groups[kFeatureGroups];
+  auto values = [&](uint64_t b) {
     return std::span<float>(rows.data() + b * kGroupRows * dim, groups[b].ids.size() * dim);
   };
-  auto finish = [&](int b) {
+  auto finish = [&](uint64_t b) {
     Group& g = groups[b];
     if (!g.pending) return;
     g.pending = false;
@@ -250,18 +346,18 @@ void LayerwiseRun::ForEachFeatureGroup(const NodeSet& set, const RowsFn& fn) {
     model_.PrepareFeatures(values(b));
     fn(g.first, g.ids, MatrixSpan<const float>(values(b).data(), g.ids.size(), dim));
   };
-  int b = 0;  // the buffer the next group goes into
+  uint64_t b = 0;  // the buffer the next group goes into: the oldest group's, finished first
   try {
     ForEachGroup(set, [&](uint64_t first, std::span<const uint64_t> ids) {
+      finish(b);
       Group& g = groups[b];
       g.ids.assign(ids.begin(), ids.end());
       g.first = first;
       g.ticket = store.Submit(g.ids, values(b));
       g.pending = true;
-      b ^= 1;
-      finish(b);  // the group before, read while this one's reads were queued
+      b = (b + 1) % kFeatureGroups;
     });
-    finish(b ^ 1);
+    for (uint64_t i = 0; i < kFeatureGroups; ++i) finish((b + i) % kFeatureGroups);
   } catch (...) {
     // No read may land in the buffers once they are freed.
     for (Group& g : groups) {
@@ -274,6 +370,18 @@ void LayerwiseRun::ForEachFeatureGroup(const NodeSet& set, const RowsFn& fn) {
     }
     throw;
   }
+}
+
+void LayerwiseRun::ForEachInputGroup(size_t l, const RowsFn& fn) {
+  if (plans_[l].reads_features) {
+    ForEachFeatureGroup(Sources(l), fn);
+    return;
+  }
+  activations_.BeginRead();
+  ForEachGroup(Sources(l), [&](uint64_t first, std::span<const uint64_t> ids) {
+    fn(first, ids, activations_.Read(first, first + ids.size()));
+  });
+  activations_.EndRead();
 }
 
 void LayerwiseRun::Transform(size_t l) {
@@ -295,7 +403,7 @@ void LayerwiseRun::Transform(size_t l) {
   ChargedArray<float> own;  // the destinations among a group's rows
   if (p.self > 0) {
     self_ = IntermediateRows(p.destinations, p.self, p.chunk_rows, scratch_dir_, budget,
-                             "layer-wise self terms");
+                             "layer-wise self terms", half_on_disk_);
     self_.BeginWrite(p.self);
     own = ChargedArray<float>(budget, kGroupRows * p.in, "layer-wise destination rows");
   }
@@ -327,17 +435,9 @@ void LayerwiseRun::Transform(size_t l) {
     }
     self_rank += count;
   };
-  if (p.reads_features) {
-    ForEachFeatureGroup(Sources(l), transform);
-  } else {
-    activations_.BeginRead();
-    ForEachGroup(Sources(l), [&](uint64_t first, std::span<const uint64_t> ids) {
-      transform(first, ids, activations_.Read(first, first + ids.size()));
-    });
-    activations_.EndRead();
-    stats_.scratch += activations_.stats();
-    activations_ = IntermediateRows();
-  }
+  ForEachInputGroup(l, transform);
+  stats_.scratch += activations_.stats();
+  activations_ = IntermediateRows();
   if (p.self > 0) self_.EndWrite();
 }
 
@@ -347,7 +447,7 @@ void LayerwiseRun::Aggregate(size_t l) {
   const NodeSet& sources = Sources(l);
   const CscGraph& graph = session_.graph();
   IntermediateRows output(p.destinations, p.out, p.chunk_rows, scratch_dir_, session_.budget(),
-                          "layer-wise activations");
+                          "layer-wise activations", half_on_disk_);
   output.BeginWrite(p.out);
   if (p.self > 0) self_.BeginRead();
   if (progress_) {
@@ -414,6 +514,125 @@ void LayerwiseRun::Aggregate(size_t l) {
   }
   transformed_.Reset();
   norm_.Reset();
+  activations_ = std::move(output);
+}
+
+void LayerwiseRun::GroupRangeEdges(size_t l, std::span<const uint64_t> ids,
+                                   std::span<uint64_t> index, std::span<RangeEdge> edges) const {
+  const NodeSet& sources = Sources(l);
+  const CscGraph& graph = session_.graph();
+  // fn(destination in the range, source's rank) for the range's edges, in edge order.
+  auto for_each_edge = [&](const auto& fn) {
+    uint64_t i = 0;  // ids[i]: the next destination
+    graph.ForEachRowBlock(
+        [&](uint64_t begin, uint64_t end, std::span<const uint64_t> neighbours) {
+          const uint64_t base = graph.EdgeBegin(begin);
+          for (; i < ids.size() && ids[i] < end; ++i) {
+            const uint64_t first = graph.EdgeBegin(ids[i]) - base;
+            for (uint64_t e = first; e < first + graph.InDegree(ids[i]); ++e) {
+              fn(i, sources.Rank(neighbours[e]));
+            }
+          }
+          ThrowIfInterrupted();
+        },
+        CscGraph::kScanChunkEdges, ids.front(), ids.back() + 1);
+  };
+  // A counting sort by group: count, then place each edge at its group's cursor, which ends
+  // at the next group's first edge.
+  std::fill(index.begin(), index.end(), 0);
+  for_each_edge([&](uint64_t, uint64_t rank) { ++index[rank / kGroupRows + 1]; });
+  std::partial_sum(index.begin(), index.end(), index.begin());
+  for_each_edge([&](uint64_t d, uint64_t rank) {
+    edges[index[rank / kGroupRows]++] = {static_cast<uint32_t>(d),
+                                         static_cast<uint32_t>(rank % kGroupRows)};
+  });
+  std::copy_backward(index.begin(), index.end() - 1, index.end());
+  index[0] = 0;
+}
+
+void LayerwiseRun::AggregateInputs(size_t l) {
+  const LayerPlan& p = plans_[l];
+  const BasicLayer<float>& layer = model_.model().layer(l);
+  const NodeSet& destinations = Destinations(l);
+  const CscGraph& graph = session_.graph();
+  MemoryBudget& budget = session_.budget();
+  const std::span<const float> norm = p.gcn ? model_.gcn_norm() : std::span<const float>();
+  const size_t in = p.in;
+  IntermediateRows output(p.destinations, p.out, p.chunk_rows, scratch_dir_, budget,
+                          "layer-wise activations", half_on_disk_);
+  ChargedArray<float> sums(budget, p.range_rows * in, "layer-wise input sums");
+  ChargedArray<float> own(budget, p.self > 0 ? p.range_rows * in : 0, "layer-wise input sums");
+  ChargedArray<uint64_t> ids(budget, p.range_rows, "layer-wise input sums");
+  ChargedArray<RangeEdge> edges(budget, p.range_edges, "layer-wise range edges");
+  ChargedArray<uint64_t> index(budget, (p.sources + kGroupRows - 1) / kGroupRows + 1,
+                               "layer-wise range edges");
+  output.BeginWrite(p.out);
+  const bool hidden = l + 1 < layers();
+  uint64_t first = 0;  // the range's first destination's rank
+  uint64_t next = 0;   // where the next range's destinations are looked for
+  while (first < p.destinations) {
+    uint64_t count = 0;
+    uint64_t range_edges = 0;
+    for (; next < destinations.num_nodes() && count < p.range_rows; ++next) {
+      if (!destinations.Contains(next)) continue;
+      const uint64_t degree = graph.InDegree(next);
+      if (count > 0 && range_edges + degree > p.range_edges) break;
+      ids[count++] = next;
+      range_edges += degree;
+    }
+    const std::span<const uint64_t> range(ids.data(), count);
+    GroupRangeEdges(l, range, {index.data(), index.size()}, {edges.data(), range_edges});
+    std::fill_n(sums.data(), count * in, 0.0f);
+    if (progress_) {
+      progress_->Restart(fmt::format("layer-wise: layer {} pass {}", l, stats_.passes[l] + 1),
+                         p.sources);
+    }
+    ForEachInputGroup(l, [&](uint64_t group_first, std::span<const uint64_t> group,
+                             MatrixSpan<const float> rows) {
+      const uint64_t g = group_first / kGroupRows;
+      for (uint64_t e = index[g]; e < index[g + 1]; ++e) {
+        const RangeEdge edge = edges[e];
+        const float weight = p.gcn ? norm[group[edge.source]] : 1.0f;
+        AxpyRow(sums.data() + edge.destination * in, weight, rows.row(edge.source), in);
+      }
+      // The range's own rows among the group's: SAGE's self rows, GCN's self loops.
+      if (group.back() >= range.front() && group.front() <= range.back()) {
+        for (size_t i = 0; i < group.size(); ++i) {
+          const uint64_t v = group[i];
+          if (v < range.front() || v > range.back() || !destinations.Contains(v)) continue;
+          const uint64_t d = destinations.Rank(v) - first;
+          if (p.self > 0) {
+            std::copy_n(rows.row(i), in, own.data() + d * in);
+          } else {
+            AxpyRow(sums.data() + d * in, norm[v], rows.row(i), in);
+          }
+        }
+      }
+      if (progress_) progress_->Update(group_first + group.size());
+      ThrowIfInterrupted();
+    });
+    // SAGE averages; GCN's normalisation of the destination.
+    for (uint64_t d = 0; d < count; ++d) {
+      const uint64_t degree = graph.InDegree(range[d]);
+      const float scale = p.gcn ? norm[range[d]] : degree > 0 ? 1.0f / degree : 0.0f;
+      ScaleRow(sums.data() + d * in, scale, in);
+    }
+    // The range's outputs, in pieces within chunks of the output.
+    for (uint64_t done = 0; done < count;) {
+      const uint64_t begin = first + done;
+      const uint64_t end = std::min(first + count, (begin / p.chunk_rows + 1) * p.chunk_rows);
+      MatrixSpan<const float> self;
+      if (p.self > 0) self = {own.data() + done * in, end - begin, in};
+      MatrixSpan<float> out = output.Write(begin, end);
+      layer.CombineAggregated(self, {sums.data() + done * in, end - begin, in}, out);
+      if (hidden) model_.model().HiddenActivation(out);
+      done = end - first;
+    }
+    first += count;
+    ++stats_.passes[l];
+  }
+  output.EndWrite();
+  stats_.scratch += activations_.stats();
   activations_ = std::move(output);
 }
 

@@ -21,6 +21,16 @@
 // range, id order is partition order. The activations are IntermediateRows: in memory when the
 // budget holds them, else row-blocked in scratch files; only the transformed rows, sources × the
 // layer's width, must be in memory.
+//
+// Where not even those fit (a 100M-node graph's 3-hop closure is most of its nodes, ~100 GB of
+// 256-wide rows), a SAGE or GCN layer runs input-first instead (BasicLayer::CombineAggregated):
+// its destinations are cut into ranges in id order, each range's sums of input rows (and its
+// own rows) as large as the budget holds, and each range is one pass over the layer's input
+// rows, streamed as above, which adds every row to the sums of the range's destinations it
+// feeds; then the range's outputs are one GEMM. The range's edges, read from the adjacency
+// before its pass, are grouped by the source's group of streamed rows, so that a group's edges
+// are at hand while its rows are. Memory: a range's sums, own rows and edges (8 bytes each)
+// beside the chunk buffers; each pass costs one more read of the layer's input.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +49,10 @@ struct LayerwiseOptions {
   // Rows per chunk of an activation on disk, a multiple of 1024; 0: about 8 MiB of rows.
   uint64_t chunk_rows = 0;
   std::string scratch_dir;  // where activations go on disk; empty: $TMPDIR, else /tmp
+  // Input-first layers: destinations per pass at most; 0: as many as the budget holds.
+  uint64_t max_range_rows = 0;
+  bool input_first = false;   // every SAGE and GCN layer input-first, whatever the budget holds
+  bool half_on_disk = false;  // activations in scratch files as float16 (IntermediateRows)
 };
 
 struct LayerwiseStats {
@@ -46,6 +60,8 @@ struct LayerwiseStats {
   // transformed (the (L-1-l)- and (L-l)-hop closures of S).
   std::vector<uint64_t> output_rows;
   std::vector<uint64_t> input_rows;
+  // Per layer: 0 where the transformed rows were held, else its passes over its input rows.
+  std::vector<uint64_t> passes;
   bool activations_on_disk = false;  // row-blocked in scratch files
   IntermediateStats scratch;         // their transfers
   // The --memory-budget the run needed with the activations in memory and on disk, what the
@@ -60,8 +76,8 @@ using LogitsFn = std::function<void(std::span<const uint64_t> ids, MatrixSpan<co
 
 // Runs session.model() layer by layer for `nodes` (any order; a repeated id counts once) and
 // hands their logits to `each`. Every buffer is charged to session.budget(); a budget that
-// cannot hold a layer's transformed rows beside its activations' chunk buffers is an input error
-// naming what is needed.
+// cannot hold a GAT layer's transformed rows, or another layer's input-first buffers, beside its
+// activations' chunk buffers is an input error naming what is needed.
 LayerwiseStats RunLayerwise(Session& session, std::span<const uint64_t> nodes,
                             const LayerwiseOptions& options, const LogitsFn& each);
 

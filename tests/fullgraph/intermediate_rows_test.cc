@@ -10,6 +10,7 @@
 #include <csignal>
 #include <string>
 
+#include "common/float16.h"
 #include "strata/error.h"
 #include "test_util.h"
 
@@ -102,6 +103,43 @@ TEST_P(IntermediateRowsTest, PiecesOutOfOrderAreInternalErrors) {
 
 INSTANTIATE_TEST_SUITE_P(Placement, IntermediateRowsTest, ::testing::Values(false, true),
                          [](const auto& info) { return info.param ? "OnDisk" : "InMemory"; });
+
+// float16 on disk: every value comes back as FloatToHalf rounds it (exactly, for values a half
+// holds), in half the bytes, over several chunks, odd widths and a last chunk's tail.
+TEST(IntermediateRows, Float16OnDiskRoundsEachValueOnce) {
+  ScratchDir scratch;
+  MemoryBudget budget(uint64_t{64} << 20);
+  constexpr uint64_t kRows = 5000;  // chunks of 2048, 2048 and 904 rows
+  for (size_t width : {7, 16}) {
+    IntermediateRows rows(kRows, width, 2048, scratch.path(), budget, "test rows",
+                          /*half_on_disk=*/true);
+    auto value = [](uint64_t i, size_t j) { return 0.001f * static_cast<float>(i * 31 + j) - 70; };
+    rows.BeginWrite(width);
+    for (uint64_t begin = 0, end; begin < kRows; begin = end) {
+      end = std::min({kRows, begin + 500, (begin / 2048 + 1) * 2048});
+      MatrixSpan<float> out = rows.Write(begin, end);
+      for (uint64_t i = begin; i < end; ++i) {
+        for (size_t j = 0; j < width; ++j) out(i - begin, j) = value(i, j);
+      }
+    }
+    rows.EndWrite();
+    auto units = [](uint64_t bytes) { return (bytes + 4095) / 4096 * 4096; };
+    EXPECT_EQ(rows.stats().bytes_written, 2 * units(2048 * width * 2) + units(904 * width * 2));
+    for (int pass = 0; pass < 2; ++pass) {
+      rows.BeginRead();
+      for (uint64_t begin = 0, end; begin < kRows; begin = end) {
+        end = std::min({kRows, begin + 700, (begin / 2048 + 1) * 2048});
+        MatrixSpan<float> in = rows.Read(begin, end);
+        for (uint64_t i = begin; i < end; ++i) {
+          for (size_t j = 0; j < width; ++j) {
+            ASSERT_EQ(in(i - begin, j), HalfToFloat(FloatToHalf(value(i, j)))) << i << ", " << j;
+          }
+        }
+      }
+      rows.EndRead();
+    }
+  }
+}
 
 TEST(IntermediateRows, AMissingScratchDirectoryIsOneInputError) {
   MemoryBudget budget(uint64_t{64} << 20);

@@ -229,10 +229,89 @@ TEST(LayerwiseInference, ActivationsOnDiskGiveTheSameLogits) {
     EXPECT_LE(session.budget().peak(), o.memory_budget_bytes);
   }
 
+  // Below that, SAGE runs input-first, GAT is refused.
   o.memory_budget_bytes = in_memory.budget_on_disk - 1;
+  {
+    Session session(o, Dataset::Open(o.dataset));
+    Randomise(session);
+    LayerwiseStats input_first;
+    ExpectClose(expected, Layerwise(session, all, small_chunks, &input_first));
+    EXPECT_GT(input_first.passes[0], 0u);
+    EXPECT_LE(session.budget().peak(), o.memory_budget_bytes);
+  }
+  {
+    // Activations as float16 on disk: each hidden value rounded once (relative 2^-11).
+    TrainOptions between = o;
+    between.memory_budget_bytes = (in_memory.budget_on_disk + in_memory.budget_in_memory) / 2;
+    Session session(between, Dataset::Open(o.dataset));
+    Randomise(session);
+    LayerwiseOptions half = small_chunks;
+    half.half_on_disk = true;
+    LayerwiseStats stats;
+    const Logits logits = Layerwise(session, all, half, &stats);
+    EXPECT_TRUE(stats.activations_on_disk);
+    double worst = 0;
+    for (const auto& [v, row] : expected) {
+      for (size_t j = 0; j < row.size(); ++j) {
+        worst = std::max<double>(
+            worst, std::abs(logits.at(v)[j] - row[j]) / std::max(1.0f, std::abs(row[j])));
+      }
+    }
+    EXPECT_GT(worst, 0);
+    EXPECT_LT(worst, 1e-2);
+  }
+  o.model.kind = ModelKind::kGat;
   Session session(o, Dataset::Open(o.dataset));
   try {
     Layerwise(session, all, small_chunks);
+    FAIL() << "layer-wise inference ran past the budget";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::kInput);
+    EXPECT_NE(std::string(e.what()).find("--memory-budget"), std::string::npos) << e.what();
+  }
+}
+
+// Input-first layers (where not even the transformed rows fit), each range of destinations one
+// pass over the layer's input: the same logits as full-neighbourhood batches for SAGE and GCN,
+// in one pass or many, with the activations in memory or on disk; a budget that cannot hold
+// one destination's sums beside the chunk buffers is an input error.
+TEST(LayerwiseInference, InputFirstGivesTheSameLogits) {
+  std::vector<uint64_t> all(3000);
+  std::iota(all.begin(), all.end(), 0);
+  for (ModelKind kind : {ModelKind::kSage, ModelKind::kGcn}) {
+    for (size_t layers : {2, 3}) {
+      TrainOptions o = Options(SmallSbm(), kind);
+      o.model.layers = layers;
+      o.sampling.fanouts.assign(layers, 3);
+      o.features.row_normalize = kind == ModelKind::kGcn;
+      o.model.bias = layers == 2;
+      SCOPED_TRACE(std::string(ModelKindName(kind)) + ", " + std::to_string(layers) + " layers");
+      Session session(o, Dataset::Open(o.dataset));
+      Randomise(session);
+      const std::vector<uint64_t> ids = {2000, 5, 17, 5, 2999, 1024};
+      const Logits expected = PerBatch(session, all);
+      LayerwiseOptions input_first;
+      input_first.input_first = true;
+      LayerwiseStats stats;
+      ExpectClose(expected, Layerwise(session, all, input_first, &stats));
+      EXPECT_EQ(stats.passes, std::vector<uint64_t>(layers, 1));
+      input_first.max_range_rows = 700;
+      input_first.chunk_rows = 1024;
+      ExpectClose(expected, Layerwise(session, all, input_first, &stats));
+      EXPECT_EQ(stats.passes[0], 5u);  // 3000 destinations, 700 a pass
+      Logits some;
+      for (uint64_t v : ids) some[v] = expected.at(v);
+      ExpectClose(some, Layerwise(session, ids, input_first, &stats));
+      EXPECT_FALSE(stats.activations_on_disk);
+    }
+  }
+  TrainOptions o = Options(SmallSbm(), ModelKind::kSage);
+  o.memory_budget_bytes = Session(o, Dataset::Open(o.dataset)).budget().used() + (64 << 10);
+  Session session(o, Dataset::Open(o.dataset));
+  LayerwiseOptions input_first;
+  input_first.input_first = true;
+  try {
+    Layerwise(session, all, input_first);
     FAIL() << "layer-wise inference ran past the budget";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), Error::Kind::kInput);
