@@ -1,9 +1,12 @@
 #include "common/float16.h"
 
+#include <immintrin.h>
+
 #include <cstring>
 
 // Plain bit manipulation rather than F16C or _Float16: the release build targets x86-64-v2,
 // which has neither, and the result must be bit-identical on every machine that reads a file.
+// The array forms use F16C only when the CPU reports it, and its results are these.
 //
 // binary16: 1 sign bit, 5 exponent bits (bias 15), 10 mantissa bits.
 // binary32: 1 sign bit, 8 exponent bits (bias 127), 23 mantissa bits.
@@ -46,8 +49,9 @@ float HalfToFloat(uint16_t half) {
   uint32_t exponent = (half >> 10) & 0x1fu;
   uint32_t mantissa = half & 0x3ffu;
   if (exponent == 0x1f) {
-    // Infinity, or NaN with its payload kept in the top mantissa bits.
-    return BitsToFloat(sign | 0x7f800000u | (mantissa << kMantissaShift));
+    // Infinity, or NaN with its payload kept in the top mantissa bits, made quiet.
+    const uint32_t quiet = mantissa != 0 ? 0x400000u : 0;
+    return BitsToFloat(sign | 0x7f800000u | quiet | (mantissa << kMantissaShift));
   }
   if (exponent != 0) {
     uint32_t float_exponent = exponent - kHalfBias + kFloatBias;
@@ -93,6 +97,45 @@ uint16_t FloatToHalf(float value) {
   // which is 14..24 here.
   int shift = 126 - static_cast<int>(exponent);
   return static_cast<uint16_t>(sign | ShiftRightRoundEven(significand, shift));
+}
+
+namespace {
+
+__attribute__((target("avx,f16c"))) void HalvesToFloatsF16c(std::span<const uint16_t> in,
+                                                            float* out) {
+  size_t i = 0;
+  for (; i + 8 <= in.size(); i += 8) {
+    const __m128i half = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in.data() + i));
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(half));
+  }
+  for (; i < in.size(); ++i) out[i] = HalfToFloat(in[i]);
+}
+
+__attribute__((target("avx,f16c"))) void FloatsToHalvesF16c(std::span<const float> in,
+                                                            uint16_t* out) {
+  size_t i = 0;
+  for (; i + 8 <= in.size(); i += 8) {
+    const __m128i half = _mm256_cvtps_ph(_mm256_loadu_ps(in.data() + i), _MM_FROUND_TO_NEAREST_INT);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), half);
+  }
+  for (; i < in.size(); ++i) out[i] = FloatToHalf(in[i]);
+}
+
+bool HasF16c() {
+  static const bool has = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+  return has;
+}
+
+}  // namespace
+
+void HalvesToFloats(std::span<const uint16_t> in, float* out) {
+  if (HasF16c()) return HalvesToFloatsF16c(in, out);
+  for (size_t i = 0; i < in.size(); ++i) out[i] = HalfToFloat(in[i]);
+}
+
+void FloatsToHalves(std::span<const float> in, uint16_t* out) {
+  if (HasF16c()) return FloatsToHalvesF16c(in, out);
+  for (size_t i = 0; i < in.size(); ++i) out[i] = FloatToHalf(in[i]);
 }
 
 }  // namespace strata

@@ -22,8 +22,7 @@ void FeatureWriter::AppendRows(std::span<const float> rows) {
     if (dtype_ == FeatureDtype::kFloat32) {
       std::memcpy(row_.data(), in, feature_dim_ * sizeof(float));
     } else {
-      auto* out = reinterpret_cast<uint16_t*>(row_.data());
-      for (uint64_t i = 0; i < feature_dim_; ++i) out[i] = FloatToHalf(in[i]);
+      FloatsToHalves({in, feature_dim_}, reinterpret_cast<uint16_t*>(row_.data()));
     }
     file_.Append(row_.data(), row_.size());
     ++rows_;

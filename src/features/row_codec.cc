@@ -11,8 +11,7 @@ void DecodeRow(const std::byte* row, FeatureDtype dtype, std::span<float> out) {
     std::memcpy(out.data(), row, out.size_bytes());
     return;
   }
-  const auto* half = reinterpret_cast<const uint16_t*>(row);
-  for (size_t i = 0; i < out.size(); ++i) out[i] = HalfToFloat(half[i]);
+  HalvesToFloats({reinterpret_cast<const uint16_t*>(row), out.size()}, out.data());
 }
 
 }  // namespace strata

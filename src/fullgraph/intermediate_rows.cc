@@ -43,6 +43,34 @@ void Transfer(int fd, bool direct, bool write, std::byte* buffer, uint64_t offse
   }
 }
 
+// float16 in place, a block at a time through a copy: narrowing front to back, a block's halves
+// land before the floats not yet copied; widening back to front, a block's floats land on
+// halves already widened or copied.
+constexpr uint64_t kConvertBlock = 4096;
+
+void NarrowInPlace(std::byte* raw, uint64_t count) {
+  float floats[kConvertBlock];
+  uint16_t halves[kConvertBlock];
+  for (uint64_t first = 0; first < count; first += kConvertBlock) {
+    const uint64_t n = std::min(kConvertBlock, count - first);
+    std::memcpy(floats, raw + first * sizeof(float), n * sizeof(float));
+    FloatsToHalves({floats, n}, halves);
+    std::memcpy(raw + first * sizeof(uint16_t), halves, n * sizeof(uint16_t));
+  }
+}
+
+void WidenInPlace(std::byte* raw, uint64_t count) {
+  uint16_t halves[kConvertBlock];
+  float floats[kConvertBlock];
+  for (uint64_t end = count; end > 0;) {
+    const uint64_t first = end > kConvertBlock ? end - kConvertBlock : 0;
+    std::memcpy(halves, raw + first * sizeof(uint16_t), (end - first) * sizeof(uint16_t));
+    HalvesToFloats({halves, end - first}, floats);
+    std::memcpy(raw + first * sizeof(float), floats, (end - first) * sizeof(float));
+    end = first;
+  }
+}
+
 }  // namespace
 
 std::string ScratchDirectory(const std::string& configured) {
@@ -158,27 +186,10 @@ void IntermediateRows::Start(uint64_t chunk, bool write) {
   transfers_[chunk % 2] =
       std::async(std::launch::async, [fd = fd_, direct = direct_, write, half, values, count,
                                       offset, bytes, what = what_, dir = scratch_dir_] {
-        // float16 in place: value i's half lands at or before its float when narrowing front to
-        // back, and a float after halves already widened back to front. Byte copies, as the two
-        // overlap.
         auto* raw = reinterpret_cast<std::byte*>(values);
-        if (write && half) {
-          for (uint64_t i = 0; i < count; ++i) {
-            float value;
-            std::memcpy(&value, raw + i * sizeof(float), sizeof(float));
-            const uint16_t narrow = FloatToHalf(value);
-            std::memcpy(raw + i * sizeof(uint16_t), &narrow, sizeof(uint16_t));
-          }
-        }
+        if (write && half) NarrowInPlace(raw, count);
         Transfer(fd, direct, write, raw, offset, bytes, what, dir);
-        if (!write && half) {
-          for (uint64_t i = count; i-- > 0;) {
-            uint16_t narrow;
-            std::memcpy(&narrow, raw + i * sizeof(uint16_t), sizeof(uint16_t));
-            const float value = HalfToFloat(narrow);
-            std::memcpy(raw + i * sizeof(float), &value, sizeof(float));
-          }
-        }
+        if (!write && half) WidenInPlace(raw, count);
       });
 }
 

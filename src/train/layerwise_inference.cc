@@ -11,6 +11,7 @@
 
 #include "common/interrupt.h"
 #include "common/progress.h"
+#include "nn/parallel.h"
 #include "nn/row_ops.h"
 #include "nn/sparse.h"
 #include "strata/error.h"
@@ -568,6 +569,7 @@ void LayerwiseRun::AggregateInputs(size_t l) {
                                "layer-wise range edges");
   output.BeginWrite(p.out);
   const bool hidden = l + 1 < layers();
+  const unsigned threads = std::max(1u, session_.options().threads);
   uint64_t first = 0;  // the range's first destination's rank
   uint64_t next = 0;   // where the next range's destinations are looked for
   while (first < p.destinations) {
@@ -589,12 +591,25 @@ void LayerwiseRun::AggregateInputs(size_t l) {
     }
     ForEachInputGroup(l, [&](uint64_t group_first, std::span<const uint64_t> group,
                              MatrixSpan<const float> rows) {
+      // The group's edges, in destination order, split between threads where the
+      // destination changes, so that each sum has one writer.
       const uint64_t g = group_first / kGroupRows;
-      for (uint64_t e = index[g]; e < index[g + 1]; ++e) {
-        const RangeEdge edge = edges[e];
-        const float weight = p.gcn ? norm[group[edge.source]] : 1.0f;
-        AxpyRow(sums.data() + edge.destination * in, weight, rows.row(edge.source), in);
-      }
+      const uint64_t parts = (index[g + 1] - index[g]) * in >= kMinParallelWork ? threads : 1;
+      ParallelFor(parts, parts, [&](uint64_t part, uint64_t) {
+        auto split = [&](uint64_t k) {
+          uint64_t e = index[g] + (index[g + 1] - index[g]) * k / parts;
+          while (k > 0 && k < parts && e > index[g] && e < index[g + 1] &&
+                 edges[e].destination == edges[e - 1].destination) {
+            ++e;
+          }
+          return e;
+        };
+        for (uint64_t e = split(part), end = split(part + 1); e < end; ++e) {
+          const RangeEdge edge = edges[e];
+          const float weight = p.gcn ? norm[group[edge.source]] : 1.0f;
+          AxpyRow(sums.data() + edge.destination * in, weight, rows.row(edge.source), in);
+        }
+      });
       // The range's own rows among the group's: SAGE's self rows, GCN's self loops.
       if (group.back() >= range.front() && group.front() <= range.back()) {
         for (size_t i = 0; i < group.size(); ++i) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 namespace strata {
 namespace {
@@ -138,6 +139,34 @@ TEST(Float16, Subnormals) {
   EXPECT_EQ(FloatToHalf(std::numeric_limits<float>::denorm_min()), 0x0000);
   EXPECT_EQ(FloatToHalf(-std::numeric_limits<float>::denorm_min()), 0x8000);
   EXPECT_EQ(Bits(HalfToFloat(0x8000)), 0x80000000u);
+}
+
+// The array forms (F16C where the CPU has it) give the scalar functions' bits: every half,
+// and floats across the whole range (every exponent, ties, NaNs with payloads only in the low
+// bits, signalling NaNs), in lengths that leave a tail past the eight-wide steps.
+TEST(Float16, ArraysConvertBitForBitAsTheScalarFunctions) {
+  std::vector<uint16_t> halves(65536 + 5);
+  for (size_t i = 0; i < halves.size(); ++i) halves[i] = static_cast<uint16_t>(i);
+  std::vector<float> floats(halves.size());
+  HalvesToFloats(halves, floats.data());
+  for (size_t i = 0; i < halves.size(); ++i) {
+    ASSERT_EQ(Bits(floats[i]), Bits(HalfToFloat(halves[i]))) << "half 0x" << std::hex << i;
+  }
+  std::vector<float> values;
+  uint64_t state = 1;
+  for (int i = 0; i < 200003; ++i) {
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    values.push_back(FromBits(static_cast<uint32_t>(state >> 32)));
+  }
+  for (uint32_t bits : {0x7f800001u, 0xff800001u, 0x7fc00000u, 0x7fa00000u, 0x477ff000u,
+                        0x477fefffu, 0x33000000u, 0x33000001u}) {
+    values.push_back(FromBits(bits));
+  }
+  std::vector<uint16_t> narrowed(values.size());
+  FloatsToHalves(values, narrowed.data());
+  for (size_t i = 0; i < values.size(); ++i) {
+    ASSERT_EQ(narrowed[i], FloatToHalf(values[i])) << "float 0x" << std::hex << Bits(values[i]);
+  }
 }
 
 }  // namespace
