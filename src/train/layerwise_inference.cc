@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "common/float16.h"
 #include "common/interrupt.h"
 #include "common/progress.h"
 #include "nn/parallel.h"
@@ -71,9 +72,15 @@ struct LayerPlan {
   // Input-first: each pass's destinations and their edges, at most; 0: transformed rows held.
   uint64_t range_rows = 0;
   uint64_t range_edges = 0;
+  // The input's values are float16 values (float16 features as read, activations back from a
+  // float16 scratch file): input-first keeps SAGE's own rows as float16, losing nothing.
+  bool half_input = false;
 
   // An input-first range's sums, own rows (SAGE) and ids, per destination.
-  uint64_t SumBytes() const { return in * sizeof(float) * (self > 0 ? 2 : 1) + sizeof(uint64_t); }
+  uint64_t SumBytes() const {
+    const uint64_t own = self > 0 ? in * (half_input ? sizeof(uint16_t) : sizeof(float)) : 0;
+    return in * sizeof(float) + own + sizeof(uint64_t);
+  }
   uint64_t RangeBytes() const { return range_rows * SumBytes() + range_edges * 8; }
   // The first edge of each group of kGroupRows sources, per range.
   uint64_t GroupIndexBytes() const { return (sources / kGroupRows + 2) * sizeof(uint64_t); }
@@ -102,10 +109,10 @@ struct LayerPlan {
         TransformedBytes() + self_rows + RowsBytes(destinations, out, on_disk);
     return std::max(transform, aggregate);
   }
-  // Input-first: all but the range.
+  // Input-first: all but the range (and the float16 own rows of a chunk, widened).
   uint64_t InputFirstFixedBytes(bool on_disk, const LayerPlan* previous) const {
     return InputBytes(on_disk, previous) + RowsBytes(destinations, out, on_disk) +
-           GroupIndexBytes();
+           GroupIndexBytes() + (half_input ? chunk_rows * in * sizeof(float) : 0);
   }
   // Sizes the ranges to `bytes` (at least one destination with its edges), and to at most
   // max_rows destinations when that is non-zero.
@@ -228,6 +235,8 @@ LayerwiseRun::LayerwiseRun(Session& session, const LayerwiseOptions& options,
   }
   MemoryBudget& budget = session.budget();
   const uint64_t available = budget.available();
+  const bool features_half = session.dataset().meta().feature_dtype == FeatureDtype::kFloat16 &&
+                             !session.options().features.row_normalize;
   // The peak of a run with every layer's transformed rows held.
   auto transformed = [&](bool on_disk) {
     uint64_t peak = 0;
@@ -247,6 +256,7 @@ LayerwiseRun::LayerwiseRun(Session& session, const LayerwiseOptions& options,
       LayerPlan& p = plans_[l];
       const LayerPlan* previous = l > 0 ? &plans_[l - 1] : nullptr;
       p.range_rows = p.range_edges = 0;
+      p.half_input = previous == nullptr ? features_half : options.half_on_disk && on_disk;
       const uint64_t held = p.TransformedPeakBytes(on_disk, previous) + kSlackBytes;
       if (input_first && p.aggregates_inputs && (options.input_first || held > available)) {
         const uint64_t fixed = p.InputFirstFixedBytes(on_disk, previous) + kSlackBytes;
@@ -562,7 +572,13 @@ void LayerwiseRun::AggregateInputs(size_t l) {
   IntermediateRows output(p.destinations, p.out, p.chunk_rows, scratch_dir_, budget,
                           "layer-wise activations", half_on_disk_);
   ChargedArray<float> sums(budget, p.range_rows * in, "layer-wise input sums");
-  ChargedArray<float> own(budget, p.self > 0 ? p.range_rows * in : 0, "layer-wise input sums");
+  const bool keep_own = p.self > 0;
+  ChargedArray<float> own(budget, keep_own && !p.half_input ? p.range_rows * in : 0,
+                          "layer-wise input sums");
+  ChargedArray<uint16_t> own_half(budget, keep_own && p.half_input ? p.range_rows * in : 0,
+                                  "layer-wise input sums");
+  ChargedArray<float> widened(budget, keep_own && p.half_input ? p.chunk_rows * in : 0,
+                              "layer-wise input sums");
   ChargedArray<uint64_t> ids(budget, p.range_rows, "layer-wise input sums");
   ChargedArray<RangeEdge> edges(budget, p.range_edges, "layer-wise range edges");
   ChargedArray<uint64_t> index(budget, (p.sources + kGroupRows - 1) / kGroupRows + 1,
@@ -617,7 +633,11 @@ void LayerwiseRun::AggregateInputs(size_t l) {
           if (v < range.front() || v > range.back() || !destinations.Contains(v)) continue;
           const uint64_t d = destinations.Rank(v) - first;
           if (p.self > 0) {
-            std::copy_n(rows.row(i), in, own.data() + d * in);
+            if (p.half_input) {
+              FloatsToHalves({rows.row(i), in}, own_half.data() + d * in);
+            } else {
+              std::copy_n(rows.row(i), in, own.data() + d * in);
+            }
           } else {
             AxpyRow(sums.data() + d * in, norm[v], rows.row(i), in);
           }
@@ -637,7 +657,12 @@ void LayerwiseRun::AggregateInputs(size_t l) {
       const uint64_t begin = first + done;
       const uint64_t end = std::min(first + count, (begin / p.chunk_rows + 1) * p.chunk_rows);
       MatrixSpan<const float> self;
-      if (p.self > 0) self = {own.data() + done * in, end - begin, in};
+      if (keep_own && p.half_input) {
+        HalvesToFloats({own_half.data() + done * in, (end - begin) * in}, widened.data());
+        self = {widened.data(), end - begin, in};
+      } else if (keep_own) {
+        self = {own.data() + done * in, end - begin, in};
+      }
       MatrixSpan<float> out = output.Write(begin, end);
       layer.CombineAggregated(self, {sums.data() + done * in, end - begin, in}, out);
       if (hidden) model_.model().HiddenActivation(out);

@@ -38,6 +38,18 @@ const std::string& SmallSbm() {
   return path;
 }
 
+// The same graph with float16 features.
+const std::string& SmallSbmHalf() {
+  static testing::ScratchDir* dir = new testing::ScratchDir();  // lives for the whole run
+  static const std::string path = [] {
+    GenerateOptions o = testing::SmallGraph(*dir / "sbm", 3000, 24, 4, 6, 9);
+    o.feature_dtype = FeatureDtype::kFloat16;
+    GenerateDataset(o);
+    return *dir / "sbm";
+  }();
+  return path;
+}
+
 TrainOptions Options(const std::string& dataset, ModelKind kind) {
   TrainOptions o;
   o.dataset = dataset;
@@ -304,6 +316,16 @@ TEST(LayerwiseInference, InputFirstGivesTheSameLogits) {
       ExpectClose(some, Layerwise(session, ids, input_first, &stats));
       EXPECT_FALSE(stats.activations_on_disk);
     }
+  }
+  {
+    // float16 features: SAGE's own rows kept as float16, losing nothing.
+    TrainOptions o = Options(SmallSbmHalf(), ModelKind::kSage);
+    Session session(o, Dataset::Open(o.dataset));
+    Randomise(session);
+    LayerwiseOptions input_first;
+    input_first.input_first = true;
+    input_first.max_range_rows = 700;
+    ExpectClose(PerBatch(session, all), Layerwise(session, all, input_first));
   }
   TrainOptions o = Options(SmallSbm(), ModelKind::kSage);
   o.memory_budget_bytes = Session(o, Dataset::Open(o.dataset)).budget().used() + (64 << 10);
