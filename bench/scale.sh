@@ -9,7 +9,7 @@
 # data. Prints one markdown table: per stage the wall time, peak
 # RSS against the budget, bytes read and written (the kernel's block I/O counts) against the
 # disk's ceilings measured first, the data directory's size after the stage, and the accuracy.
-# Progress lines go to DATA/scale-NODES.log.
+# Progress lines go to DATA/scale-NODES.log, each stage's figures to DATA/scale-NODES.stats/.
 #   bench/scale.sh [NODES] [DATA] [BUDGET] [BATCHES] [STRATA]
 # At the default 100M nodes this needs about 66 GB of disk and most of an hour; a small NODES
 # (e.g. 1000000) checks the script in a minute.
@@ -22,9 +22,10 @@ strata=${5:-build/strata}
 src=$data/scale-$nodes
 part=$src-p1024
 log=$data/scale-$nodes.log
-stats=$(mktemp -d)
-trap 'rm -rf "$stats"' EXIT
+stats=$data/scale-$nodes.stats  # the stages' figures, kept for the table
 mkdir -p "$data"
+rm -rf "$stats"
+mkdir -p "$stats"
 : > "$log"
 
 # run NAME COMMAND...: runs it under GNU time, appending its progress to the log.
@@ -34,7 +35,7 @@ run() {
   /usr/bin/time -f '{"wall_s": %e, "peak_rss_kb": %M, "read_blocks": %I, "written_blocks": %O}' \
     -o "$stats/$name.time" "$@" > "$stats/$name.out" 2>> "$log"
   cat "$stats/$name.out" >> "$log"
-  du -sb "$data"/scale-"$nodes"* 2>/dev/null | awk '{s += $1} END {print s + 0}' \
+  du -sb "$data"/scale-"$nodes"* 2>/dev/null | awk '{s += $1} END {printf "%.0f\n", s}' \
     > "$stats/$name.disk"
 }
 
@@ -54,9 +55,9 @@ run evaluate "$strata" eval "$part" --checkpoint "$part-checkpoint" --layerwise 
 run direct "$strata" train "$part" "${model[@]}" --feature-store direct \
   --max-batches "$batches" --eval none --metrics-out "$stats/direct.jsonl"
 
-python3 - "$stats" "$budget" "$nodes" <<'PY'
+python3 - "$stats" "$budget" "$nodes" "$log" <<'PY'
 import json, os, sys
-stats, budget, nodes = sys.argv[1], sys.argv[2], int(sys.argv[3])
+stats, budget, nodes, log = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 units = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 budget_bytes = int(float(budget[:-1]) * units[budget[-1]]) if budget[-1] in units else int(budget)
 disk = json.load(open(os.path.join(stats, "disk.json")))
@@ -70,8 +71,11 @@ for name in ["generate", "partition", "multistage", "evaluate", "direct"]:
     size = int(open(os.path.join(stats, f"{name}.disk")).read())
     result = ""
     metrics = os.path.join(stats, f"{name}.jsonl")
-    if name == "evaluate":  # its accuracy line
+    if name == "evaluate":  # its accuracy line and layer-wise inference's summary
         result = open(os.path.join(stats, f"{name}.out")).read().strip().splitlines()[-1]
+        summary = [line for line in open(log) if line.startswith("layer-wise inference of")]
+        if summary:
+            result += "; " + summary[-1].strip()
     if os.path.exists(metrics):
         records = [json.loads(line) for line in open(metrics)]
         epoch = next(r for r in records if r.get("event", "epoch") != "final")
