@@ -49,25 +49,33 @@ class Rng {
     return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >> 64);
   }
 
-  // Standard normal, Box-Muller; the second value of each pair is kept for the next call.
+  // Standard normal by Marsaglia and Tsang's ziggurat (128 layers, common/random.cc): one
+  // 64-bit draw, a table lookup and a multiply for 98.8% of values; Box-Muller's log, sqrt
+  // and sine made generating a 100M-node graph's features CPU-bound. The layer comes from the
+  // low 7 bits and the magnitude from the high 32, so the two are independent.
   double Normal() {
-    if (has_spare_) {
-      has_spare_ = false;
-      return spare_;
+    const uint64_t u = Next();
+    const uint32_t layer = u & 127;
+    const int32_t j = static_cast<int32_t>(u >> 32);
+    const ZigguratTables& z = Ziggurat();
+    if (static_cast<uint32_t>(j < 0 ? -static_cast<int64_t>(j) : j) < z.k[layer]) {
+      return j * z.w[layer];
     }
-    double u1 = 1.0 - Uniform();  // in (0, 1], so log is finite
-    double u2 = Uniform();
-    double r = std::sqrt(-2.0 * std::log(u1));
-    spare_ = r * std::sin(2 * M_PI * u2);
-    has_spare_ = true;
-    return r * std::cos(2 * M_PI * u2);
+    return NormalEdge(layer, j);
   }
 
  private:
+  struct ZigguratTables {
+    uint32_t k[128];  // |j| below k[i]: j * w[i] lies inside layer i's rectangle
+    double w[128];    // layer i's width over 2^31
+    double f[128];    // the density at layer i's edge
+  };
+  static const ZigguratTables& Ziggurat();
+  // The rare case: the tail past the base layer's edge, or the wedge beside a rectangle.
+  double NormalEdge(uint32_t layer, int32_t j);
+
   static uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   uint64_t s_[4];
-  double spare_ = 0;
-  bool has_spare_ = false;
 };
 
 }  // namespace strata

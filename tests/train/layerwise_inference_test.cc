@@ -348,7 +348,7 @@ TEST(LayerwiseEvaluation, TrainingAndCheckpointScoreLikeFullNeighbourhoodBatches
   testing::ScratchDir dir;
   TrainOptions o = Options(SmallSbm(), ModelKind::kSage);
   o.features.cache_fraction = -1;
-  o.epochs = 2;
+  o.epochs = 4;
   o.sampling.batch_size = 64;
   o.checkpoint_dir = dir / "ckpt";
   const TrainResult batches = Train(o);
