@@ -23,6 +23,7 @@ namespace {
 
 constexpr uint64_t kGroupRows = 1024;                // input rows transformed at once
 constexpr uint64_t kFeatureGroups = 8;               // groups of feature reads queued at once
+constexpr uint64_t kPrefetchEdges = 8;               // input-first: sums fetched this far ahead
 constexpr uint64_t kChunkBytes = uint64_t{8} << 20;  // an activation chunk on disk, about
 constexpr uint64_t kBlockDestinations = 4096;        // destinations aggregated at once, at most
 constexpr uint64_t kBlockEdges = uint64_t{1} << 17;  // and their edges, unless one has more
@@ -621,6 +622,11 @@ void LayerwiseRun::AggregateInputs(size_t l) {
           return e;
         };
         for (uint64_t e = split(part), end = split(part + 1); e < end; ++e) {
+          // The sums are scattered across gigabytes: fetch a later edge's row ahead.
+          if (e + kPrefetchEdges < end) {
+            const float* ahead = sums.data() + edges[e + kPrefetchEdges].destination * in;
+            for (size_t k = 0; k < in; k += 64 / sizeof(float)) __builtin_prefetch(ahead + k, 1);
+          }
           const RangeEdge edge = edges[e];
           const float weight = p.gcn ? norm[group[edge.source]] : 1.0f;
           AxpyRow(sums.data() + edge.destination * in, weight, rows.row(edge.source), in);
