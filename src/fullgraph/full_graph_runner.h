@@ -37,7 +37,7 @@
 #include "fullgraph/row_block_source.h"
 #include "nn/layer_bias.h"
 #include "nn/matrix.h"
-#include "train/epoch_runner.h"
+#include "runner/epoch_runner.h"
 
 namespace strata {
 

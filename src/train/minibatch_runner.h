@@ -14,7 +14,7 @@
 
 #include "common/progress.h"
 #include "train/batch_source.h"
-#include "train/epoch_runner.h"
+#include "runner/epoch_runner.h"
 #include "train/session.h"
 
 namespace strata {
