@@ -110,6 +110,9 @@ class ChargedArray {
 // error naming `option` on anything else.
 uint64_t ParseByteSize(std::string_view text, std::string_view option);
 
+// --memory-budget's text (ParseByteSize's forms); empty means a quarter of physical memory.
+uint64_t MemoryBudgetFromOption(std::string_view text);
+
 // "1.5 GiB", "512 MiB", "12 KiB", "17 B".
 std::string FormatBytes(uint64_t bytes);
 

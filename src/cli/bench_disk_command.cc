@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "cli/command.h"
-#include "cli/option_parsers.h"
 #include "storage/disk_bench.h"
 #include "strata/dataset.h"
 #include "strata/memory_budget.h"

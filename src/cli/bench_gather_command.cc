@@ -4,6 +4,7 @@
 #include "cli/command.h"
 #include "cli/option_parsers.h"
 #include "features/gather_bench.h"
+#include "strata/memory_budget.h"
 
 namespace strata::cli {
 

@@ -10,6 +10,7 @@
 #include "cli/option_parsers.h"
 #include "common/parallel.h"
 #include "sampling/sample_bench.h"
+#include "strata/memory_budget.h"
 
 namespace strata::cli {
 

@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "cli/option_parsers.h"
 #include "fullgraph/spgemm_bench.h"
 #include "strata/memory_budget.h"
 

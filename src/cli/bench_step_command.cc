@@ -4,6 +4,7 @@
 
 #include "cli/command.h"
 #include "cli/option_parsers.h"
+#include "strata/memory_budget.h"
 #include "train/step_bench.h"
 
 namespace strata::cli {

@@ -1,10 +1,10 @@
 // strata generate OUT --nodes N --avg-degree D --feature-dim F --classes C [--graph sbm|rmat]
 
 #include "cli/command.h"
-#include "cli/option_parsers.h"
 #include "cli/report.h"
 #include "strata/dataset.h"
 #include "strata/generate.h"
+#include "strata/memory_budget.h"
 
 namespace strata::cli {
 

@@ -2,11 +2,11 @@
 //   --split DIR] | --ogb DIR [--ogb-split NAME]
 
 #include "cli/command.h"
-#include "cli/option_parsers.h"
 #include "cli/report.h"
 #include "strata/dataset.h"
 #include "strata/error.h"
 #include "strata/import.h"
+#include "strata/memory_budget.h"
 
 namespace strata::cli {
 

@@ -28,9 +28,4 @@ std::vector<int> ParseFanouts(const std::string& text, const std::string& option
   return fanouts;
 }
 
-uint64_t MemoryBudgetFromOption(const std::string& text) {
-  if (text.empty()) return PhysicalMemoryBytes() / 4;
-  return ParseByteSize(text, "--memory-budget");
-}
-
 }  // namespace strata::cli

@@ -4,9 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "cli/option_parsers.h"
 #include "cli/report.h"
 #include "storage/file.h"
+#include "strata/memory_budget.h"
 #include "strata/partition.h"
 
 namespace strata::cli {

@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "cli/option_parsers.h"
 #include "strata/error.h"
+#include "strata/memory_budget.h"
 #include "strata/train.h"
 
 namespace strata::cli {

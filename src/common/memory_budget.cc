@@ -74,6 +74,11 @@ uint64_t ParseByteSize(std::string_view text, std::string_view option) {
   return static_cast<uint64_t>(bytes);
 }
 
+uint64_t MemoryBudgetFromOption(std::string_view text) {
+  if (text.empty()) return PhysicalMemoryBytes() / 4;
+  return ParseByteSize(text, "--memory-budget");
+}
+
 std::string FormatBytes(uint64_t bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double value = static_cast<double>(bytes);

@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "cli/option_parsers.h"
 #include "strata/blas_core.h"
 #include "strata/dataset.h"
 #include "strata/error.h"
@@ -55,7 +54,7 @@ void TranslateError(std::exception_ptr error) {
 // "1G", "512M", or a byte count; "" means a quarter of physical memory, as in the CLI.
 uint64_t BudgetBytes(const py::object& budget) {
   if (py::isinstance<py::int_>(budget)) return budget.cast<uint64_t>();
-  return cli::MemoryBudgetFromOption(budget.cast<std::string>());
+  return MemoryBudgetFromOption(budget.cast<std::string>());
 }
 
 Split ParseSplit(const std::string& name) {
