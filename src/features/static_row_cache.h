@@ -2,8 +2,8 @@
 // rows of a fixed set of hot nodes, chosen before training, stored contiguously behind an
 // id -> slot map and never evicted.
 //
-// Invariants: slot i holds the row of ids()[i] once Fill has run; memory is charged to the
-// budget for the cache's lifetime.
+// Invariants: slot i holds the row of ids()[i] once its owner has filled SlotData(i); memory is
+// charged to the budget for the cache's lifetime (charged_bytes()).
 #pragma once
 
 #include <cstddef>
