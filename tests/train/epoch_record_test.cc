@@ -1,0 +1,118 @@
+// The metrics log's records (docs/training.md, "Metrics log"): the fields of an epoch in their
+// order, val_acc null until evaluated, the multistage and full-graph groups appended only on
+// their paths, and the final record's fields; scripts read these names.
+#include "train/epoch_record.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace strata {
+namespace {
+
+std::vector<std::string> Keys(const nlohmann::ordered_json& record) {
+  std::vector<std::string> keys;
+  for (const auto& item : record.items()) keys.push_back(item.key());
+  return keys;
+}
+
+const std::vector<std::string> kEpochFields = {"event",
+                                               "epoch",
+                                               "time_s",
+                                               "train_loss",
+                                               "val_acc",
+                                               "batches",
+                                               "disk_bytes",
+                                               "disk_reads",
+                                               "hit_rate",
+                                               "topology",
+                                               "adjacency_reads",
+                                               "adjacency_hit_rate",
+                                               "stage_busy",
+                                               "max_batches_in_flight",
+                                               "reads_in_flight_target",
+                                               "device_iops",
+                                               "read_latency_us",
+                                               "peak_rss_bytes",
+                                               "gemm_gflops"};
+
+TEST(EpochRecord, AMiniBatchEpochsFieldsInOrder) {
+  EpochReport r;
+  r.epoch = 3;
+  r.train_loss = 1.25;
+  r.sample_busy_s = 2;
+  const nlohmann::ordered_json record = EpochRecord(r);
+  EXPECT_EQ(Keys(record), kEpochFields);
+  EXPECT_EQ(record["event"], "epoch");
+  EXPECT_EQ(record["epoch"], 3);
+  EXPECT_TRUE(record["val_acc"].is_null());
+  EXPECT_EQ(record["topology"], "memory");
+  EXPECT_EQ(Keys(record["stage_busy"]),
+            (std::vector<std::string>{"sample_s", "fetch_s", "fetch_wait_s", "train_s"}));
+  EXPECT_EQ(record["stage_busy"]["sample_s"], 2.0);
+
+  r.val_acc = 0.75;
+  r.topology_on_disk = true;
+  const nlohmann::ordered_json evaluated = EpochRecord(r);
+  EXPECT_EQ(Keys(evaluated), kEpochFields);
+  EXPECT_EQ(evaluated["val_acc"], 0.75);
+  EXPECT_EQ(evaluated["topology"], "disk");
+}
+
+TEST(EpochRecord, MultistageAndFullGraphAppendTheirGroups) {
+  EpochReport r;
+  r.macro_batches = 4;
+  r.load_bytes = 1000;
+  r.load_busy_s = 4;
+  r.stall_s = 1.5;
+  nlohmann::ordered_json record = EpochRecord(r);
+  std::vector<std::string> multistage = kEpochFields;
+  for (const char* key : {"macro_batches", "reuse_mean", "load_bytes", "load_busy_s",
+                          "load_rate_bytes_per_s", "stall_s"}) {
+    multistage.push_back(key);
+  }
+  EXPECT_EQ(Keys(record), multistage);
+  EXPECT_EQ(record["load_rate_bytes_per_s"], 250.0);
+  EXPECT_EQ(record["stall_s"], 1.5);
+  r.load_busy_s = 0;
+  EXPECT_EQ(EpochRecord(r)["load_rate_bytes_per_s"], 0.0);
+
+  EpochReport full;
+  full.full_graph = true;
+  full.stall_s = 2;
+  full.scratch_bytes_written = 4096;
+  std::vector<std::string> full_graph = kEpochFields;
+  full_graph.push_back("stall_s");
+  full_graph.push_back("scratch_bytes_written");
+  record = EpochRecord(full);
+  EXPECT_EQ(Keys(record), full_graph);
+  EXPECT_EQ(record["scratch_bytes_written"], 4096);
+}
+
+TEST(FinalRecord, FieldsInOrderAndNotEvaluatedAccuraciesAsNull) {
+  TrainResult result;
+  result.test_acc = 0.5;
+  result.val_acc = std::nan("");
+  result.best_epoch = 2;
+  result.blas_core = "Cooperlake";
+  const nlohmann::ordered_json record = FinalRecord(result, EvalPoint::kBest, 100, 200, 150);
+  EXPECT_EQ(Keys(record),
+            (std::vector<std::string>{
+                "event", "test_acc", "val_acc", "eval_point", "final_test_acc", "final_val_acc",
+                "best_epoch", "best_val_acc", "best_test_acc", "total_time_s", "blas_core",
+                "peak_rss_bytes", "memory_budget_bytes", "budget_peak_bytes"}));
+  EXPECT_EQ(record["event"], "final");
+  EXPECT_EQ(record["eval_point"], "best");
+  EXPECT_EQ(record["best_epoch"], 2);
+  EXPECT_EQ(record["blas_core"], "Cooperlake");
+  EXPECT_EQ(record["budget_peak_bytes"], 150);
+  // NaN is written as null, as scripts expect of an accuracy not measured.
+  const nlohmann::json line = nlohmann::json::parse(record.dump());
+  EXPECT_TRUE(line["val_acc"].is_null());
+  EXPECT_EQ(line["test_acc"], 0.5);
+}
+
+}  // namespace
+}  // namespace strata
