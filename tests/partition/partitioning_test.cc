@@ -1,0 +1,81 @@
+// Partition quality and label groups on graphs small enough to count by hand, and the random
+// partitioner's equal, seeded, graph-blind deal.
+#include "partition/partitioning.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "partition/random_partitioner.h"
+#include "strata/graph.h"
+
+namespace strata {
+namespace {
+
+template <typename T>
+ChargedArray<T> Array(MemoryBudget& budget, const std::vector<T>& values) {
+  ChargedArray<T> array(budget, values.size(), "test arrays");
+  std::copy(values.begin(), values.end(), array.data());
+  return array;
+}
+
+// Six nodes, partitions {0, 1, 2} and {3, 4}; node 5 in a third. Edges (source -> destination):
+// 1->0, 2->0, 3->1, 4->3, 5->4: two of five cross a partition boundary (3->1, 5->4).
+TEST(MeasurePartitioning, CountsTheCutTheSizesAndTheLabelBalance) {
+  MemoryBudget budget(uint64_t{1} << 20);
+  const CscGraph graph(Array<uint64_t>(budget, {0, 2, 3, 3, 4, 5, 5}),
+                       Array<uint32_t>(budget, {1, 2, 3, 4, 5}), budget);
+  const Partitioning partitioning{3, Array<uint32_t>(budget, {0, 0, 0, 1, 1, 2})};
+  // Training nodes 0, 1 (labels 0, 1: part 0 half and half), 3, 4 (both label 0: part 1 all 0);
+  // over the training set 3/4 label 0. Part 0 is off by |1/2 - 3/4| + |1/2 - 1/4| = 1/2, so a
+  // total-variation distance of 1/4; part 1 by 1/4 + 1/4, also 1/4. Node 2's label -1 and node
+  // 5 (not training) do not count.
+  const std::vector<int32_t> labels = {0, 1, -1, 0, 0, 1};
+  const std::vector<uint64_t> train = {0, 1, 3, 4};
+  const PartitionQuality q = MeasurePartitioning(graph, partitioning, labels, train, 2);
+  EXPECT_DOUBLE_EQ(q.edge_cut_ratio, 2.0 / 5);
+  EXPECT_EQ(q.max_part_nodes, 3u);
+  EXPECT_EQ(q.min_part_nodes, 1u);
+  EXPECT_DOUBLE_EQ(q.label_balance, 0.25);
+
+  // Every node in one partition: no cut, perfect balance.
+  const Partitioning one{1, Array<uint32_t>(budget, {0, 0, 0, 0, 0, 0})};
+  const PartitionQuality whole = MeasurePartitioning(graph, one, labels, train, 2);
+  EXPECT_EQ(whole.edge_cut_ratio, 0);
+  EXPECT_EQ(whole.label_balance, 0);
+  EXPECT_EQ(whole.max_part_nodes, 6u);
+}
+
+TEST(LabelGroups, ATrainingNodesLabelElseOneGroupForEveryOtherNode) {
+  MemoryBudget budget(uint64_t{1} << 20);
+  const std::vector<int32_t> labels = {2, 0, -1, 1, 5};
+  const ChargedArray<uint32_t> groups =
+      LabelGroups(labels, std::vector<uint64_t>{0, 2, 4}, 3, budget);
+  // Node 0 trains with label 2; node 2 trains unlabelled and node 4 with a label past the
+  // classes: both the extra group 3, as are nodes 1 and 3, which do not train.
+  EXPECT_EQ(std::vector<uint32_t>(groups.data(), groups.data() + groups.size()),
+            (std::vector<uint32_t>{2, 3, 3, 3, 3}));
+}
+
+TEST(RandomPartition, DealsEqualSeededPartitions) {
+  MemoryBudget budget(uint64_t{1} << 20);
+  const Partitioning a = RandomPartition(1003, 10, 7, budget);
+  const Partitioning b = RandomPartition(1003, 10, 7, budget);
+  const Partitioning c = RandomPartition(1003, 10, 8, budget);
+  ASSERT_EQ(a.parts, 10u);
+  std::vector<uint64_t> sizes(10, 0);
+  uint64_t same_as_c = 0;
+  for (uint64_t v = 0; v < 1003; ++v) {
+    ASSERT_LT(a.part_of[v], 10u);
+    ++sizes[a.part_of[v]];
+    EXPECT_EQ(a.part_of[v], b.part_of[v]);
+    same_as_c += a.part_of[v] == c.part_of[v];
+  }
+  EXPECT_EQ(*std::max_element(sizes.begin(), sizes.end()), 101u);  // 1003 = 3 × 101 + 7 × 100
+  EXPECT_EQ(*std::min_element(sizes.begin(), sizes.end()), 100u);
+  EXPECT_LT(same_as_c, 200u);  // another seed deals another way (chance: about a tenth)
+}
+
+}  // namespace
+}  // namespace strata
