@@ -2,11 +2,13 @@
 // strata binary (or any program), and small file utilities.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "strata/generate.h"
+#include "strata/memory_budget.h"
 
 namespace strata::testing {
 
@@ -60,5 +62,13 @@ std::string UringUnavailableReason();
 
 void WriteTextFile(const std::string& path, const std::string& text);
 std::vector<std::string> ListDirectory(const std::string& path);
+
+// `values` in an array charged to `budget` (graphs and partitionings built by hand).
+template <typename T>
+ChargedArray<T> ChargedArrayOf(MemoryBudget& budget, const std::vector<T>& values) {
+  ChargedArray<T> array(budget, values.size(), "test arrays");
+  std::copy(values.begin(), values.end(), array.data());
+  return array;
+}
 
 }  // namespace strata::testing

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "strata/graph.h"
+#include "test_util.h"
 
 namespace strata {
 namespace {
@@ -19,16 +20,10 @@ namespace {
 // every other node 0.
 struct TwoPartitions {
   MemoryBudget budget{uint64_t{1} << 20};
-  CscGraph graph{Array<uint64_t>({0, 2, 2, 2, 3, 3, 3}), Array<uint32_t>({1, 4, 4}), budget};
-  Partitioning partitioning{2, Array<uint32_t>({0, 0, 0, 1, 1, 1})};
+  CscGraph graph{testing::ChargedArrayOf<uint64_t>(budget, {0, 2, 2, 2, 3, 3, 3}),
+                 testing::ChargedArrayOf<uint32_t>(budget, {1, 4, 4}), budget};
+  Partitioning partitioning{2, testing::ChargedArrayOf<uint32_t>(budget, {0, 0, 0, 1, 1, 1})};
   std::vector<uint64_t> train = {0, 3};
-
-  template <typename T>
-  ChargedArray<T> Array(std::vector<T> values) {
-    ChargedArray<T> array(budget, values.size(), "test graph");
-    std::copy(values.begin(), values.end(), array.data());
-    return array;
-  }
 };
 
 TEST(SelectHubs, PicksTheNodeThatFeedsOtherPartitionsTrainingNodes) {

@@ -9,24 +9,20 @@
 
 #include "partition/random_partitioner.h"
 #include "strata/graph.h"
+#include "test_util.h"
 
 namespace strata {
 namespace {
 
-template <typename T>
-ChargedArray<T> Array(MemoryBudget& budget, const std::vector<T>& values) {
-  ChargedArray<T> array(budget, values.size(), "test arrays");
-  std::copy(values.begin(), values.end(), array.data());
-  return array;
-}
+using testing::ChargedArrayOf;
 
 // Six nodes, partitions {0, 1, 2} and {3, 4}; node 5 in a third. Edges (source -> destination):
 // 1->0, 2->0, 3->1, 4->3, 5->4: two of five cross a partition boundary (3->1, 5->4).
 TEST(MeasurePartitioning, CountsTheCutTheSizesAndTheLabelBalance) {
   MemoryBudget budget(uint64_t{1} << 20);
-  const CscGraph graph(Array<uint64_t>(budget, {0, 2, 3, 3, 4, 5, 5}),
-                       Array<uint32_t>(budget, {1, 2, 3, 4, 5}), budget);
-  const Partitioning partitioning{3, Array<uint32_t>(budget, {0, 0, 0, 1, 1, 2})};
+  const CscGraph graph(ChargedArrayOf<uint64_t>(budget, {0, 2, 3, 3, 4, 5, 5}),
+                       ChargedArrayOf<uint32_t>(budget, {1, 2, 3, 4, 5}), budget);
+  const Partitioning partitioning{3, ChargedArrayOf<uint32_t>(budget, {0, 0, 0, 1, 1, 2})};
   // Training nodes 0, 1 (labels 0, 1: part 0 half and half), 3, 4 (both label 0: part 1 all 0);
   // over the training set 3/4 label 0. Part 0 is off by |1/2 - 3/4| + |1/2 - 1/4| = 1/2, so a
   // total-variation distance of 1/4; part 1 by 1/4 + 1/4, also 1/4. Node 2's label -1 and node
@@ -40,7 +36,7 @@ TEST(MeasurePartitioning, CountsTheCutTheSizesAndTheLabelBalance) {
   EXPECT_DOUBLE_EQ(q.label_balance, 0.25);
 
   // Every node in one partition: no cut, perfect balance.
-  const Partitioning one{1, Array<uint32_t>(budget, {0, 0, 0, 0, 0, 0})};
+  const Partitioning one{1, ChargedArrayOf<uint32_t>(budget, {0, 0, 0, 0, 0, 0})};
   const PartitionQuality whole = MeasurePartitioning(graph, one, labels, train, 2);
   EXPECT_EQ(whole.edge_cut_ratio, 0);
   EXPECT_EQ(whole.label_balance, 0);
