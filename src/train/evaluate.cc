@@ -108,13 +108,8 @@ EvalResult EvaluateCheckpoint(const TrainOptions& options) {
     o.sampling.fanouts = std::vector<int>(o.model.layers, -1);
   }
   // Layer-wise evaluation reads each feature row once: the budget goes to its matrices rather
-  // than to a feature cache. The session's training sampler then only sizes the store, from a
-  // few of its batches: at full neighbourhoods and the training batch size, those are most of
-  // a large graph (10 GB of sampler memory at 100M nodes), so they are one seed each.
-  if (o.eval == EvalMode::kLayerwise) {
-    o.features.cache_fraction = 0;
-    o.sampling.batch_size = 1;
-  }
+  // than to a feature cache.
+  if (o.eval == EvalMode::kLayerwise) o.features.cache_fraction = 0;
   CheckTrainOptions(o);
   Dataset dataset = Dataset::Open(o.dataset);
   if (header.in_dim != dataset.meta().feature_dim ||

@@ -638,7 +638,7 @@ void LayerwiseRun::AggregateInputs(size_t l) {
           const uint64_t v = group[i];
           if (v < range.front() || v > range.back() || !destinations.Contains(v)) continue;
           const uint64_t d = destinations.Rank(v) - first;
-          if (p.self > 0) {
+          if (keep_own) {
             if (p.half_input) {
               FloatsToHalves({rows.row(i), in}, own_half.data() + d * in);
             } else {

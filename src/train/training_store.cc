@@ -37,7 +37,12 @@ std::unique_ptr<FeatureStore> OpenTrainingStore(const Dataset& dataset, const Cs
   if (f.store == FeatureStoreKind::kDirect) {
     const DatasetMeta& meta = dataset.meta();
     CacheSizingInputs in;
-    for (uint64_t b = 0; b < std::min<uint64_t>(3, sampler.batches_per_epoch()); ++b) {
+    in.cache_fraction = o.cache_rows ? f.cache_fraction : 0;
+    // A few batches tell how wide one is, which only a cache's sizing uses. Without a cache
+    // they are not sampled: at full neighbourhoods on a large graph (strata eval --layerwise)
+    // they are most of it, gigabytes of sampler memory the budget does not see.
+    for (uint64_t b = 0;
+         in.cache_fraction != 0 && b < std::min<uint64_t>(3, sampler.batches_per_epoch()); ++b) {
       in.widest_batch_rows =
           std::max<uint64_t>(in.widest_batch_rows, sampler.Sample(0, b).input_nodes().size());
     }
@@ -48,7 +53,6 @@ std::unique_ptr<FeatureStore> OpenTrainingStore(const Dataset& dataset, const Cs
     in.max_run_ahead = o.max_run_ahead;
     in.io_depth = o.io_depth;
     in.max_read_bytes = f.max_read_bytes;
-    in.cache_fraction = o.cache_rows ? f.cache_fraction : 0;
     in.hot_share = f.hot_share;
     in.available_bytes = budget.available();
     const CacheSizes sizes = SizeFeatureCache(in);

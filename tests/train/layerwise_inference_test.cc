@@ -111,6 +111,18 @@ Logits Layerwise(Session& session, std::span<const uint64_t> ids,
   return logits;
 }
 
+// Layer-wise inference refuses to run past the session's budget, naming --memory-budget.
+void ExpectRefused(Session& session, std::span<const uint64_t> ids,
+                   const LayerwiseOptions& options) {
+  try {
+    Layerwise(session, ids, options);
+    FAIL() << "layer-wise inference ran past the budget";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::kInput);
+    EXPECT_NE(std::string(e.what()).find("--memory-budget"), std::string::npos) << e.what();
+  }
+}
+
 void ExpectClose(const Logits& expected, const Logits& actual) {
   ASSERT_EQ(expected.size(), actual.size());
   for (const auto& [v, row] : expected) {
@@ -274,13 +286,7 @@ TEST(LayerwiseInference, ActivationsOnDiskGiveTheSameLogits) {
   }
   o.model.kind = ModelKind::kGat;
   Session session(o, Dataset::Open(o.dataset));
-  try {
-    Layerwise(session, all, small_chunks);
-    FAIL() << "layer-wise inference ran past the budget";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), Error::Kind::kInput);
-    EXPECT_NE(std::string(e.what()).find("--memory-budget"), std::string::npos) << e.what();
-  }
+  ExpectRefused(session, all, small_chunks);
 }
 
 // Input-first layers (where not even the transformed rows fit), each range of destinations one
@@ -332,13 +338,7 @@ TEST(LayerwiseInference, InputFirstGivesTheSameLogits) {
   Session session(o, Dataset::Open(o.dataset));
   LayerwiseOptions input_first;
   input_first.input_first = true;
-  try {
-    Layerwise(session, all, input_first);
-    FAIL() << "layer-wise inference ran past the budget";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), Error::Kind::kInput);
-    EXPECT_NE(std::string(e.what()).find("--memory-budget"), std::string::npos) << e.what();
-  }
+  ExpectRefused(session, all, input_first);
 }
 
 // --eval layerwise scores every epoch and the final model as full-neighbourhood batches do, and
