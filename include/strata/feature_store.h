@@ -90,7 +90,7 @@ HotnessPolicy ParseHotnessPolicy(std::string_view name);  // presample | rpr | d
 std::string_view HotnessPolicyName(HotnessPolicy policy);
 
 // The direct store's I/O and cache (docs/storage.md). A training run derives them from its
-// budget (train/cache_sizing.h); the other stores ignore them.
+// budget (minibatch/cache_sizing.h); the other stores ignore them.
 struct DirectStoreOptions {
   IoEngineOptions io;
   uint32_t max_read_bytes = 64 << 10;  // bound on a coalesced read

@@ -44,7 +44,7 @@ struct LoaderOptions {
   uint32_t max_run_ahead = 8;
   unsigned threads = 2;  // sampling threads within a batch
   // The consumer's hidden width: the direct store's cache is sized around the batches in
-  // flight and about four times their features again in activations (train/cache_sizing.h).
+  // flight and about four times their features again in activations (minibatch/cache_sizing.h).
   uint64_t hidden = 128;
 };
 

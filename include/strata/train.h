@@ -32,7 +32,7 @@ struct SamplingOptions {
 struct FeatureOptions {
   FeatureStoreKind store = FeatureStoreKind::kDirect;
   // The direct store's cache: a share of the feature bytes; < 0: half of what the budget
-  // leaves once batches in flight are provided for (train/cache_sizing.h).
+  // leaves once batches in flight are provided for (minibatch/cache_sizing.h).
   double cache_fraction = -1;
   double hot_share = 0.5;  // of the cache, for the static hot tier
   HotnessPolicy hot_policy = HotnessPolicy::kPresample;

@@ -4,8 +4,8 @@
 
 #include "cli/command.h"
 #include "cli/option_parsers.h"
+#include "minibatch/step_bench.h"
 #include "strata/memory_budget.h"
-#include "train/step_bench.h"
 
 namespace strata::cli {
 

@@ -39,7 +39,7 @@ class BasicLayer {
   // holding dL/dfeatures.
   virtual void Backward(MatrixSpan<const T> grad_out, BasicMatrix<T>* grad_in) = 0;
 
-  // Layer-wise inference (train/layerwise_inference.h) runs Forward in two halves, each walking
+  // Layer-wise inference (minibatch/layerwise_inference.h) runs Forward in two halves, each walking
   // nodes in id order, so that a layer's input streams instead of being gathered per batch.
   // TransformSources maps input rows, each on its own, to the gathered_width() values that an
   // aggregation reads of a source; TransformSelf maps a destination's input row to the

@@ -10,15 +10,17 @@
 
 #include "common/enum_names.h"
 #include "fullgraph/full_graph_runner.h"
+#include "minibatch/batch_pipeline.h"
+#include "minibatch/minibatch_runner.h"
+#include "minibatch/session.h"
+#include "multistage/macro_batch_source.h"
 #include "nn/blas_core.h"
 #include "nn/gemm.h"
 #include "strata/error.h"
 #include "strata/train.h"
 #include "train/epoch_record.h"
 #include "train/metrics_log.h"
-#include "train/minibatch_runner.h"
 #include "train/parameter_snapshot.h"
-#include "train/session.h"
 #include "train/training_checkpoint.h"
 
 namespace strata {
@@ -36,6 +38,21 @@ std::string PrepareCheckpoint(const TrainOptions& o) {
   }
   std::filesystem::create_directories(o.checkpoint_dir);
   return CheckpointPath(o.checkpoint_dir);
+}
+
+// The batches the options ask for: macro-batches with --multistage, else sampled
+// neighbourhoods through the feature store.
+std::unique_ptr<BatchSource> MakeBatchSource(Session& session) {
+  const TrainOptions& o = session.options();
+  if (o.multistage.enabled()) {
+    return std::make_unique<MacroBatchSource>(
+        session.dataset(), session.graph(), session.split_ids(Split::kTrain), o, session.budget());
+  }
+  PipelineOptions pipeline;
+  pipeline.max_run_ahead = o.max_run_ahead;
+  pipeline.max_reads_in_flight = o.io_depth;
+  return std::make_unique<NeighborBatchSource>(session.sampler(), session.store(), pipeline,
+                                               session.budget());
 }
 
 }  // namespace

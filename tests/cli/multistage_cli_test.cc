@@ -1,6 +1,6 @@
 // `strata train --multistage partition|lbs` end to end: the metrics carry the macro-batch
 // fields, the run-ahead changes no loss, and bad input is one line with exit status 2 (buffers
-// beyond the budget: tests/train/macro_batch_source_test.cc, large_batch_loader_test.cc).
+// beyond the budget: tests/multistage/macro_batch_source_test.cc, large_batch_loader_test.cc).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

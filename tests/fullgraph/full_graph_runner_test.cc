@@ -10,6 +10,7 @@
 #include <set>
 
 #include "common/random.h"
+#include "planetoid_dataset.h"
 #include "storage/file.h"
 #include "strata/error.h"
 #include "strata/generate.h"
@@ -17,7 +18,6 @@
 #include "strata/npy.h"
 #include "strata/train.h"
 #include "test_util.h"
-#include "train/planetoid_dataset.h"
 
 namespace strata {
 namespace {

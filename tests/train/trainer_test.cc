@@ -4,13 +4,13 @@
 #include <filesystem>
 #include <numeric>
 
+#include "planetoid_dataset.h"
 #include "storage/file.h"
 #include "strata/error.h"
 #include "strata/generate.h"
 #include "strata/import.h"
 #include "strata/train.h"
 #include "test_util.h"
-#include "train/planetoid_dataset.h"
 #include "train/training_checkpoint.h"
 
 namespace strata {

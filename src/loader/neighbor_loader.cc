@@ -1,0 +1,146 @@
+#include "strata/neighbor_loader.h"
+
+#include <utility>
+
+#include "features/row_normalize.h"
+#include "minibatch/batch_pipeline.h"
+#include "minibatch/training_store.h"
+#include "multistage/macro_batch_source.h"
+#include "strata/error.h"
+#include "strata/graph.h"
+
+namespace strata {
+namespace {
+
+// The run a multistage source is built for: the loader's sampling, seed and budget options.
+TrainOptions MultistageRunOf(const LoaderOptions& o) {
+  TrainOptions run;
+  run.dataset = o.dataset;
+  run.sampling.fanouts = o.fanouts;
+  run.sampling.batch_size = o.batch_size;
+  run.features = o.features;
+  run.multistage = o.multistage;
+  run.seed = o.seed;
+  run.memory_budget_bytes = o.memory_budget_bytes;
+  run.io_depth = o.io_depth;
+  run.max_run_ahead = o.max_run_ahead;
+  run.threads = o.threads;
+  return run;
+}
+
+}  // namespace
+
+// Members are destroyed in reverse order: the stream before the source and store it reads,
+// everything before the budget it is charged to.
+struct NeighborLoader::State {
+  LoaderOptions options;
+  MemoryBudget budget;
+  Dataset dataset;
+  std::unique_ptr<CscGraph> graph;
+  ChargedArray<int32_t> labels;  // empty when the dataset has none
+  std::unique_ptr<NeighborSampler> sampler;
+  std::unique_ptr<FeatureStore> store;  // neighbour sampling only
+  std::unique_ptr<BatchSource> source;
+  std::unique_ptr<BatchStream> stream;
+
+  State(const LoaderOptions& o, Dataset opened)
+      : options(o), budget(o.memory_budget_bytes), dataset(std::move(opened)) {}
+};
+
+NeighborLoader::NeighborLoader(const LoaderOptions& o)
+    : state_(std::make_unique<State>(o, Dataset::Open(o.dataset))) {
+  State& s = *state_;
+  const DatasetMeta& meta = s.dataset.meta();
+  if (meta.feature_dim == 0) throw Error::Input("dataset has no features", s.dataset.dir());
+  if (o.max_run_ahead == 0) throw Error::Input("run_ahead must be positive");
+  if (o.multistage.enabled()) {
+    if (o.split != Split::kTrain || o.order.world_size != 1) {
+      throw Error::Input("multistage loading serves the train split of one rank");
+    }
+    if (o.multistage.reuse < 1 || o.multistage.reuse > 4) {
+      throw Error::Input("reuse must be between 1 and 4");
+    }
+    if (!o.multistage.fanouts.empty() && o.multistage.fanouts.size() != o.fanouts.size()) {
+      throw Error::Input("macro_fanouts must list one fanout per layer");
+    }
+  }
+  TopologyOptions topology = {TopologyPlacement::kAuto, -1, {}};
+  topology.io.depth = o.io_depth;
+  s.graph = std::make_unique<CscGraph>(s.dataset, s.budget, topology);
+  if (meta.num_classes > 0) s.labels = s.dataset.ReadLabels(s.budget);
+  const std::vector<uint64_t> seeds = s.dataset.ReadSplit(o.split);
+  s.sampler = std::make_unique<NeighborSampler>(*s.graph, seeds, o.fanouts, o.batch_size, o.seed,
+                                                s.budget, o.threads, o.order);
+  if (o.multistage.enabled()) {
+    s.source = std::make_unique<MacroBatchSource>(s.dataset, *s.graph, seeds, MultistageRunOf(o),
+                                                  s.budget);
+    return;
+  }
+  TrainingStoreOptions store;
+  store.features = o.features;
+  store.io_depth = o.io_depth;
+  store.max_run_ahead = o.max_run_ahead;
+  store.hidden = o.hidden;
+  s.store = OpenTrainingStore(s.dataset, *s.graph, *s.sampler, seeds, store, s.budget);
+  PipelineOptions pipeline;
+  pipeline.max_run_ahead = o.max_run_ahead;
+  pipeline.max_reads_in_flight = o.io_depth;
+  s.source = std::make_unique<NeighborBatchSource>(*s.sampler, *s.store, pipeline, s.budget);
+}
+
+// The state's members stop the stream first.
+NeighborLoader::~NeighborLoader() = default;
+
+const Dataset& NeighborLoader::dataset() const { return state_->dataset; }
+uint64_t NeighborLoader::batches_per_epoch() const { return state_->source->batches_per_epoch(); }
+uint64_t NeighborLoader::seeds_per_epoch() const { return state_->sampler->seeds_per_epoch(); }
+const MemoryBudget& NeighborLoader::budget() const { return state_->budget; }
+
+uint32_t NeighborLoader::macro_batch() const {
+  const auto* macro = dynamic_cast<const MacroBatchSource*>(state_->source.get());
+  return macro == nullptr ? 0 : macro->macro_batch();
+}
+
+void NeighborLoader::StartEpoch(uint64_t epoch) {
+  StopEpoch();
+  state_->stream = state_->source->StartEpoch(epoch);
+}
+
+void NeighborLoader::StopEpoch() { state_->stream.reset(); }
+
+std::optional<LoaderBatch> NeighborLoader::Next(const std::function<void()>& poll) {
+  State& s = *state_;
+  if (!s.stream) return std::nullopt;
+  // A finished stream stays until the next epoch, for epoch_stats().
+  std::optional<ReadyBatch> ready = poll ? s.stream->Next(poll) : s.stream->Next();
+  if (!ready) return std::nullopt;
+  LoaderBatch out;
+  out.batch = std::move(ready->batch);
+  out.features = std::move(ready->features);
+  out.macro_batch = ready->macro_batch;
+  const uint64_t dim = s.dataset.meta().feature_dim;
+  if (s.options.features.row_normalize) {
+    NormalizeRows({out.features.data(), out.batch.input_nodes().size() * dim}, dim);
+  }
+  const Block& last = out.batch.blocks.back();
+  out.labels.resize(last.num_dst());
+  for (uint32_t i = 0; i < last.num_dst(); ++i) {
+    out.labels[i] = s.labels.size() == 0 ? -1 : s.labels[last.src_nodes[i]];
+  }
+  return out;
+}
+
+FeatureStoreStats NeighborLoader::store_stats() const {
+  // While an epoch runs the store belongs to its fetch thread; the stream keeps a copy.
+  if (state_->stream) return state_->stream->store_stats();
+  return state_->store ? state_->store->stats() : FeatureStoreStats{};
+}
+
+LoaderEpochStats NeighborLoader::epoch_stats() const {
+  if (!state_->stream) return {};
+  const StageBusy busy = state_->stream->busy();
+  return {busy.sample_s,     busy.fetch_s,    busy.fetch_wait_s, busy.macro_batches,
+          busy.macro_passes, busy.load_bytes, busy.load_s,       busy.stall_s};
+}
+
+}  // namespace strata

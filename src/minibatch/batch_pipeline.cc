@@ -1,0 +1,176 @@
+#include "minibatch/batch_pipeline.h"
+
+#include <chrono>
+#include <deque>
+
+#include "common/clock.h"
+#include "common/interrupt.h"
+
+namespace strata {
+namespace {
+
+// A batch in the fetch thread's window: sampled and pinned, perhaps already submitted.
+struct WindowEntry {
+  ReadyBatch ready;
+  bool submitted = false;
+  FeatureStore::Ticket ticket = 0;
+};
+
+// Finishes what the window still holds when the pipeline stops early or fails: submitted
+// gathers are waited for, so that no read lands in a freed matrix, and every batch's pins are
+// released. Errors are swallowed: the first one has been recorded already, and a store that
+// failed has abandoned its jobs.
+void ReleaseWindow(FeatureStore& store, std::deque<WindowEntry>& window) noexcept {
+  for (WindowEntry& entry : window) {
+    try {
+      if (entry.submitted) store.Wait(entry.ticket);
+    } catch (...) {
+    }
+    try {
+      store.Unpin(entry.ready.batch.input_nodes());
+    } catch (...) {
+    }
+  }
+  window.clear();
+}
+
+}  // namespace
+
+BatchPipeline::BatchPipeline(const NeighborSampler& sampler, FeatureStore& store,
+                             const PipelineOptions& options, MemoryBudget& budget)
+    : sampler_(sampler),
+      store_(store),
+      options_(options),
+      budget_(budget),
+      sampled_(options.max_run_ahead),
+      ready_(1),
+      store_stats_(store.stats()) {
+  sampler_thread_ = std::thread([this] { SampleLoop(); });
+  fetch_thread_ = std::thread([this] { FetchLoop(); });
+}
+
+BatchPipeline::~BatchPipeline() {
+  stopping_ = true;
+  sampled_.Close();
+  ready_.Close();
+  sampler_thread_.join();
+  fetch_thread_.join();
+}
+
+std::optional<ReadyBatch> BatchPipeline::Next(const std::function<void()>& poll) {
+  // An mmap store thrashing the page cache, say, can hold a batch back for seconds.
+  return ready_.PopPolling(std::chrono::milliseconds(100), poll);
+}
+
+FeatureStoreStats BatchPipeline::store_stats() const {
+  std::lock_guard<std::mutex> lock(stats_mutex_);
+  return store_stats_;
+}
+
+StageBusy BatchPipeline::busy() const {
+  StageBusy busy;
+  busy.sample_s = sample_ns_ * 1e-9;
+  busy.fetch_s = fetch_ns_ * 1e-9;
+  busy.fetch_wait_s = fetch_wait_ns_ * 1e-9;
+  busy.max_batches_in_flight = max_in_flight_;
+  busy.reads_in_flight_target = target_;
+  busy.peak_iops = peak_iops_;
+  busy.read_latency_us = latency_us_;
+  return busy;
+}
+
+void BatchPipeline::SampleLoop() {
+  try {
+    const uint64_t batches = sampler_.batches_per_epoch();
+    for (uint64_t b = options_.first_batch; b < batches && !stopping_; ++b) {
+      uint64_t start = MonotonicNs();
+      SampledBatch batch = sampler_.Sample(options_.epoch, b);
+      sample_ns_ += MonotonicNs() - start;
+      if (!sampled_.Push(std::move(batch))) return;
+    }
+    sampled_.Close();
+  } catch (...) {
+    sampled_.Close(std::current_exception());
+  }
+}
+
+void BatchPipeline::FetchLoop() {
+  std::deque<WindowEntry> window;
+  const uint64_t dim = store_.dim();
+  StorageAccessAccumulator accumulator(options_.max_reads_in_flight);
+  try {
+    bool input_done = false;
+    while (!stopping_) {
+      // Take every sampled batch that is ready (waiting only when there is nothing else to
+      // do) and pin its rows: the run-ahead batches are the cache's window.
+      while (!input_done && window.size() < options_.max_run_ahead) {
+        // closed() is read before TryPop: closed and then empty means drained.
+        const bool was_closed = sampled_.closed();
+        std::optional<SampledBatch> batch = window.empty() ? sampled_.Pop() : sampled_.TryPop();
+        if (!batch) {
+          input_done = window.empty() || was_closed;
+          break;
+        }
+        uint64_t start = MonotonicNs();
+        store_.Pin(batch->input_nodes());
+        WindowEntry entry;
+        entry.ready.batch = std::move(*batch);
+        window.push_back(std::move(entry));
+        fetch_ns_ += MonotonicNs() - start;
+      }
+      if (window.empty()) break;
+      // Submit gathers in order. The oldest batch always goes; the one after it goes as soon
+      // as the budget holds its matrix, so its reads queue behind the oldest's and the device
+      // never idles between batches; later ones go while fewer reads are queued than the
+      // accumulator's target.
+      uint64_t start = MonotonicNs();
+      uint64_t in_flight = 0;
+      for (size_t i = 0; i < window.size(); ++i) {
+        WindowEntry& entry = window[i];
+        if (entry.submitted) {
+          ++in_flight;
+          continue;
+        }
+        const uint64_t rows = entry.ready.batch.input_nodes().size();
+        const bool fits = budget_.available() >= rows * dim * sizeof(float);
+        const bool device_has_room = store_.reads_in_flight() < accumulator.target();
+        if (i > 0 && !(fits && (i == 1 || device_has_room))) break;
+        entry.ready.rows = rows;
+        entry.ready.features = ChargedArray<float>(budget_, rows * dim, "batch input features");
+        entry.ticket = store_.Submit(entry.ready.batch.input_nodes(),
+                                     {entry.ready.features.data(), rows * dim});
+        entry.submitted = true;
+        ++in_flight;
+      }
+      max_in_flight_ = std::max<uint64_t>(max_in_flight_, in_flight);
+      fetch_ns_ += MonotonicNs() - start;
+      // Finish the oldest gather and hand it on. It stays in the window until it is unpinned,
+      // so that an error here still releases its pins; Wait consumes the ticket even when it
+      // throws.
+      start = MonotonicNs();
+      window.front().submitted = false;
+      store_.Wait(window.front().ticket);
+      store_.Unpin(window.front().ready.batch.input_nodes());
+      ReadyBatch ready = std::move(window.front().ready);
+      window.pop_front();
+      fetch_wait_ns_ += MonotonicNs() - start;
+      const FeatureStoreStats stats = store_.stats();
+      {
+        std::lock_guard<std::mutex> lock(stats_mutex_);
+        store_stats_ = stats;
+      }
+      accumulator.Observe(MonotonicNs(), stats.reads_completed, stats.read_latency_ns);
+      target_ = accumulator.target();
+      peak_iops_ = accumulator.peak_iops();
+      latency_us_ = accumulator.latency_us();
+      if (!ready_.Push(std::move(ready))) break;
+    }
+    ReleaseWindow(store_, window);
+    ready_.Close();
+  } catch (...) {
+    ReleaseWindow(store_, window);
+    ready_.Close(std::current_exception());
+  }
+}
+
+}  // namespace strata

@@ -1,0 +1,31 @@
+// Evaluation of the mini-batch path: accuracy on a set of nodes with the evaluation fanouts
+// (full neighbourhoods by default), in batches of kEvalBatchSeeds seeds whose input features
+// and activations are charged to the budget. A batch that would not fit what the budget
+// leaves is evaluated in halves, recursively; splitting changes no prediction, since a node's
+// sampled neighbours depend on its id and the stream, not on the batch it is in. Or
+// layer-wise (--eval layerwise): every layer once over the nodes' in-neighbourhood closure,
+// full neighbourhoods, streaming the features and the adjacency in id order
+// (minibatch/layerwise_inference.h).
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <vector>
+
+#include "minibatch/session.h"
+#include "nn/loss.h"
+
+namespace strata {
+
+// Counts the correct predictions of session.model() on the labelled nodes among `ids`. A
+// single node whose full neighbourhood's features exceed the budget is an input error that
+// says to sample evaluation neighbourhoods (--eval-fanouts).
+AccuracyCount EvaluateNodes(Session& session, std::span<const uint64_t> ids);
+
+// Counts the correct predictions on each of `node_lists` from one layer-wise pass over their
+// union, whatever the evaluation fanouts; a node listed twice in one list counts once.
+std::vector<AccuracyCount> EvaluateLayerwise(
+    Session& session, std::initializer_list<std::span<const uint64_t>> node_lists);
+
+}  // namespace strata

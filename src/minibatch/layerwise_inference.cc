@@ -1,0 +1,699 @@
+#include "minibatch/layerwise_inference.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <utility>
+
+#include "common/float16.h"
+#include "common/interrupt.h"
+#include "common/progress.h"
+#include "minibatch/node_set.h"
+#include "nn/parallel.h"
+#include "nn/row_ops.h"
+#include "nn/sparse.h"
+#include "strata/error.h"
+
+namespace strata {
+namespace {
+
+constexpr uint64_t kGroupRows = 1024;                // input rows transformed at once
+constexpr uint64_t kFeatureGroups = 8;               // groups of feature reads queued at once
+constexpr uint64_t kPrefetchEdges = 8;               // input-first: sums fetched this far ahead
+constexpr uint64_t kChunkBytes = uint64_t{8} << 20;  // an activation chunk on disk, about
+constexpr uint64_t kBlockDestinations = 4096;        // destinations aggregated at once, at most
+constexpr uint64_t kBlockEdges = uint64_t{1} << 17;  // and their edges, unless one has more
+// Left unplanned: a block's edge lists and the layer's per-edge buffers (GAT's attention), which
+// the model's charge follows.
+constexpr uint64_t kSlackBytes = uint64_t{16} << 20;
+
+// sets[k], k = 0..hops: the nodes within k in-hops of `seeds` (sets[0]). Hop k reads the rows of
+// the nodes first reached at hop k - 1, in one pass over the adjacency.
+std::vector<NodeSet> InNeighbourhoodClosure(const CscGraph& graph, NodeSet seeds, size_t hops,
+                                            MemoryBudget& budget) {
+  std::vector<NodeSet> sets;
+  sets.reserve(hops + 1);
+  sets.push_back(std::move(seeds));
+  for (size_t k = 1; k <= hops; ++k) {
+    const NodeSet& last = sets[k - 1];
+    const NodeSet* before = k >= 2 ? &sets[k - 2] : nullptr;
+    NodeSet next(last, budget, "layer-wise node sets");
+    if (before == nullptr || before->size() < last.size()) {
+      graph.ForEachRowBlock([&](uint64_t begin, uint64_t end, std::span<const uint64_t> sources) {
+        const uint64_t base = graph.EdgeBegin(begin);
+        last.ForEach(begin, end, [&](uint64_t v) {
+          if (before != nullptr && before->Contains(v)) return;
+          const uint64_t first = graph.EdgeBegin(v) - base;
+          for (uint64_t e = first; e < first + graph.InDegree(v); ++e) next.Insert(sources[e]);
+        });
+        ThrowIfInterrupted();
+      });
+    }
+    next.Finish();
+    sets.push_back(std::move(next));
+  }
+  return sets;
+}
+
+// The shapes of one layer and what its two passes hold.
+struct LayerPlan {
+  uint64_t sources = 0;                            // input rows it transforms
+  uint64_t destinations = 0;                       // nodes whose output it computes
+  size_t in = 0, gathered = 0, self = 0, out = 0;  // widths (nn/layer.h)
+  uint64_t chunk_rows = 0;                         // of its activations and self terms on disk
+  bool reads_features = false;
+  bool gcn = false;
+  bool aggregates_inputs = false;  // SAGE, GCN: can run input-first
+  uint64_t edges = 0;              // the destinations' in-edges
+  uint64_t max_degree = 0;         // of a destination
+  // Input-first: each pass's destinations and their edges, at most; 0: transformed rows held.
+  uint64_t range_rows = 0;
+  uint64_t range_edges = 0;
+  // The input's values are float16 values (float16 features as read, activations back from a
+  // float16 scratch file): input-first keeps SAGE's own rows as float16, losing nothing.
+  bool half_input = false;
+
+  // An input-first range's sums, own rows (SAGE) and ids, per destination.
+  uint64_t SumBytes() const {
+    const uint64_t own = self > 0 ? in * (half_input ? sizeof(uint16_t) : sizeof(float)) : 0;
+    return in * sizeof(float) + own + sizeof(uint64_t);
+  }
+  uint64_t RangeBytes() const { return range_rows * SumBytes() + range_edges * 8; }
+  // The first edge of each group of kGroupRows sources, per range.
+  uint64_t GroupIndexBytes() const { return (sources / kGroupRows + 2) * sizeof(uint64_t); }
+
+  // The transformed rows, after kBlockDestinations rows that hold a block's destinations (and,
+  // for GCN, the normalisation of each).
+  uint64_t TransformedBytes() const {
+    return (kBlockDestinations + sources) * (gathered + (gcn ? 1 : 0)) * sizeof(float);
+  }
+  uint64_t RowsBytes(uint64_t rows, size_t width, bool on_disk) const {
+    return on_disk ? IntermediateRows::OnDiskBytes(rows, width, chunk_rows)
+                   : IntermediateRows::ResidentBytes(rows, width);
+  }
+  // What streaming the input holds: the feature reads in flight, or the previous layer's
+  // activations.
+  uint64_t InputBytes(bool on_disk, const LayerPlan* previous) const {
+    return previous != nullptr ? previous->RowsBytes(previous->destinations, previous->out, on_disk)
+                               : kFeatureGroups * kGroupRows * in * sizeof(float);
+  }
+  // The most its passes charge at once with the transformed rows held.
+  uint64_t TransformedPeakBytes(bool on_disk, const LayerPlan* previous) const {
+    const uint64_t self_rows = self > 0 ? RowsBytes(destinations, self, on_disk) : 0;
+    const uint64_t own = self > 0 ? kGroupRows * in * sizeof(float) : 0;
+    const uint64_t transform = InputBytes(on_disk, previous) + TransformedBytes() + self_rows + own;
+    const uint64_t aggregate =
+        TransformedBytes() + self_rows + RowsBytes(destinations, out, on_disk);
+    return std::max(transform, aggregate);
+  }
+  // Input-first: all but the range (and the float16 own rows of a chunk, widened).
+  uint64_t InputFirstFixedBytes(bool on_disk, const LayerPlan* previous) const {
+    return InputBytes(on_disk, previous) + RowsBytes(destinations, out, on_disk) +
+           GroupIndexBytes() + (half_input ? chunk_rows * in * sizeof(float) : 0);
+  }
+  // Sizes the ranges to `bytes` (at least one destination with its edges), and to at most
+  // max_rows destinations when that is non-zero.
+  void PlanRanges(uint64_t bytes, uint64_t max_rows) {
+    const uint64_t mean_degree = destinations > 0 ? (edges + destinations - 1) / destinations : 0;
+    range_rows = std::clamp<uint64_t>(bytes / (SumBytes() + 8 * mean_degree), 1, destinations);
+    if (max_rows > 0) range_rows = std::min(range_rows, max_rows);
+    const uint64_t left = bytes > range_rows * SumBytes() ? bytes - range_rows * SumBytes() : 0;
+    range_edges = std::min(edges, std::max(max_degree, left / 8));
+  }
+  uint64_t PeakBytes(bool on_disk, const LayerPlan* previous) const {
+    return range_rows > 0 ? InputFirstFixedBytes(on_disk, previous) + RangeBytes()
+                          : TransformedPeakBytes(on_disk, previous);
+  }
+};
+
+uint64_t ChunkRows(size_t width, const LayerwiseOptions& options) {
+  // float16 chunks must fill whole 4 KiB units too.
+  const uint64_t unit = options.half_on_disk && width % 2 != 0 ? 2048 : 1024;
+  if (options.chunk_rows > 0) return (options.chunk_rows + unit - 1) / unit * unit;
+  return std::max<uint64_t>(unit, kChunkBytes / (width * sizeof(float)) / unit * unit);
+}
+
+// Calls fn(first, ids) for consecutive groups of up to kGroupRows members of `set` in id order;
+// `first` is the rank of ids[0]. Groups start at multiples of kGroupRows, so none crosses a chunk
+// of an activation's rows.
+void ForEachGroup(const NodeSet& set,
+                  const std::function<void(uint64_t, std::span<const uint64_t>)>& fn) {
+  std::vector<uint64_t> ids;
+  ids.reserve(kGroupRows);
+  uint64_t first = 0;
+  set.ForEach(0, set.num_nodes(), [&](uint64_t v) {
+    ids.push_back(v);
+    if (ids.size() < kGroupRows) return;
+    fn(first, ids);
+    first += ids.size();
+    ids.clear();
+  });
+  if (!ids.empty()) fn(first, ids);
+}
+
+using RowsFn = std::function<void(uint64_t first, std::span<const uint64_t> ids,
+                                  MatrixSpan<const float> rows)>;
+
+struct RangeEdge {
+  uint32_t destination;  // in the range
+  uint32_t source;       // row in its group
+};
+
+// One run: the closure's node sets, the plan, and the matrices that pass from one layer's pass
+// to the next.
+class LayerwiseRun {
+ public:
+  LayerwiseRun(Session& session, const LayerwiseOptions& options, std::vector<NodeSet> sets);
+
+  LayerwiseStats Run(const LogitsFn& each);
+
+ private:
+  size_t layers() const { return plans_.size(); }
+  const NodeSet& Sources(size_t l) const { return sets_[layers() - l]; }
+  const NodeSet& Destinations(size_t l) const { return sets_[layers() - 1 - l]; }
+  // Row r of the transformed rows: a block's destinations go in rows [0, kBlockDestinations),
+  // the k-th source's row is kBlockDestinations + k.
+  float* TransformedRow(uint64_t r) { return transformed_.data() + r * transformed_width_; }
+  // ForEachGroup with the members' feature rows, gathered through the store and prepared as the
+  // model takes them; the next group's reads are in flight while fn works on one.
+  void ForEachFeatureGroup(const NodeSet& set, const RowsFn& fn);
+  // Calls fn for consecutive groups of layer l's input rows (ForEachGroup's groups).
+  void ForEachInputGroup(size_t l, const RowsFn& fn);
+  void Transform(size_t l);
+  void Aggregate(size_t l);
+  // Layer l input-first, one pass over its input per range of destinations.
+  void AggregateInputs(size_t l);
+  // The edges of destinations `ids` (ranks [first, first + ids.size()) of layer l's), grouped
+  // by the group of the source's row in the input: entries [index[g], index[g + 1]) of `edges`
+  // for group g, each (destination - first, source's row in the group).
+  void GroupRangeEdges(size_t l, std::span<const uint64_t> ids, std::span<uint64_t> index,
+                       std::span<RangeEdge> edges) const;
+
+  Session& session_;
+  MiniBatchModel& model_;
+  std::vector<NodeSet> sets_;
+  std::vector<LayerPlan> plans_;
+  std::string scratch_dir_;  // empty: activations in memory
+  bool half_on_disk_ = false;
+  size_t transformed_width_ = 0;
+  ChargedArray<float> transformed_;
+  ChargedArray<float> norm_;      // GCN: of the transformed rows' nodes
+  IntermediateRows self_;         // SAGE: the destinations' self terms
+  IntermediateRows activations_;  // the last layer's output
+  std::unique_ptr<ProgressBar> progress_;
+  LayerwiseStats stats_;
+};
+
+LayerwiseRun::LayerwiseRun(Session& session, const LayerwiseOptions& options,
+                           std::vector<NodeSet> sets)
+    : session_(session), model_(session.model()), sets_(std::move(sets)) {
+  const ModelConfig& config = model_.config();
+  for (size_t l = 0; l < config.layers; ++l) {
+    const BasicLayer<float>& layer = model_.model().layer(l);
+    LayerPlan p;
+    p.sources = sets_[config.layers - l].size();
+    p.destinations = sets_[config.layers - 1 - l].size();
+    p.in = layer.in_dim();
+    p.gathered = layer.gathered_width();
+    p.self = layer.self_width();
+    p.out = layer.out_dim();
+    p.chunk_rows = ChunkRows(p.out, options);
+    p.reads_features = l == 0;
+    p.gcn = config.kind == ModelKind::kGcn;
+    p.aggregates_inputs = layer.aggregates_inputs();
+    const NodeSet& destinations = sets_[config.layers - 1 - l];  // Destinations(l), once planned
+    destinations.ForEach(0, destinations.num_nodes(), [&](uint64_t v) {
+      p.edges += session.graph().InDegree(v);
+      p.max_degree = std::max(p.max_degree, session.graph().InDegree(v));
+    });
+    plans_.push_back(p);
+    stats_.input_rows.push_back(p.sources);
+    stats_.output_rows.push_back(p.destinations);
+  }
+  MemoryBudget& budget = session.budget();
+  const uint64_t available = budget.available();
+  const bool features_half = session.dataset().meta().feature_dtype == FeatureDtype::kFloat16 &&
+                             !session.options().features.row_normalize;
+  // The peak of a run with every layer's transformed rows held.
+  auto transformed = [&](bool on_disk) {
+    uint64_t peak = 0;
+    for (size_t l = 0; l < layers(); ++l) {
+      peak =
+          std::max(peak, plans_[l].TransformedPeakBytes(on_disk, l > 0 ? &plans_[l - 1] : nullptr));
+    }
+    return peak + kSlackBytes;
+  };
+  stats_.budget_in_memory = budget.used() + transformed(false);
+  stats_.budget_on_disk = budget.used() + transformed(true);
+  // The peak of a run where, if `input_first`, a SAGE or GCN layer whose transformed rows do
+  // not fit runs input-first, its ranges as large as the rest of the budget holds.
+  auto plan = [&](bool on_disk, bool input_first) {
+    uint64_t peak = 0;
+    for (size_t l = 0; l < layers(); ++l) {
+      LayerPlan& p = plans_[l];
+      const LayerPlan* previous = l > 0 ? &plans_[l - 1] : nullptr;
+      p.range_rows = p.range_edges = 0;
+      p.half_input = previous == nullptr ? features_half : options.half_on_disk && on_disk;
+      const uint64_t held = p.TransformedPeakBytes(on_disk, previous) + kSlackBytes;
+      if (input_first && p.aggregates_inputs && (options.input_first || held > available)) {
+        const uint64_t fixed = p.InputFirstFixedBytes(on_disk, previous) + kSlackBytes;
+        p.PlanRanges(available > fixed ? available - fixed : 0, options.max_range_rows);
+      }
+      peak = std::max(peak, p.PeakBytes(on_disk, previous) + kSlackBytes);
+    }
+    return peak;
+  };
+  // Held transformed rows first (each layer read once), activations in memory before on disk.
+  uint64_t needed = 0;
+  for (bool input_first : {false, true}) {
+    if (options.input_first && !input_first) continue;
+    needed = plan(false, input_first);
+    if (needed > available) {
+      const uint64_t on_disk = plan(true, input_first);
+      stats_.activations_on_disk = on_disk < needed;
+      needed = stats_.activations_on_disk ? on_disk : plan(false, input_first);
+    }
+    if (needed <= available) break;
+  }
+  for (const LayerPlan& p : plans_) {
+    if (p.range_rows == 0 &&
+        kBlockDestinations + p.sources > std::numeric_limits<uint32_t>::max()) {
+      throw Error::Input(fmt::format(
+          "layer-wise inference: a layer has {} input rows, more than a block's 32-bit ids "
+          "reach; evaluate fewer nodes, or in batches",
+          p.sources));
+    }
+  }
+  stats_.passes.assign(layers(), 0);
+  if (needed > available) {
+    throw Error::Input(fmt::format(
+        "layer-wise inference needs {} where --memory-budget {} leaves {}: beside the "
+        "activations' chunk buffers, a GAT layer holds its transformed input rows, a SAGE or GCN "
+        "layer the sums of at least one destination; raise --memory-budget to at least {}",
+        FormatBytes(needed), FormatBytes(budget.limit()), FormatBytes(available),
+        FormatBytes(budget.used() + needed)));
+  }
+  if (stats_.activations_on_disk) scratch_dir_ = ScratchDirectory(options.scratch_dir);
+  half_on_disk_ = options.half_on_disk;
+  if (session.options().progress) progress_ = std::make_unique<ProgressBar>("layer-wise", 0);
+}
+
+LayerwiseStats LayerwiseRun::Run(const LogitsFn& each) {
+  for (size_t l = 0; l < layers(); ++l) {
+    if (plans_[l].range_rows > 0) {
+      AggregateInputs(l);
+    } else {
+      Transform(l);
+      Aggregate(l);
+    }
+  }
+  activations_.BeginRead();
+  ForEachGroup(sets_[0], [&](uint64_t first, std::span<const uint64_t> ids) {
+    each(ids, activations_.Read(first, first + ids.size()));
+  });
+  activations_.EndRead();
+  stats_.scratch += activations_.stats();
+  if (progress_) {
+    progress_->Finish();
+    std::string rows;
+    for (size_t l = 0; l < layers(); ++l) {
+      rows += fmt::format("{}{} -> {}", l ? ", " : "", stats_.input_rows[l], stats_.output_rows[l]);
+      if (stats_.passes[l] > 0) rows += fmt::format(" (input-first, {} passes)", stats_.passes[l]);
+    }
+    fmt::print(stderr,
+               "layer-wise inference of {} nodes: rows per layer {} (of {}); activations {}\n",
+               sets_[0].size(), rows, sets_[0].num_nodes(),
+               stats_.activations_on_disk ? fmt::format("row-blocked on disk ({} written{})",
+                                                        FormatBytes(stats_.scratch.bytes_written),
+                                                        half_on_disk_ ? " as float16" : "")
+                                          : std::string("in memory"));
+  }
+  return stats_;
+}
+
+void LayerwiseRun::ForEachFeatureGroup(const NodeSet& set, const RowsFn& fn) {
+  FeatureStore& store = session_.store();
+  const uint64_t dim = store.dim();
+  ChargedArray<float> rows(session_.budget(), kFeatureGroups * kGroupRows * dim,
+                           "layer-wise input features");
+  struct Group {
+    std::vector<uint64_t> ids;
+    uint64_t first = 0;
+    FeatureStore::Ticket ticket = 0;
+    bool pending = false;
+  };
+  Group groups[kFeatureGroups];
+  auto values = [&](uint64_t b) {
+    return std::span<float>(rows.data() + b * kGroupRows * dim, groups[b].ids.size() * dim);
+  };
+  auto finish = [&](uint64_t b) {
+    Group& g = groups[b];
+    if (!g.pending) return;
+    g.pending = false;
+    store.Wait(g.ticket);
+    model_.PrepareFeatures(values(b));
+    fn(g.first, g.ids, MatrixSpan<const float>(values(b).data(), g.ids.size(), dim));
+  };
+  uint64_t b = 0;  // the buffer the next group goes into: the oldest group's, finished first
+  try {
+    ForEachGroup(set, [&](uint64_t first, std::span<const uint64_t> ids) {
+      finish(b);
+      Group& g = groups[b];
+      g.ids.assign(ids.begin(), ids.end());
+      g.first = first;
+      g.ticket = store.Submit(g.ids, values(b));
+      g.pending = true;
+      b = (b + 1) % kFeatureGroups;
+    });
+    for (uint64_t i = 0; i < kFeatureGroups; ++i) finish((b + i) % kFeatureGroups);
+  } catch (...) {
+    // No read may land in the buffers once they are freed.
+    for (Group& g : groups) {
+      if (!g.pending) continue;
+      try {
+        store.Wait(g.ticket);
+      } catch (const std::exception&) {
+        // The first error is the one reported.
+      }
+    }
+    throw;
+  }
+}
+
+void LayerwiseRun::ForEachInputGroup(size_t l, const RowsFn& fn) {
+  if (plans_[l].reads_features) {
+    ForEachFeatureGroup(Sources(l), fn);
+    return;
+  }
+  activations_.BeginRead();
+  ForEachGroup(Sources(l), [&](uint64_t first, std::span<const uint64_t> ids) {
+    fn(first, ids, activations_.Read(first, first + ids.size()));
+  });
+  activations_.EndRead();
+}
+
+void LayerwiseRun::Transform(size_t l) {
+  const LayerPlan& p = plans_[l];
+  const BasicLayer<float>& layer = model_.model().layer(l);
+  const NodeSet& destinations = Destinations(l);
+  MemoryBudget& budget = session_.budget();
+  transformed_ = ChargedArray<float>(budget, (kBlockDestinations + p.sources) * p.gathered,
+                                     "layer-wise transformed rows");
+  transformed_width_ = p.gathered;
+  if (p.gcn) {
+    norm_ =
+        ChargedArray<float>(budget, kBlockDestinations + p.sources, "layer-wise transformed rows");
+    uint64_t rank = 0;
+    const std::span<const float> norm = model_.gcn_norm();
+    Sources(l).ForEach(0, Sources(l).num_nodes(),
+                       [&](uint64_t v) { norm_[kBlockDestinations + rank++] = norm[v]; });
+  }
+  ChargedArray<float> own;  // the destinations among a group's rows
+  if (p.self > 0) {
+    self_ = IntermediateRows(p.destinations, p.self, p.chunk_rows, scratch_dir_, budget,
+                             "layer-wise self terms", half_on_disk_);
+    self_.BeginWrite(p.self);
+    own = ChargedArray<float>(budget, kGroupRows * p.in, "layer-wise destination rows");
+  }
+  if (progress_) progress_->Restart(fmt::format("layer-wise: layer {} transform", l), p.sources);
+  uint64_t self_rank = 0;  // the next destination's row in self_
+  const RowsFn transform = [&](uint64_t first, std::span<const uint64_t> ids,
+                               MatrixSpan<const float> in) {
+    layer.TransformSources(in,
+                           {TransformedRow(kBlockDestinations + first), ids.size(), p.gathered});
+    if (progress_) progress_->Update(first + ids.size());
+    ThrowIfInterrupted();
+    if (p.self == 0) return;
+    MatrixSpan<const float> rows = in;
+    uint64_t count = 0;
+    for (uint64_t v : ids) count += destinations.Contains(v);
+    if (count < ids.size()) {
+      MatrixSpan<float> copy(own.data(), count, p.in);
+      for (uint64_t i = 0, k = 0; i < ids.size(); ++i) {
+        if (destinations.Contains(ids[i])) std::copy_n(in.row(i), p.in, copy.row(k++));
+      }
+      rows = copy;
+    }
+    // Pieces of self_ lie inside one chunk.
+    for (uint64_t done = 0; done < count;) {
+      const uint64_t begin = self_rank + done;
+      const uint64_t end = std::min(self_rank + count, (begin / p.chunk_rows + 1) * p.chunk_rows);
+      layer.TransformSelf(rows.RowRange(done, end - begin), self_.Write(begin, end));
+      done = end - self_rank;
+    }
+    self_rank += count;
+  };
+  ForEachInputGroup(l, transform);
+  stats_.scratch += activations_.stats();
+  activations_ = IntermediateRows();
+  if (p.self > 0) self_.EndWrite();
+}
+
+void LayerwiseRun::Aggregate(size_t l) {
+  const LayerPlan& p = plans_[l];
+  BasicLayer<float>& layer = model_.model().layer(l);
+  const NodeSet& sources = Sources(l);
+  const CscGraph& graph = session_.graph();
+  IntermediateRows output(p.destinations, p.out, p.chunk_rows, scratch_dir_, session_.budget(),
+                          "layer-wise activations", half_on_disk_);
+  output.BeginWrite(p.out);
+  if (p.self > 0) self_.BeginRead();
+  if (progress_) {
+    progress_->Restart(fmt::format("layer-wise: layer {} aggregate", l), p.destinations);
+  }
+  const bool hidden = l + 1 < layers();
+  std::vector<uint64_t> block;         // consecutive destinations
+  std::vector<uint32_t> indptr = {0};  // their edges
+  std::vector<uint32_t> indices;       // the sources' ranks, made local ids when aggregated
+  uint64_t first = 0;                  // block[0]'s row among the destinations
+  // A block's destinations are its first sources (nn/sparse.h): their transformed rows are
+  // copied to the rows just before the sources', so that the gathered rows are one matrix.
+  auto aggregate = [&] {
+    const uint64_t nd = block.size();
+    const uint64_t head = kBlockDestinations - nd;
+    for (uint64_t i = 0; i < nd; ++i) {
+      const uint64_t rank = sources.Rank(block[i]);
+      std::copy_n(TransformedRow(kBlockDestinations + rank), p.gathered, TransformedRow(head + i));
+      if (p.gcn) norm_[head + i] = norm_[kBlockDestinations + rank];
+    }
+    for (uint32_t& s : indices) s += static_cast<uint32_t>(nd);
+    const BlockCsr local{static_cast<uint32_t>(nd), static_cast<uint32_t>(nd + p.sources), indptr,
+                         indices};
+    MatrixSpan<const float> rows(TransformedRow(head), nd + p.sources, p.gathered);
+    std::span<const float> norm;
+    if (p.gcn) norm = {norm_.data() + head, nd + p.sources};
+    MatrixSpan<const float> self;
+    if (p.self > 0) self = self_.Read(first, first + nd);
+    MatrixSpan<float> out = output.Write(first, first + nd);
+    layer.Aggregate(local, rows, self, norm, out);
+    if (hidden) model_.model().HiddenActivation(out);
+    model_.ChargeModelMemory();
+    first += nd;
+    block.clear();
+    indptr.resize(1);
+    indices.clear();
+    if (progress_) progress_->Update(first);
+    ThrowIfInterrupted();
+  };
+  graph.ForEachRowBlock([&](uint64_t begin, uint64_t end, std::span<const uint64_t> neighbours) {
+    const uint64_t base = graph.EdgeBegin(begin);
+    Destinations(l).ForEach(begin, end, [&](uint64_t v) {
+      const uint64_t degree = graph.InDegree(v);
+      // Blocks end inside a chunk of the rows they write.
+      if (!block.empty() &&
+          (block.size() == kBlockDestinations || indices.size() + degree > kBlockEdges ||
+           (first + block.size()) % p.chunk_rows == 0)) {
+        aggregate();
+      }
+      block.push_back(v);
+      const uint64_t edge = graph.EdgeBegin(v) - base;
+      for (uint64_t e = edge; e < edge + degree; ++e) {
+        indices.push_back(static_cast<uint32_t>(sources.Rank(neighbours[e])));
+      }
+      indptr.push_back(static_cast<uint32_t>(indices.size()));
+    });
+  });
+  if (!block.empty()) aggregate();
+  output.EndWrite();
+  if (p.self > 0) {
+    self_.EndRead();
+    stats_.scratch += self_.stats();
+    self_ = IntermediateRows();
+  }
+  transformed_.Reset();
+  norm_.Reset();
+  activations_ = std::move(output);
+}
+
+void LayerwiseRun::GroupRangeEdges(size_t l, std::span<const uint64_t> ids,
+                                   std::span<uint64_t> index, std::span<RangeEdge> edges) const {
+  const NodeSet& sources = Sources(l);
+  const CscGraph& graph = session_.graph();
+  // fn(destination in the range, source's rank) for the range's edges, in edge order.
+  auto for_each_edge = [&](const auto& fn) {
+    uint64_t i = 0;  // ids[i]: the next destination
+    graph.ForEachRowBlock(
+        [&](uint64_t begin, uint64_t end, std::span<const uint64_t> neighbours) {
+          const uint64_t base = graph.EdgeBegin(begin);
+          for (; i < ids.size() && ids[i] < end; ++i) {
+            const uint64_t first = graph.EdgeBegin(ids[i]) - base;
+            for (uint64_t e = first; e < first + graph.InDegree(ids[i]); ++e) {
+              fn(i, sources.Rank(neighbours[e]));
+            }
+          }
+          ThrowIfInterrupted();
+        },
+        CscGraph::kScanChunkEdges, ids.front(), ids.back() + 1);
+  };
+  // A counting sort by group: count, then place each edge at its group's cursor, which ends
+  // at the next group's first edge.
+  std::fill(index.begin(), index.end(), 0);
+  for_each_edge([&](uint64_t, uint64_t rank) { ++index[rank / kGroupRows + 1]; });
+  std::partial_sum(index.begin(), index.end(), index.begin());
+  for_each_edge([&](uint64_t d, uint64_t rank) {
+    edges[index[rank / kGroupRows]++] = {static_cast<uint32_t>(d),
+                                         static_cast<uint32_t>(rank % kGroupRows)};
+  });
+  std::copy_backward(index.begin(), index.end() - 1, index.end());
+  index[0] = 0;
+}
+
+void LayerwiseRun::AggregateInputs(size_t l) {
+  const LayerPlan& p = plans_[l];
+  const BasicLayer<float>& layer = model_.model().layer(l);
+  const NodeSet& destinations = Destinations(l);
+  const CscGraph& graph = session_.graph();
+  MemoryBudget& budget = session_.budget();
+  const std::span<const float> norm = p.gcn ? model_.gcn_norm() : std::span<const float>();
+  const size_t in = p.in;
+  IntermediateRows output(p.destinations, p.out, p.chunk_rows, scratch_dir_, budget,
+                          "layer-wise activations", half_on_disk_);
+  ChargedArray<float> sums(budget, p.range_rows * in, "layer-wise input sums");
+  const bool keep_own = p.self > 0;
+  ChargedArray<float> own(budget, keep_own && !p.half_input ? p.range_rows * in : 0,
+                          "layer-wise input sums");
+  ChargedArray<uint16_t> own_half(budget, keep_own && p.half_input ? p.range_rows * in : 0,
+                                  "layer-wise input sums");
+  ChargedArray<float> widened(budget, keep_own && p.half_input ? p.chunk_rows * in : 0,
+                              "layer-wise input sums");
+  ChargedArray<uint64_t> ids(budget, p.range_rows, "layer-wise input sums");
+  ChargedArray<RangeEdge> edges(budget, p.range_edges, "layer-wise range edges");
+  ChargedArray<uint64_t> index(budget, (p.sources + kGroupRows - 1) / kGroupRows + 1,
+                               "layer-wise range edges");
+  output.BeginWrite(p.out);
+  const bool hidden = l + 1 < layers();
+  const unsigned threads = std::max(1u, session_.options().threads);
+  uint64_t first = 0;  // the range's first destination's rank
+  uint64_t next = 0;   // where the next range's destinations are looked for
+  while (first < p.destinations) {
+    uint64_t count = 0;
+    uint64_t range_edges = 0;
+    for (; next < destinations.num_nodes() && count < p.range_rows; ++next) {
+      if (!destinations.Contains(next)) continue;
+      const uint64_t degree = graph.InDegree(next);
+      if (count > 0 && range_edges + degree > p.range_edges) break;
+      ids[count++] = next;
+      range_edges += degree;
+    }
+    const std::span<const uint64_t> range(ids.data(), count);
+    GroupRangeEdges(l, range, {index.data(), index.size()}, {edges.data(), range_edges});
+    std::fill_n(sums.data(), count * in, 0.0f);
+    if (progress_) {
+      progress_->Restart(fmt::format("layer-wise: layer {} pass {}", l, stats_.passes[l] + 1),
+                         p.sources);
+    }
+    ForEachInputGroup(l, [&](uint64_t group_first, std::span<const uint64_t> group,
+                             MatrixSpan<const float> rows) {
+      // The group's edges, in destination order, split between threads where the
+      // destination changes, so that each sum has one writer.
+      const uint64_t g = group_first / kGroupRows;
+      const uint64_t parts = (index[g + 1] - index[g]) * in >= kMinParallelWork ? threads : 1;
+      ParallelFor(parts, parts, [&](uint64_t part, uint64_t) {
+        auto split = [&](uint64_t k) {
+          uint64_t e = index[g] + (index[g + 1] - index[g]) * k / parts;
+          while (k > 0 && k < parts && e > index[g] && e < index[g + 1] &&
+                 edges[e].destination == edges[e - 1].destination) {
+            ++e;
+          }
+          return e;
+        };
+        for (uint64_t e = split(part), end = split(part + 1); e < end; ++e) {
+          // The sums are scattered across gigabytes: fetch a later edge's row ahead.
+          if (e + kPrefetchEdges < end) {
+            const float* ahead = sums.data() + edges[e + kPrefetchEdges].destination * in;
+            for (size_t k = 0; k < in; k += 64 / sizeof(float)) __builtin_prefetch(ahead + k, 1);
+          }
+          const RangeEdge edge = edges[e];
+          const float weight = p.gcn ? norm[group[edge.source]] : 1.0f;
+          AxpyRow(sums.data() + edge.destination * in, weight, rows.row(edge.source), in);
+        }
+      });
+      // The range's own rows among the group's: SAGE's self rows, GCN's self loops.
+      if (group.back() >= range.front() && group.front() <= range.back()) {
+        for (size_t i = 0; i < group.size(); ++i) {
+          const uint64_t v = group[i];
+          if (v < range.front() || v > range.back() || !destinations.Contains(v)) continue;
+          const uint64_t d = destinations.Rank(v) - first;
+          if (keep_own) {
+            if (p.half_input) {
+              FloatsToHalves({rows.row(i), in}, own_half.data() + d * in);
+            } else {
+              std::copy_n(rows.row(i), in, own.data() + d * in);
+            }
+          } else {
+            AxpyRow(sums.data() + d * in, norm[v], rows.row(i), in);
+          }
+        }
+      }
+      if (progress_) progress_->Update(group_first + group.size());
+      ThrowIfInterrupted();
+    });
+    // SAGE averages; GCN's normalisation of the destination.
+    for (uint64_t d = 0; d < count; ++d) {
+      const uint64_t degree = graph.InDegree(range[d]);
+      const float scale = p.gcn ? norm[range[d]] : degree > 0 ? 1.0f / degree : 0.0f;
+      ScaleRow(sums.data() + d * in, scale, in);
+    }
+    // The range's outputs, in pieces within chunks of the output.
+    for (uint64_t done = 0; done < count;) {
+      const uint64_t begin = first + done;
+      const uint64_t end = std::min(first + count, (begin / p.chunk_rows + 1) * p.chunk_rows);
+      MatrixSpan<const float> self;
+      if (keep_own && p.half_input) {
+        HalvesToFloats({own_half.data() + done * in, (end - begin) * in}, widened.data());
+        self = {widened.data(), end - begin, in};
+      } else if (keep_own) {
+        self = {own.data() + done * in, end - begin, in};
+      }
+      MatrixSpan<float> out = output.Write(begin, end);
+      layer.CombineAggregated(self, {sums.data() + done * in, end - begin, in}, out);
+      if (hidden) model_.model().HiddenActivation(out);
+      done = end - first;
+    }
+    first += count;
+    ++stats_.passes[l];
+  }
+  output.EndWrite();
+  stats_.scratch += activations_.stats();
+  activations_ = std::move(output);
+}
+
+}  // namespace
+
+LayerwiseStats RunLayerwise(Session& session, std::span<const uint64_t> nodes,
+                            const LayerwiseOptions& options, const LogitsFn& each) {
+  const CscGraph& graph = session.graph();
+  MemoryBudget& budget = session.budget();
+  NodeSet seeds = NodeSetOf(nodes, graph.num_nodes(), budget, "layer-wise node sets");
+  if (seeds.size() == 0) return {};
+  LayerwiseRun run(
+      session, options,
+      InNeighbourhoodClosure(graph, std::move(seeds), session.model().config().layers, budget));
+  return run.Run(each);
+}
+
+}  // namespace strata

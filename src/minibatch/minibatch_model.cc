@@ -1,0 +1,84 @@
+#include "minibatch/minibatch_model.h"
+
+#include <utility>
+
+#include "common/random.h"
+#include "features/row_normalize.h"
+
+namespace strata {
+
+MiniBatchModel::MiniBatchModel(const ModelConfig& config, const CscGraph& graph,
+                               ChargedArray<int32_t> labels, bool row_normalize,
+                               MemoryBudget& budget)
+    : labels_(std::move(labels)),
+      row_normalize_(row_normalize),
+      model_(config),
+      model_memory_(budget, "model activations and gradients") {
+  if (config.kind == ModelKind::kGcn) {
+    gcn_norm_ = ChargedArray<float>(budget, graph.num_nodes(), "GCN normalisation");
+    for (uint64_t v = 0; v < graph.num_nodes(); ++v) {
+      gcn_norm_[v] = static_cast<float>(1.0 / std::sqrt(graph.InDegree(v) + 1.0));
+    }
+  }
+}
+
+StepLoss MiniBatchModel::TrainStep(ReadyBatch& ready, uint64_t epoch, Optimizer& optimizer) {
+  const SampledBatch& batch = ready.batch;
+  const uint64_t step_seed = MixSeed(config().seed, (epoch << 32) | batch.index);
+  auto logits =
+      model_.Forward(batch.blocks, Inputs(batch, {ready.features.data(), ready.features.size()}),
+                     GcnNorm(batch.input_nodes()), true, step_seed);
+  std::span<const int32_t> labels = SeedLabels(batch);
+  grad_.Resize(logits.rows(), logits.cols());
+  LossResult loss = SoftmaxCrossEntropy<float>(logits, labels, grad_.span());
+  model_.Backward(grad_.span());
+  optimizer.Step();
+  ChargeModelMemory();
+  return {loss.loss * loss.labelled, loss.labelled};
+}
+
+MatrixSpan<const float> MiniBatchModel::Predict(const SampledBatch& batch,
+                                                std::span<float> features) {
+  auto logits =
+      model_.Forward(batch.blocks, Inputs(batch, features), GcnNorm(batch.input_nodes()), false, 0);
+  ChargeModelMemory();
+  return logits;
+}
+
+AccuracyCount MiniBatchModel::CountCorrect(const SampledBatch& batch, std::span<float> features) {
+  auto logits = Predict(batch, features);
+  return strata::CountCorrect(logits, SeedLabels(batch));
+}
+
+void MiniBatchModel::PrepareFeatures(std::span<float> rows) const {
+  if (row_normalize_) NormalizeRows(rows, config().in_dim);
+}
+
+MatrixSpan<const float> MiniBatchModel::Inputs(const SampledBatch& batch,
+                                               std::span<float> features) {
+  const uint64_t rows = batch.input_nodes().size();
+  const uint64_t dim = config().in_dim;
+  std::span<float> used = features.first(rows * dim);
+  PrepareFeatures(used);
+  return MatrixSpan<const float>(used.data(), rows, dim);
+}
+
+std::span<const float> MiniBatchModel::GcnNorm(const std::vector<uint64_t>& nodes) {
+  if (gcn_norm_.size() == 0) return {};
+  norm_.resize(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) norm_[i] = gcn_norm_[nodes[i]];
+  return norm_;
+}
+
+std::span<const int32_t> MiniBatchModel::SeedLabels(const SampledBatch& batch) {
+  const Block& last = batch.blocks.back();
+  seed_labels_.resize(last.num_dst());
+  for (uint32_t i = 0; i < last.num_dst(); ++i) seed_labels_[i] = labels_[last.src_nodes[i]];
+  return seed_labels_;
+}
+
+void MiniBatchModel::ChargeModelMemory() {
+  model_memory_.Update(model_.AllocatedBytes() + grad_.capacity() * sizeof(float));
+}
+
+}  // namespace strata

@@ -1,0 +1,78 @@
+// MiniBatchModel is the model as mini-batch training and evaluation apply it to sampled
+// batches. It prepares a batch's inputs — row normalisation of the gathered features when
+// asked, the GCN normalisation 1/sqrt(in-degree + 1) of the input nodes, the seeds' labels —
+// runs one optimisation step or counts correct predictions, and keeps the model's buffers,
+// which grow with the largest batch seen, charged to the budget.
+//
+// Determinism: a training step's dropout masks come from (seed, epoch, batch index) alone.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "minibatch/batch_source.h"
+#include "nn/loss.h"
+#include "nn/matrix.h"
+#include "nn/model.h"
+#include "nn/optimizer.h"
+#include "strata/graph.h"
+#include "strata/memory_budget.h"
+
+namespace strata {
+
+struct StepLoss {
+  double loss_sum = 0;    // cross-entropy summed over the batch's labelled seeds
+  uint64_t labelled = 0;  // their count
+};
+
+class MiniBatchModel {
+ public:
+  // `labels` holds one label per node of `graph` (-1: unlabelled); the GCN normalisation is
+  // computed from `graph` and charged to `budget` when the model is a GCN.
+  MiniBatchModel(const ModelConfig& config, const CscGraph& graph, ChargedArray<int32_t> labels,
+                 bool row_normalize, MemoryBudget& budget);
+
+  // One optimisation step on a batch whose features have been gathered (normalised in place
+  // when row_normalize).
+  StepLoss TrainStep(ReadyBatch& ready, uint64_t epoch, Optimizer& optimizer);
+
+  // The logits of the seeds of `batch` from its input features (normalised in place when
+  // row_normalize), dropout off; valid until the next step or prediction.
+  MatrixSpan<const float> Predict(const SampledBatch& batch, std::span<float> features);
+  // Predict's logits scored against the seeds' labels.
+  AccuracyCount CountCorrect(const SampledBatch& batch, std::span<float> features);
+
+  // Input feature rows (`rows` of in_dim values each) as the model takes them: normalised in
+  // place when row_normalize.
+  void PrepareFeatures(std::span<float> rows) const;
+  // One label per node (-1: unlabelled), and 1/sqrt(in-degree + 1) per node for a GCN (else
+  // empty).
+  std::span<const int32_t> labels() const { return {labels_.data(), labels_.size()}; }
+  std::span<const float> gcn_norm() const { return {gcn_norm_.data(), gcn_norm_.size()}; }
+
+  Model& model() { return model_; }
+  const ModelConfig& config() const { return model_.config(); }
+  // Bytes charged for the model's buffers, part of what an evaluation batch may reuse.
+  uint64_t charged_bytes() const { return model_memory_.bytes(); }
+  // The model's buffers grow with the largest batch it has seen; the budget follows them (the
+  // cache was sized to leave room for them: minibatch/cache_sizing.h). Called after each step and
+  // prediction, and by callers that run the layers themselves.
+  void ChargeModelMemory();
+
+ private:
+  MatrixSpan<const float> Inputs(const SampledBatch& batch, std::span<float> features);
+  std::span<const float> GcnNorm(const std::vector<uint64_t>& nodes);
+  std::span<const int32_t> SeedLabels(const SampledBatch& batch);
+
+  ChargedArray<int32_t> labels_;
+  ChargedArray<float> gcn_norm_;  // empty unless the model is a GCN
+  bool row_normalize_;
+  Model model_;
+  std::vector<float> norm_;
+  std::vector<int32_t> seed_labels_;
+  Matrix grad_;
+  TrackedCharge model_memory_;
+};
+
+}  // namespace strata

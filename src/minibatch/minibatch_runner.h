@@ -1,0 +1,51 @@
+// MiniBatchRunner is the EpochRunner of the sampled paths: an epoch is the batches of a
+// BatchSource (sampled neighbourhoods with their gathered features: minibatch/batch_pipeline.h,
+// or sampled inside macro-batches: multistage/macro_batch_source.h),
+// each trained in one step on the calling thread while the source's threads prepare the next
+// ones; accuracy is measured with EvaluateNodes, or EvaluateLayerwise with --eval layerwise. It
+// reports the epoch's loss, its disk and cache counters, the adjacency cache's when the topology is
+// on disk, and how busy each pipeline stage was, and shows progress on a terminal (or every
+// log_every batches).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "common/progress.h"
+#include "minibatch/batch_source.h"
+#include "minibatch/session.h"
+#include "runner/epoch_runner.h"
+
+namespace strata {
+
+class MiniBatchRunner final : public EpochRunner {
+ public:
+  // `session` must outlive the runner; `source` produces each epoch's batches.
+  MiniBatchRunner(Session& session, std::unique_ptr<BatchSource> source);
+  ~MiniBatchRunner() override;
+
+  EpochReport TrainEpoch(uint64_t epoch) override;
+  double Accuracy(Split split) override;
+
+  const ModelConfig& model_config() const override { return session_.model().config(); }
+  std::vector<Parameter> Parameters() override { return session_.model().model().Parameters(); }
+  Optimizer& optimizer() override { return *optimizer_; }
+
+ private:
+  // The batches an epoch plans, for progress: all, or --max-batches (adaptive reuse trains
+  // more than a macro-batch source plans).
+  uint64_t EpochBatches() const;
+  // Progress bar and --log-every line after `batches` batches of the epoch, the last of them
+  // from macro-batch `macro_batch` (macro-batch sources).
+  void ShowProgress(uint64_t epoch, uint64_t batches, uint64_t macro_batch, double mean_loss,
+                    double elapsed_s, const BatchStream& stream,
+                    const FeatureStoreStats& epoch_start);
+
+  Session& session_;
+  std::unique_ptr<Optimizer> optimizer_;
+  std::unique_ptr<BatchSource> source_;
+  std::unique_ptr<ProgressBar> progress_;
+};
+
+}  // namespace strata

@@ -1,0 +1,66 @@
+// Session holds what one mini-batch training or evaluation run opens, built in the order each
+// part needs the ones before it and destroyed in reverse (the feature store before the
+// samplers, everything before the budget): the memory budget, the dataset, its topology (in
+// memory or on disk), the labels and splits, the training and evaluation samplers, the model,
+// and the feature store, whose cache gets what the budget leaves once the batches in flight
+// are provided for (minibatch/cache_sizing.h) and whose hot tier is filled by the hotness policy.
+//
+// Thread safety: the samplers may be used from several threads; everything else from one.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "minibatch/minibatch_model.h"
+#include "strata/dataset.h"
+#include "strata/feature_store.h"
+#include "strata/graph.h"
+#include "strata/memory_budget.h"
+#include "strata/neighbor_sampler.h"
+#include "strata/train.h"
+
+namespace strata {
+
+// Seeds per evaluation batch; a batch that would not fit the budget is split further.
+inline constexpr uint64_t kEvalBatchSeeds = 1024;
+
+// Throws an input error naming the option when `options` cannot describe a run (layer and
+// fanout counts that disagree, a zero batch size, a learning rate <= 0, ...).
+void CheckTrainOptions(const TrainOptions& options);
+
+class Session {
+ public:
+  // Throws an input error when the dataset has no labels or no features.
+  Session(const TrainOptions& options, Dataset dataset);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const TrainOptions& options() const { return options_; }
+  const Dataset& dataset() const { return dataset_; }
+  MemoryBudget& budget() { return budget_; }
+  const CscGraph& graph() const { return *graph_; }
+  MiniBatchModel& model() { return *model_; }
+  FeatureStore& store() { return *store_; }
+  // Seeds from the train split, options.sampling's fanouts and batch size.
+  const NeighborSampler& sampler() const { return *sampler_; }
+  // The evaluation fanouts (all neighbours when none are given), kEvalBatchSeeds per batch.
+  const NeighborSampler& eval_sampler() const { return *eval_sampler_; }
+  const std::vector<uint64_t>& split_ids(Split split) const;
+
+ private:
+  void OpenStore();
+
+  TrainOptions options_;
+  MemoryBudget budget_;
+  Dataset dataset_;
+  std::unique_ptr<CscGraph> graph_;
+  std::unique_ptr<MiniBatchModel> model_;
+  std::vector<uint64_t> split_ids_[3];  // by Split
+  std::unique_ptr<NeighborSampler> sampler_;
+  std::unique_ptr<NeighborSampler> eval_sampler_;
+  std::unique_ptr<FeatureStore> store_;
+};
+
+}  // namespace strata

@@ -1,0 +1,135 @@
+#include "multistage/large_batch_loader.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "common/random.h"
+#include "multistage/macro_batch_size.h"
+#include "strata/error.h"
+
+namespace strata {
+namespace {
+
+constexpr uint64_t kFirstStageStream = 0x6c62730000000000ull;  // "lbs"
+
+// A later macro-batch may sample a few more rows than the trial did; the buffers are sized
+// with this margin so that they rarely grow.
+constexpr double kRowMargin = 1.1;
+
+// Bytes of a macro-batch's graphs and id maps besides its rows: an offset per node and layer,
+// three map entries per node, a local id per edge.
+uint64_t GraphBytes(uint64_t rows, uint64_t edges, uint64_t layers) {
+  return (rows + 1) * 8 * layers + rows * 24 + edges * 4;
+}
+
+uint64_t SampledEdges(const SampledBatch& batch) {
+  uint64_t edges = 0;
+  for (const Block& block : batch.blocks) edges += block.num_edges();
+  return edges;
+}
+
+// Layer l's edges of the sample as a graph over all its nodes, in the input layer's local ids
+// (a layer's source ids are a prefix of the layer below's): the destinations keep their picks,
+// in the block's order; the other nodes have none.
+std::unique_ptr<CscGraph> LayerGraph(const Block& block, uint64_t nodes, MemoryBudget& budget) {
+  ChargedArray<uint64_t> indptr(budget, nodes + 1, "macro-batch graph");
+  std::copy(block.indptr.begin(), block.indptr.end(), indptr.data());
+  std::fill(indptr.data() + block.num_dst() + 1, indptr.data() + nodes + 1, block.num_edges());
+  ChargedArray<uint32_t> indices(budget, block.num_edges(), "macro-batch graph");
+  std::copy(block.indices.begin(), block.indices.end(), indices.data());
+  return std::make_unique<CscGraph>(std::move(indptr), std::move(indices), budget);
+}
+
+}  // namespace
+
+LargeBatchLoader::LargeBatchLoader(const Dataset& dataset, const CscGraph& graph,
+                                   const std::vector<uint64_t>& train_ids,
+                                   const TrainOptions& options, MemoryBudget& budget)
+    : graph_(graph), options_(options), budget_(budget), dim_(dataset.meta().feature_dim) {
+  DirectStoreOptions direct;
+  direct.io.depth = std::max<uint32_t>(options.io_depth, 1);
+  direct.max_read_bytes = options.features.max_read_bytes;
+  store_ = OpenFeatureStore(dataset, FeatureStoreKind::kDirect, direct, budget);
+
+  const uint64_t batch = std::max<uint64_t>(options.sampling.batch_size, 1);
+  const uint32_t most =
+      static_cast<uint32_t>(std::max<uint64_t>((train_ids.size() + batch - 1) / batch, 1));
+  std::vector<uint32_t> sizes;
+  for (uint32_t n = 1; n < most; n *= 2) sizes.push_back(n);
+  sizes.push_back(most);
+  // Each trial samples the size's first macro-batch; sizing asks for a size more than once.
+  std::map<uint32_t, Trial> trials;
+  auto trial = [&](uint32_t n) -> const Trial& {
+    auto it = trials.find(n);
+    return it != trials.end() ? it->second
+                              : trials.emplace(n, RunTrial(train_ids, n)).first->second;
+  };
+  macro_batch_ = ChooseMacroBatch(options.multistage.macro_batch, sizes,
+                                  [&](uint32_t n) { return 2 * trial(n).bytes; }, budget,
+                                  {"--multistage lbs", "mini-batch", "lower --batch-size"});
+  first_stage_ = std::make_unique<NeighborSampler>(
+      graph, train_ids, options.sampling.fanouts, batch * macro_batch_,
+      MixSeed(options.seed, kFirstStageStream), budget, options.threads);
+  const uint64_t rows = trial(macro_batch_).rows;
+  const uint64_t reserve = std::min<uint64_t>(
+      graph.num_nodes(), static_cast<uint64_t>(static_cast<double>(rows) * kRowMargin) + 1);
+  for (int buffer : {0, 1}) Reserve(buffer, reserve);
+}
+
+LargeBatchLoader::~LargeBatchLoader() = default;
+
+LargeBatchLoader::Trial LargeBatchLoader::RunTrial(const std::vector<uint64_t>& train_ids,
+                                                   uint32_t macro_batch) const {
+  const uint64_t batch = std::max<uint64_t>(options_.sampling.batch_size, 1);
+  const NeighborSampler sampler(graph_, train_ids, options_.sampling.fanouts, batch * macro_batch,
+                                MixSeed(options_.seed, kFirstStageStream), budget_,
+                                options_.threads);
+  const SampledBatch sample = sampler.Sample(0, 0);
+  Trial trial;
+  trial.rows = sample.input_nodes().size();
+  const uint64_t margin_rows = static_cast<uint64_t>(static_cast<double>(trial.rows) * kRowMargin);
+  trial.bytes = margin_rows * dim_ * sizeof(float) +
+                GraphBytes(trial.rows, SampledEdges(sample), sample.blocks.size());
+  return trial;
+}
+
+float* LargeBatchLoader::Reserve(int buffer, uint64_t rows) {
+  ChargedArray<float>& slot = buffers_[buffer];
+  if (slot.size() < rows * dim_) {
+    slot = ChargedArray<float>();  // the old one is released before the larger is charged
+    slot = ChargedArray<float>(budget_, rows * dim_, "macro-batch buffers");
+  }
+  return slot.data();
+}
+
+uint64_t LargeBatchLoader::macro_batches(uint64_t epoch) const {
+  return first_stage_->batches_per_epoch();
+}
+
+std::unique_ptr<MacroBatch> LargeBatchLoader::Load(uint64_t epoch, uint64_t m, int buffer) {
+  SampledBatch sample = first_stage_->Sample(epoch, m);
+  const std::vector<uint64_t>& nodes = sample.input_nodes();
+  auto batch = std::make_unique<MacroBatch>();
+  batch->buffer = buffer;
+  batch->row_dtype = FeatureDtype::kFloat32;
+  float* rows = Reserve(buffer, nodes.size());
+  const uint64_t read_before = store_->stats().bytes_read;
+  store_->Gather(nodes, {rows, nodes.size() * dim_});
+  batch->bytes_read = store_->stats().bytes_read - read_before;
+  batch->row_of.resize(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    batch->row_of[i] = reinterpret_cast<const std::byte*>(rows + i * dim_);
+  }
+  batch->train_local.resize(sample.blocks.back().num_dst());
+  std::iota(batch->train_local.begin(), batch->train_local.end(), 0);
+  for (const Block& block : sample.blocks) {
+    batch->graphs.push_back(LayerGraph(block, nodes.size(), budget_));
+  }
+  batch->global_of = std::move(sample.blocks.front().src_nodes);  // the last use of `nodes`
+  batch->maps_charge = std::make_unique<TrackedCharge>(budget_, "macro-batch id maps");
+  batch->maps_charge->Update(batch->global_of.size() * 16 + batch->train_local.size() * 8);
+  return batch;
+}
+
+}  // namespace strata

@@ -1,0 +1,232 @@
+#include "multistage/macro_batch_source.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <numeric>
+#include <optional>
+#include <thread>
+
+#include "common/bounded_queue.h"
+#include "common/clock.h"
+#include "common/enum_names.h"
+#include "common/interrupt.h"
+#include "features/row_codec.h"
+#include "multistage/large_batch_loader.h"
+#include "multistage/partition_loader.h"
+#include "strata/error.h"
+#include "strata/neighbor_sampler.h"
+
+namespace strata {
+namespace {
+
+constexpr EnumNames<MultistageMethod, 2> kMultistageMethodNames(
+    "--multistage",
+    {{{MultistageMethod::kPartition, "partition"}, {MultistageMethod::kLargeBatch, "lbs"}}});
+
+class MacroBatchStream final : public BatchStream {
+ public:
+  MacroBatchStream(MacroBatchLoader& loader, const TrainOptions& o, uint64_t dim, uint64_t epoch,
+                   MemoryBudget& budget)
+      : loader_(loader),
+        options_(o),
+        dim_(dim),
+        epoch_(epoch),
+        budget_(budget),
+        planned_(loader.macro_batches(epoch)),
+        free_(2),
+        loaded_(1),
+        ready_(std::max<uint32_t>(o.max_run_ahead, 1)) {
+    free_.Push(0);
+    free_.Push(1);
+    loader_thread_ = std::thread([this] { LoadLoop(); });
+    producer_thread_ = std::thread([this] { ProduceLoop(); });
+  }
+
+  ~MacroBatchStream() override {
+    stopping_ = true;
+    free_.Close();
+    loaded_.Close();
+    ready_.Close();
+    loader_thread_.join();
+    producer_thread_.join();
+  }
+
+  using BatchStream::Next;
+  std::optional<ReadyBatch> Next(const std::function<void()>& poll) override {
+    return ready_.PopPolling(std::chrono::milliseconds(100), poll);
+  }
+
+  StageBusy busy() const override {
+    StageBusy busy;
+    busy.sample_s = sample_ns_ * 1e-9;
+    busy.macro_batches_planned = planned_;
+    busy.macro_batches = macro_batches_;
+    busy.macro_passes = macro_passes_;
+    busy.load_bytes = load_bytes_;
+    busy.load_s = load_ns_ * 1e-9;
+    busy.stall_s = stall_ns_ * 1e-9;
+    return busy;
+  }
+  FeatureStoreStats store_stats() const override { return {}; }
+
+ private:
+  void LoadLoop() {
+    try {
+      for (uint64_t m = 0; m < planned_; ++m) {
+        std::optional<int> buffer = free_.Pop();
+        if (!buffer || stopping_) return;
+        const uint64_t start = MonotonicNs();
+        std::unique_ptr<MacroBatch> batch = loader_.Load(epoch_, m, *buffer);
+        load_ns_ += MonotonicNs() - start;
+        load_bytes_ += batch->bytes_read;
+        if (!loaded_.Push(std::move(batch))) return;
+      }
+      loaded_.Close();
+    } catch (...) {
+      loaded_.Close(std::current_exception());
+    }
+  }
+
+  void ProduceLoop() {
+    try {
+      uint64_t index = 0;
+      for (uint64_t m = 0;; ++m) {
+        const uint64_t wait_start = MonotonicNs();
+        std::optional<std::unique_ptr<MacroBatch>> batch = loaded_.Pop();
+        stall_ns_ += MonotonicNs() - wait_start;
+        if (!batch) break;
+        const int buffer = (*batch)->buffer;
+        if (!Produce(**batch, m, index)) return;
+        batch->reset();  // releases the graph's charge before the buffer is reused
+        ++macro_batches_;
+        if (!free_.Push(buffer)) return;
+      }
+      ready_.Close();
+    } catch (...) {
+      ready_.Close(std::current_exception());
+    }
+  }
+
+  // Queues the mini-batches of every pass over `batch`; false when the stream was stopped.
+  bool Produce(const MacroBatch& batch, uint64_t m, uint64_t& index) {
+    if (batch.train_local.empty()) return true;
+    const SamplingOptions& s = options_.sampling;
+    const std::vector<int>& fanouts =
+        options_.multistage.fanouts.empty() ? s.fanouts : options_.multistage.fanouts;
+    std::vector<const CscGraph*> graphs;
+    for (const std::unique_ptr<CscGraph>& graph : batch.graphs) graphs.push_back(graph.get());
+    const NeighborSampler sampler(std::move(graphs), batch.train_local, fanouts, s.batch_size,
+                                  options_.seed, budget_, options_.threads,
+                                  SeedOrder{.even_batches = true});
+    const uint32_t passes = std::max<uint32_t>(options_.multistage.reuse, 1);
+    for (uint32_t r = 0; r < passes; ++r) {
+      // The sampler's "epoch" names the stream: (epoch, macro-batch, pass).
+      const uint64_t stream = (epoch_ << 24) | (m << 3) | r;
+      for (uint64_t b = 0; b < sampler.batches_per_epoch(); ++b) {
+        if (stopping_) return false;
+        const uint64_t start = MonotonicNs();
+        ReadyBatch ready;
+        ready.batch = sampler.Sample(stream, b);
+        const std::vector<uint64_t>& inputs = ready.batch.input_nodes();
+        ready.rows = inputs.size();
+        ready.features = ChargedArray<float>(budget_, inputs.size() * dim_, "batch input features");
+        for (size_t i = 0; i < inputs.size(); ++i) {
+          DecodeRow(batch.row_of[inputs[i]], batch.row_dtype,
+                    {ready.features.data() + i * dim_, dim_});
+        }
+        for (Block& block : ready.batch.blocks) {
+          for (uint64_t& id : block.src_nodes) id = batch.global_of[id];
+        }
+        ready.macro_batch = m;
+        ready.batch.epoch = epoch_;
+        ready.batch.index = index++;
+        sample_ns_ += MonotonicNs() - start;
+        if (!ready_.Push(std::move(ready))) return false;
+      }
+      ++macro_passes_;
+      if (options_.multistage.adaptive_reuse && !NextStillLoading(m)) break;
+    }
+    return true;
+  }
+
+  // Whether the loader is still reading the macro-batch after `m`.
+  bool NextStillLoading(uint64_t m) const { return m + 1 < planned_ && loaded_.size() == 0; }
+
+  MacroBatchLoader& loader_;
+  const TrainOptions& options_;
+  uint64_t dim_;
+  uint64_t epoch_;
+  MemoryBudget& budget_;
+  uint64_t planned_;
+  BoundedQueue<int> free_;
+  BoundedQueue<std::unique_ptr<MacroBatch>> loaded_;
+  BoundedQueue<ReadyBatch> ready_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<uint64_t> sample_ns_{0}, load_ns_{0}, stall_ns_{0}, load_bytes_{0};
+  std::atomic<uint64_t> macro_batches_{0}, macro_passes_{0};
+  std::thread loader_thread_, producer_thread_;
+};
+
+std::vector<bool> TrainMask(uint64_t nodes, const std::vector<uint64_t>& train_ids) {
+  std::vector<bool> mask(nodes, false);
+  for (uint64_t v : train_ids) mask[v] = true;
+  return mask;
+}
+
+std::unique_ptr<MacroBatchLoader> MakeLoader(const Dataset& dataset, const CscGraph& graph,
+                                             const std::vector<uint64_t>& train_ids,
+                                             const TrainOptions& o, MemoryBudget& budget) {
+  if (o.multistage.method == MultistageMethod::kLargeBatch) {
+    return std::make_unique<LargeBatchLoader>(dataset, graph, train_ids, o, budget);
+  }
+  return std::make_unique<PartitionLoader>(dataset, graph, TrainMask(graph.num_nodes(), train_ids),
+                                           o.multistage.macro_batch, o.io_depth, o.seed, budget);
+}
+
+}  // namespace
+
+MultistageMethod ParseMultistageMethod(std::string_view name) {
+  return kMultistageMethodNames.Parse(name);
+}
+std::string_view MultistageMethodName(MultistageMethod method) {
+  return kMultistageMethodNames.Name(method);
+}
+
+void ParseReuse(std::string_view text, MultistageOptions& o) {
+  o.adaptive_reuse = text == "auto";
+  if (o.adaptive_reuse) {
+    o.reuse = 4;
+    return;
+  }
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), o.reuse);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    throw Error::Input(fmt::format("reuse '{}' is neither a number of passes nor auto", text));
+  }
+}
+
+MacroBatchSource::MacroBatchSource(const Dataset& dataset, const CscGraph& graph,
+                                   const std::vector<uint64_t>& train_ids,
+                                   const TrainOptions& options, MemoryBudget& budget)
+    : options_(options),
+      budget_(budget),
+      train_count_(train_ids.size()),
+      feature_dim_(dataset.meta().feature_dim),
+      loader_(MakeLoader(dataset, graph, train_ids, options, budget)) {}
+
+MacroBatchSource::~MacroBatchSource() = default;
+
+uint64_t MacroBatchSource::batches_per_epoch() const {
+  const uint64_t batch = std::max<uint64_t>(options_.sampling.batch_size, 1);
+  const uint32_t passes =
+      options_.multistage.adaptive_reuse ? 1 : std::max<uint32_t>(options_.multistage.reuse, 1);
+  return (train_count_ + batch - 1) / batch * passes;
+}
+
+std::unique_ptr<BatchStream> MacroBatchSource::StartEpoch(uint64_t epoch) {
+  return std::make_unique<MacroBatchStream>(*loader_, options_, feature_dim_, epoch, budget_);
+}
+
+}  // namespace strata

@@ -1,0 +1,56 @@
+// MacroBatchSource is the multistage path's BatchSource (Hanoi: T. Huang, "Efficient Systems
+// for Large-Scale Graph Representation Learning", MIT PhD thesis, 2025, §4.2, Fig. 4.3): each
+// macro-batch of an epoch is loaded into one of two buffers by a loader thread (a
+// MacroBatchLoader: partitions, or a large-batch sample) while a producer thread samples the
+// mini-batches of the other with the ordinary neighbour sampler restricted to the macro-batch
+// graph, gathers their rows from memory, and queues them for Next():
+//
+//   loader thread ──(2 buffers)──► producer thread ──queue──► Next() (the training step)
+//
+// Each macro-batch is iterated `reuse` times (macro-batch reuse, at most 4 passes); with
+// adaptive reuse, up to `reuse` times, a pass repeated only while the loader is still reading
+// the next macro-batch (the thesis's reuse: training instead of stalling).
+//
+// Determinism: macro-batch m depends on (seed, epoch, m), batch b of its pass r on (seed, epoch,
+// m, r, b) only, and unless reuse is adaptive the number of passes is fixed, so neither timing
+// nor thread counts change the batches. Batches come out with global node ids, like the
+// mini-batch path's.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "minibatch/batch_source.h"
+#include "multistage/macro_batch_loader.h"
+#include "strata/dataset.h"
+#include "strata/graph.h"
+#include "strata/train.h"
+
+namespace strata {
+
+class MacroBatchSource final : public BatchSource {
+ public:
+  // The loader options.multistage.method asks for; `graph` (the dataset's topology) must
+  // outlive the source.
+  MacroBatchSource(const Dataset& dataset, const CscGraph& graph,
+                   const std::vector<uint64_t>& train_ids, const TrainOptions& options,
+                   MemoryBudget& budget);
+  ~MacroBatchSource() override;
+
+  // An estimate for progress: the exact count depends on how the training nodes fall into
+  // macro-batches; with adaptive reuse, the count for one pass each.
+  uint64_t batches_per_epoch() const override;
+  std::unique_ptr<BatchStream> StartEpoch(uint64_t epoch) override;
+
+  uint32_t macro_batch() const { return loader_->macro_batch(); }
+
+ private:
+  TrainOptions options_;
+  MemoryBudget& budget_;
+  uint64_t train_count_;
+  uint64_t feature_dim_;
+  std::unique_ptr<MacroBatchLoader> loader_;
+};
+
+}  // namespace strata

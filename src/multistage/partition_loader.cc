@@ -1,0 +1,304 @@
+#include "multistage/partition_loader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <numeric>
+
+#include "common/interrupt.h"
+#include "common/random.h"
+#include "multistage/macro_batch_size.h"
+#include "storage/file.h"
+#include "strata/error.h"
+
+namespace strata {
+namespace {
+
+// Reads are at least this large (when the range is), so the device streams.
+constexpr uint64_t kReadBytes = uint64_t{4} << 20;
+
+uint64_t AlignDown(uint64_t x) { return x / kDirectIoAlignment * kDirectIoAlignment; }
+uint64_t AlignUp(uint64_t x) { return AlignDown(x + kDirectIoAlignment - 1); }
+
+ChargedArray<uint64_t> ReadValues(const std::string& path, uint32_t width, MemoryBudget& budget) {
+  const std::string bytes = ReadWholeFile(path);
+  ChargedArray<uint64_t> values(budget, bytes.size() / width, "hub section");
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = LoadNodeId(reinterpret_cast<const std::byte*>(bytes.data()) + i * width, width);
+  }
+  return values;
+}
+
+constexpr uint64_t kPartitionOrderStream = 0x6d61637200000000ull;  // "macr"
+
+// The partitions of an epoch, shuffled by (seed, epoch).
+std::vector<uint32_t> PartitionOrder(uint32_t parts, uint64_t seed, uint64_t epoch) {
+  std::vector<uint32_t> order(parts);
+  std::iota(order.begin(), order.end(), 0);
+  Rng rng(MixSeed(seed ^ kPartitionOrderStream, epoch));
+  for (uint32_t i = parts; i > 1; --i) std::swap(order[i - 1], order[rng.Below(i)]);
+  return order;
+}
+
+}  // namespace
+
+PartitionLoader::PartitionLoader(const Dataset& dataset, const CscGraph& graph,
+                                 std::vector<bool> train, uint32_t macro_batch, uint32_t io_depth,
+                                 uint64_t seed, MemoryBudget& budget)
+    : graph_(graph),
+      train_(std::move(train)),
+      budget_(budget),
+      row_stride_(dataset.meta().row_stride_bytes),
+      row_dtype_(dataset.meta().feature_dtype),
+      id_bytes_(dataset.meta().node_id_bytes),
+      seed_(seed) {
+  if (!dataset.meta().partition) {
+    throw Error::Input(
+        "--multistage partition needs a partitioned dataset (make one with strata partition)",
+        dataset.dir());
+  }
+  const ChargedArray<uint64_t> offsets =
+      ReadValues(dataset.PathOf(kPartitionOffsetsFile), 8, budget);
+  offsets_.assign(offsets.data(), offsets.data() + offsets.size());
+  partition_of_ = PartitionLookup(offsets_, budget);
+  LoadHubs(dataset);
+  for (uint32_t p = 0; p < parts(); ++p) {
+    sorted_spans_.push_back(FeatureSpan(p) + IndicesSpan(p));
+    sorted_nodes_.push_back(offsets_[p + 1] - offsets_[p]);
+  }
+  std::sort(sorted_spans_.rbegin(), sorted_spans_.rend());
+  std::sort(sorted_nodes_.rbegin(), sorted_nodes_.rend());
+
+  std::vector<uint32_t> sizes(parts());
+  std::iota(sizes.begin(), sizes.end(), 1);
+  macro_batch_ =
+      ChooseMacroBatch(macro_batch, sizes, [&](uint32_t n) { return 2 * BufferBytes(n); }, budget,
+                       {"multistage training", "partition", "partition into more parts"});
+  uint64_t span = 0;
+  for (uint32_t i = 0; i < macro_batch_; ++i) span += sorted_spans_[i];
+  // Both buffers in one arena, registered with the engine so that large reads skip pinning.
+  buffer_bytes_ = span;
+  buffers_ = AlignedBuffer(budget, 2 * span, "macro-batch buffers");
+  IoEngineOptions io;
+  io.depth = std::max<uint32_t>(io_depth, 1);
+  engine_ = MakeIoEngine(io);
+  engine_->RegisterBuffer(buffers_.span());
+  features_file_ = engine_->OpenFile(dataset.PathOf(kFeaturesFile));
+  indices_file_ = engine_->OpenFile(dataset.PathOf(kIndicesFile));
+}
+
+PartitionLoader::~PartitionLoader() = default;
+
+uint64_t PartitionLoader::macro_batches(uint64_t epoch) const {
+  return (parts() + macro_batch_ - 1) / macro_batch_;
+}
+
+std::unique_ptr<MacroBatch> PartitionLoader::Load(uint64_t epoch, uint64_t m, int buffer) {
+  const std::vector<uint32_t> order = PartitionOrder(parts(), seed_, epoch);
+  const uint64_t first = m * macro_batch_;
+  const uint64_t count = std::min<uint64_t>(macro_batch_, parts() - first);
+  return LoadPartitions({order.data() + first, count}, buffer);
+}
+
+uint64_t PartitionLoader::FeatureSpan(uint32_t p) const {
+  return AlignUp(offsets_[p + 1] * row_stride_) - AlignDown(offsets_[p] * row_stride_);
+}
+
+uint64_t PartitionLoader::IndicesSpan(uint32_t p) const {
+  return AlignUp(graph_.EdgeBegin(offsets_[p + 1]) * id_bytes_) -
+         AlignDown(graph_.EdgeBegin(offsets_[p]) * id_bytes_);
+}
+
+uint64_t PartitionLoader::BufferBytes(uint32_t count) const {
+  uint64_t span = 0, nodes = hub_ids_.size();
+  for (uint32_t i = 0; i < count; ++i) {
+    span += sorted_spans_[i];
+    nodes += sorted_nodes_[i];
+  }
+  // The macro-batch graph holds at most every edge read (4-byte local ids, no wider than a
+  // stored id) and the hubs' lists; each node has an offset and three map entries.
+  return span + (span / id_bytes_ + edge_hub_.size()) * 4 + (nodes + 1) * 8 + nodes * 24;
+}
+
+void PartitionLoader::LoadHubs(const Dataset& dataset) {
+  hub_ids_ = ReadValues(dataset.PathOf(kHubIdsFile), id_bytes_, budget_);
+  const ChargedArray<uint64_t> indptr = ReadValues(dataset.PathOf(kHubIndptrFile), 8, budget_);
+  const ChargedArray<uint64_t> indices =
+      ReadValues(dataset.PathOf(kHubIndicesFile), id_bytes_, budget_);
+  const uint64_t hubs = hub_ids_.size();
+  const uint64_t bytes = hubs * row_stride_;
+  hub_rows_ = AlignedBuffer(budget_, AlignUp(std::max<uint64_t>(bytes, 1)), "hub feature rows");
+  if (bytes > 0) FileReader(dataset.PathOf(kHubFeaturesFile)).ReadExact(0, hub_rows_.data(), bytes);
+  hub_index_ = HubLookup({hub_ids_.data(), hubs}, graph_.num_nodes(), budget_);
+
+  // A hub's in-neighbour is kept in a macro-batch when it is a hub too (always) or when its
+  // partition is in the macro-batch; so the hub section's edges are sorted once by source
+  // partition, hub-to-hub edges apart, and a macro-batch visits only its own partitions'.
+  std::vector<uint64_t> count(parts() + 1, 0);
+  uint64_t hub_to_hub = 0;
+  for (uint64_t e = 0; e < indices.size(); ++e) {
+    if (hub_index_(indices[e]) >= 0) {
+      ++hub_to_hub;
+    } else {
+      ++count[partition_of_(indices[e]) + 1];
+    }
+  }
+  for (uint32_t p = 0; p < parts(); ++p) count[p + 1] += count[p];
+  edges_by_partition_start_.assign(count.begin(), count.end());
+  edge_hub_ = ChargedArray<uint32_t>(budget_, indices.size(), "hub section");
+  edge_source_ = ChargedArray<uint64_t>(budget_, indices.size(), "hub section");
+  uint64_t next_hub_edge = count[parts()];
+  for (uint64_t h = 0; h < hubs; ++h) {
+    for (uint64_t e = indptr[h]; e < indptr[h + 1]; ++e) {
+      const uint64_t v = indices[e];
+      const int64_t hub = hub_index_(v);
+      const uint64_t slot = hub >= 0 ? next_hub_edge++ : count[partition_of_(v)]++;
+      edge_hub_[slot] = static_cast<uint32_t>(h);
+      edge_source_[slot] = hub >= 0 ? static_cast<uint64_t>(hub) : v;
+    }
+  }
+}
+
+std::unique_ptr<MacroBatch> PartitionLoader::LoadPartitions(std::span<const uint32_t> partitions,
+                                                            int buffer) {
+  if (partitions.size() > macro_batch_) throw Error::Internal("macro-batch too large");
+  auto batch = std::make_unique<MacroBatch>();
+  batch->buffer = buffer;
+  batch->row_dtype = row_dtype_;
+  std::byte* const base = buffers_.data() + buffer * buffer_bytes_;
+  std::vector<ReadRequest> reads;
+  std::vector<const std::byte*> rows_at, indices_at;
+  uint64_t used = 0;
+  auto add_range = [&](int file, uint64_t begin, uint64_t end) {
+    const uint64_t first = AlignDown(begin), last = AlignUp(end);
+    for (uint64_t offset = first; offset < last; offset += kReadBytes) {
+      const uint64_t length = std::min(kReadBytes, last - offset);
+      reads.push_back({file, offset, static_cast<uint32_t>(length), base + used + (offset - first),
+                       reads.size()});
+    }
+    const std::byte* start = base + used + (begin - first);
+    used += last - first;
+    return start;
+  };
+  for (uint32_t p : partitions) {
+    rows_at.push_back(
+        add_range(features_file_, offsets_[p] * row_stride_, offsets_[p + 1] * row_stride_));
+    indices_at.push_back(add_range(indices_file_, graph_.EdgeBegin(offsets_[p]) * id_bytes_,
+                                   graph_.EdgeBegin(offsets_[p + 1]) * id_bytes_));
+  }
+  std::erase_if(reads, [](const ReadRequest& r) { return r.length == 0; });
+  engine_->Submit(reads);
+  std::vector<ReadCompletion> done(reads.size());
+  for (size_t reaped = 0; reaped < reads.size();) {
+    reaped += engine_->Reap({done.data(), done.size()}, 1);
+    ThrowIfInterrupted();
+  }
+  for (const ReadRequest& r : reads) batch->bytes_read += r.length;
+
+  // Rows of the partitions' nodes, then of the hubs outside them.
+  uint64_t nodes = hub_ids_.size();
+  for (uint32_t p : partitions) nodes += offsets_[p + 1] - offsets_[p];
+  batch->global_of.reserve(nodes);
+  batch->row_of.reserve(nodes);
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    const uint32_t p = partitions[i];
+    for (uint64_t v = offsets_[p]; v < offsets_[p + 1]; ++v) {
+      batch->global_of.push_back(v);
+      batch->row_of.push_back(rows_at[i] + (v - offsets_[p]) * row_stride_);
+    }
+  }
+  BuildGraph(*batch, partitions, indices_at);
+  return batch;
+}
+
+void PartitionLoader::BuildGraph(MacroBatch& batch, std::span<const uint32_t> partitions,
+                                 std::span<const std::byte* const> indices_at) {
+  // Where each partition's nodes start in local ids (-1: not in this macro-batch).
+  std::vector<int64_t> first_local(parts(), -1);
+  uint64_t next = 0;
+  for (uint32_t p : partitions) {
+    first_local[p] = static_cast<int64_t>(next);
+    next += offsets_[p + 1] - offsets_[p];
+  }
+  // Hubs outside the macro-batch's partitions get the next local ids.
+  const uint64_t hubs = hub_ids_.size();
+  std::vector<int64_t> hub_local(hubs, -1);
+  for (uint64_t h = 0; h < hubs; ++h) {
+    const uint32_t p = partition_of_(hub_ids_[h]);
+    if (first_local[p] >= 0) {
+      hub_local[h] = first_local[p] + static_cast<int64_t>(hub_ids_[h] - offsets_[p]);
+      continue;
+    }
+    hub_local[h] = static_cast<int64_t>(next++);
+    batch.global_of.push_back(hub_ids_[h]);
+    batch.row_of.push_back(hub_rows_.data() + h * row_stride_);
+  }
+  auto local_of = [&](uint64_t v) -> int64_t {
+    const uint32_t p = partition_of_(v);
+    if (first_local[p] >= 0) return first_local[p] + static_cast<int64_t>(v - offsets_[p]);
+    const int64_t hub = hub_index_(v);
+    return hub < 0 ? -1 : hub_local[hub];
+  };
+
+  const uint64_t nodes = next;
+  ChargedArray<uint64_t> indptr(budget_, nodes + 1, "macro-batch graph");
+  // At most every edge of the partitions and of the hub section: reserved, never regrown.
+  std::vector<uint32_t> kept;
+  uint64_t partition_edges = 0;
+  for (uint32_t p : partitions) {
+    partition_edges += graph_.EdgeBegin(offsets_[p + 1]) - graph_.EdgeBegin(offsets_[p]);
+  }
+  kept.reserve(partition_edges + edge_hub_.size());
+  uint64_t local = 0;
+  indptr[0] = 0;
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    const uint32_t p = partitions[i];
+    const uint64_t first_edge = graph_.EdgeBegin(offsets_[p]);
+    for (uint64_t v = offsets_[p]; v < offsets_[p + 1]; ++v) {
+      const std::byte* list = indices_at[i] + (graph_.EdgeBegin(v) - first_edge) * id_bytes_;
+      for (uint64_t k = 0; k < graph_.InDegree(v); ++k) {
+        const int64_t s = local_of(LoadNodeId(list + k * id_bytes_, id_bytes_));
+        if (s >= 0) kept.push_back(static_cast<uint32_t>(s));
+      }
+      indptr[++local] = kept.size();
+      if (train_[v]) batch.train_local.push_back(local - 1);
+    }
+  }
+  // The outside hubs' lists: their hub in-neighbours, then those in the macro-batch's
+  // partitions, grouped by hub with a counting sort.
+  const uint64_t first_hub_local = local;
+  std::vector<uint64_t> hub_count(nodes - first_hub_local + 1, 0);
+  // Calls fn(edge, local id of its source) for every hub edge the macro-batch keeps.
+  auto for_each_kept_hub_edge = [&](auto&& fn) {
+    for (uint64_t e = edges_by_partition_start_[parts()]; e < edge_hub_.size(); ++e) {
+      fn(e, hub_local[edge_source_[e]]);
+    }
+    for (uint32_t p : partitions) {
+      for (uint64_t e = edges_by_partition_start_[p]; e < edges_by_partition_start_[p + 1]; ++e) {
+        fn(e, first_local[p] + static_cast<int64_t>(edge_source_[e] - offsets_[p]));
+      }
+    }
+  };
+  for_each_kept_hub_edge([&](uint64_t e, int64_t) {
+    const int64_t dst = hub_local[edge_hub_[e]];
+    if (dst >= static_cast<int64_t>(first_hub_local)) ++hub_count[dst - first_hub_local + 1];
+  });
+  for (size_t i = 1; i < hub_count.size(); ++i) hub_count[i] += hub_count[i - 1];
+  const uint64_t base = kept.size();
+  kept.resize(base + hub_count.back());
+  for (uint64_t j = 0; j + 1 < hub_count.size(); ++j)
+    indptr[first_hub_local + j + 1] = base + hub_count[j + 1];
+  for_each_kept_hub_edge([&](uint64_t e, int64_t source) {
+    const int64_t dst = hub_local[edge_hub_[e]];
+    if (dst < static_cast<int64_t>(first_hub_local)) return;
+    kept[base + hub_count[dst - first_hub_local]++] = static_cast<uint32_t>(source);
+  });
+  ChargedArray<uint32_t> indices(budget_, kept.size(), "macro-batch graph");
+  std::copy(kept.begin(), kept.end(), indices.data());
+  batch.graphs.push_back(
+      std::make_unique<CscGraph>(std::move(indptr), std::move(indices), budget_));
+  batch.maps_charge = std::make_unique<TrackedCharge>(budget_, "macro-batch id maps");
+  batch.maps_charge->Update(batch.global_of.size() * 16 + batch.train_local.size() * 8);
+}
+
+}  // namespace strata

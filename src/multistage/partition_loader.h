@@ -1,0 +1,95 @@
+// PartitionLoader is Hanoi's macro-batch loader (T. Huang, "Efficient Systems for Large-Scale
+// Graph Representation Learning", MIT PhD thesis, 2025, §4.2): per epoch the partitions of a
+// partitioned dataset (docs/format.md) are shuffled by (seed, epoch) and taken `macro_batch` at a
+// time. A macro-batch is the feature rows and in-neighbour lists of its partitions, each one
+// contiguous range of features.bin and graph/indices.bin, read with large sequential direct
+// reads through the IoEngine into one of two buffers, and the graph induced on those
+// partitions' nodes and the hubs, in local ids.
+//
+// The hub section (ids, rows, in-neighbour lists) is read once and stays in memory; a hub
+// is in every macro-batch. Local ids number the macro-batch's partitions in the order given,
+// then the hubs outside them; a local node's in-neighbours are those of its global
+// in-neighbours that are in the macro-batch, in the CSC's order.
+//
+// Memory: both buffers are allocated up front for the largest macro-batch of the given size
+// and charged to the budget, with the hub section; the graph and id maps of a loaded
+// macro-batch are charged while it lives.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "multistage/hub_lookup.h"
+#include "multistage/macro_batch_loader.h"
+#include "multistage/partition_lookup.h"
+#include "storage/aligned_buffer.h"
+#include "strata/dataset.h"
+#include "strata/graph.h"
+#include "strata/io_engine.h"
+#include "strata/memory_budget.h"
+
+namespace strata {
+
+class PartitionLoader final : public MacroBatchLoader {
+ public:
+  // `dataset` must have the partitioned layout; `graph` is its topology (only indptr is
+  // used); `train` marks the training nodes. Throws an input error naming the budget when two
+  // buffers of `macro_batch` partitions (0: the most that fit in half of what the budget has
+  // left) do not fit.
+  PartitionLoader(const Dataset& dataset, const CscGraph& graph, std::vector<bool> train,
+                  uint32_t macro_batch, uint32_t io_depth, uint64_t seed, MemoryBudget& budget);
+  ~PartitionLoader() override;
+  PartitionLoader(const PartitionLoader&) = delete;
+  PartitionLoader& operator=(const PartitionLoader&) = delete;
+
+  uint32_t parts() const { return static_cast<uint32_t>(offsets_.size() - 1); }
+  uint64_t macro_batches(uint64_t epoch) const override;
+  uint32_t macro_batch() const override { return macro_batch_; }
+  std::unique_ptr<MacroBatch> Load(uint64_t epoch, uint64_t m, int buffer) override;
+
+  // Reads `partitions` (at most macro_batch()) into buffer `buffer` and builds their
+  // macro-batch, whose seeds are its partitions' training nodes in ascending local id.
+  std::unique_ptr<MacroBatch> LoadPartitions(std::span<const uint32_t> partitions, int buffer);
+
+ private:
+  // Bytes of one partition's aligned feature and indices ranges.
+  uint64_t FeatureSpan(uint32_t p) const;
+  uint64_t IndicesSpan(uint32_t p) const;
+  // Buffer bytes for the `count` largest partitions, and what their graph and maps take.
+  uint64_t BufferBytes(uint32_t count) const;
+  void LoadHubs(const Dataset& dataset);
+  // Fills everything of `batch` but the reads, from the indices at `indices_at[i]` for its
+  // i-th partition.
+  void BuildGraph(MacroBatch& batch, std::span<const uint32_t> partitions,
+                  std::span<const std::byte* const> indices_at);
+
+  const CscGraph& graph_;
+  std::vector<bool> train_;
+  MemoryBudget& budget_;
+  std::vector<uint64_t> offsets_;
+  uint64_t row_stride_;
+  FeatureDtype row_dtype_;
+  uint32_t id_bytes_;
+  uint32_t macro_batch_ = 0;
+  uint64_t seed_;
+  PartitionLookup partition_of_;
+
+  ChargedArray<uint64_t> hub_ids_;
+  HubLookup hub_index_;  // node id -> index in the hub section, or -1
+  // The hub section's edges: those from non-hub sources by source partition (partition p's
+  // are [start[p], start[p+1])), then those between hubs, from start[parts] to the end.
+  std::vector<uint64_t> edges_by_partition_start_;
+  ChargedArray<uint32_t> edge_hub_;     // the hub an edge leads to
+  ChargedArray<uint64_t> edge_source_;  // its source: a node id, or a hub's index
+  AlignedBuffer hub_rows_;
+  AlignedBuffer buffers_;  // two halves of buffer_bytes_
+  uint64_t buffer_bytes_ = 0;
+  std::unique_ptr<IoEngine> engine_;
+  int features_file_ = 0, indices_file_ = 0;
+  std::vector<uint64_t> sorted_spans_;  // per-partition buffer bytes, largest first
+  std::vector<uint64_t> sorted_nodes_;  // per-partition nodes, largest first
+};
+
+}  // namespace strata
