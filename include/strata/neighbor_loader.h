@@ -55,19 +55,6 @@ struct LoaderBatch {
   uint64_t macro_batch = 0;      // multistage loading: the macro-batch it was sampled in
 };
 
-// Seconds a loader's stages spent working (not waiting) in an epoch; the macro-batch fields
-// are set by multistage loading only.
-struct LoaderEpochStats {
-  double sample_s = 0;
-  double fetch_s = 0;       // pinning, planning and submitting gathers
-  double fetch_wait_s = 0;  // waiting for reads
-  uint64_t macro_batches = 0;
-  uint64_t macro_passes = 0;
-  uint64_t load_bytes = 0;  // read sequentially into macro-batch buffers
-  double load_s = 0;
-  double stall_s = 0;  // batches waiting for a macro-batch to be loaded
-};
-
 class NeighborLoader {
  public:
   // Opens the dataset, its topology, labels and split, the sampler and the store; input
@@ -97,8 +84,10 @@ class NeighborLoader {
   // The store's counters since the loader opened (zero for multistage loading, which reads
   // macro-batches instead).
   FeatureStoreStats store_stats() const;
-  // What the current (or just finished) epoch's stages have done so far; zero before one.
-  LoaderEpochStats epoch_stats() const;
+  // What the current (or just finished) epoch has done so far: the batches handed out, the
+  // time Next waited for them (stall_s) and the stream's stages (pipeline); zero before one.
+  // The fields a loader reports are those EpochFields() marks `loader`.
+  EpochReport epoch_stats() const;
   const MemoryBudget& budget() const;
 
  private:

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "strata/epoch_report.h"
 #include "strata/feature_store.h"
 #include "strata/graph.h"
 #include "strata/model_options.h"
@@ -126,37 +127,6 @@ struct TrainOptions {
   // Rows per chunk of those intermediates, and per weight-gradient sum of the hidden layers:
   // fixed whatever the budget, so that the sums, and the losses, are too. A multiple of 1024.
   uint64_t full_graph_chunk_rows = 65536;
-};
-
-struct EpochReport {
-  uint64_t epoch = 0;
-  double time_s = 0;
-  double train_loss = 0;
-  double val_acc = std::numeric_limits<double>::quiet_NaN();  // NaN when not evaluated
-  uint64_t batches = 0;
-  uint64_t disk_bytes = 0;
-  uint64_t disk_reads = 0;
-  double hit_rate = 0;
-  bool topology_on_disk = false;
-  uint64_t adjacency_reads = 0;   // topology on disk: reads of indices.bin
-  double adjacency_hit_rate = 0;  // share of sampled entries the adjacency cache held
-  double sample_busy_s = 0, fetch_busy_s = 0, fetch_wait_s = 0, train_busy_s = 0;
-  uint64_t max_batches_in_flight = 0;
-  uint64_t reads_in_flight_target = 0;
-  double device_iops = 0;  // measured by the storage access accumulator
-  double read_latency_us = 0;
-  uint64_t peak_rss_bytes = 0;
-  double gemm_gflops = 0;  // the rate of the epoch's dense products (GEMM) in its training steps
-  // Multistage only (macro_batches > 0).
-  uint64_t macro_batches = 0;
-  double reuse_mean = 0;    // passes per macro-batch
-  uint64_t load_bytes = 0;  // read sequentially into the macro-batch buffers
-  double load_busy_s = 0;   // reading and building macro-batch graphs
-  double stall_s = 0;       // the trainer waiting for a macro-batch (full graph: a block)
-  bool full_graph = false;  // a full-graph epoch (its stall_s is recorded)
-  // Full graph: bytes of intermediates written to scratch files (their reads are in
-  // disk_bytes).
-  uint64_t scratch_bytes_written = 0;
 };
 
 struct TrainResult {

@@ -245,6 +245,8 @@ def test_multistage_adaptive_reuse_takes_one_to_four_passes(partitioned):
     epoch = loader.stats()["epoch"]
     assert epoch["macro_batches"] <= epoch["macro_passes"] <= 4 * epoch["macro_batches"] - 3
     assert batches >= len(loader)
+    assert epoch["batches"] == batches
+    assert epoch["stall_s"] >= 0 and epoch["load_wait_s"] >= 0
 
 
 def test_a_signal_while_waiting_for_a_batch_interrupts_the_wait(tmp_path):

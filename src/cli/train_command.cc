@@ -202,8 +202,8 @@ Runner AddTrainCommand(CLI::App& app) {
           static_cast<unsigned long long>(r.epoch), r.time_s, r.train_loss,
           std::isnan(r.val_acc) ? "  -   " : fmt::format("{:.4f}", r.val_acc).c_str(),
           static_cast<unsigned long long>(r.batches), r.disk_bytes / 1e6,
-          static_cast<unsigned long long>(r.disk_reads), r.hit_rate, r.sample_busy_s,
-          r.fetch_busy_s, r.fetch_wait_s, r.train_busy_s, r.peak_rss_bytes / 1e6);
+          static_cast<unsigned long long>(r.disk_reads), r.hit_rate, r.pipeline.sample_s,
+          r.pipeline.fetch_s, r.pipeline.fetch_wait_s, r.train_busy_s, r.peak_rss_bytes / 1e6);
       std::fflush(stdout);
     });
     if (args->options.eval == EvalMode::kNone) {

@@ -13,7 +13,7 @@
 #include "fullgraph/csr_files.h"
 #include "fullgraph/gcn_propagation.h"
 #include "fullgraph/input_products.h"
-#include "nn/activations.h"
+#include "nn/dropout.h"
 #include "nn/gemm.h"
 #include "nn/init.h"
 #include "nn/loss.h"
@@ -559,11 +559,10 @@ EpochReport FullGraphRunner::TrainEpoch(uint64_t epoch) {
   report.disk_bytes =
       after.bytes_read - before.bytes_read + scratch_after.bytes_read - scratch_before.bytes_read;
   report.disk_reads = after.reads - before.reads + scratch_after.reads - scratch_before.reads;
-  report.scratch_bytes_written = scratch_after.bytes_written - scratch_before.bytes_written;
+  report.full_graph = FullGraphStats{scratch_after.bytes_written - scratch_before.bytes_written};
   report.stall_s = after.wait_s - before.wait_s + scratch_after.wait_s - scratch_before.wait_s;
   report.train_busy_s = report.time_s - report.stall_s;
   report.topology_on_disk = !plan_.adjacency_resident;
-  report.full_graph = true;
   return report;
 }
 

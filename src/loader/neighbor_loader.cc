@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "common/clock.h"
 #include "features/row_normalize.h"
 #include "minibatch/batch_pipeline.h"
 #include "minibatch/training_store.h"
@@ -42,6 +43,7 @@ struct NeighborLoader::State {
   std::unique_ptr<FeatureStore> store;  // neighbour sampling only
   std::unique_ptr<BatchSource> source;
   std::unique_ptr<BatchStream> stream;
+  EpochReport epoch;  // the current epoch's steps and waits; its stages are the stream's
 
   State(const LoaderOptions& o, Dataset opened)
       : options(o), budget(o.memory_budget_bytes), dataset(std::move(opened)) {}
@@ -104,6 +106,8 @@ uint32_t NeighborLoader::macro_batch() const {
 void NeighborLoader::StartEpoch(uint64_t epoch) {
   StopEpoch();
   state_->stream = state_->source->StartEpoch(epoch);
+  state_->epoch = EpochReport{};
+  state_->epoch.epoch = epoch;
 }
 
 void NeighborLoader::StopEpoch() { state_->stream.reset(); }
@@ -112,8 +116,11 @@ std::optional<LoaderBatch> NeighborLoader::Next(const std::function<void()>& pol
   State& s = *state_;
   if (!s.stream) return std::nullopt;
   // A finished stream stays until the next epoch, for epoch_stats().
+  const uint64_t wait_start = MonotonicNs();
   std::optional<ReadyBatch> ready = poll ? s.stream->Next(poll) : s.stream->Next();
+  s.epoch.stall_s += (MonotonicNs() - wait_start) * 1e-9;
   if (!ready) return std::nullopt;
+  ++s.epoch.batches;
   LoaderBatch out;
   out.batch = std::move(ready->batch);
   out.features = std::move(ready->features);
@@ -136,11 +143,11 @@ FeatureStoreStats NeighborLoader::store_stats() const {
   return state_->store ? state_->store->stats() : FeatureStoreStats{};
 }
 
-LoaderEpochStats NeighborLoader::epoch_stats() const {
+EpochReport NeighborLoader::epoch_stats() const {
   if (!state_->stream) return {};
-  const StageBusy busy = state_->stream->busy();
-  return {busy.sample_s,     busy.fetch_s,    busy.fetch_wait_s, busy.macro_batches,
-          busy.macro_passes, busy.load_bytes, busy.load_s,       busy.stall_s};
+  EpochReport report = state_->epoch;
+  report.pipeline = state_->stream->pipeline_stats();
+  return report;
 }
 
 }  // namespace strata

@@ -67,16 +67,16 @@ FeatureStoreStats BatchPipeline::store_stats() const {
   return store_stats_;
 }
 
-StageBusy BatchPipeline::busy() const {
-  StageBusy busy;
-  busy.sample_s = sample_ns_ * 1e-9;
-  busy.fetch_s = fetch_ns_ * 1e-9;
-  busy.fetch_wait_s = fetch_wait_ns_ * 1e-9;
-  busy.max_batches_in_flight = max_in_flight_;
-  busy.reads_in_flight_target = target_;
-  busy.peak_iops = peak_iops_;
-  busy.read_latency_us = latency_us_;
-  return busy;
+PipelineStats BatchPipeline::pipeline_stats() const {
+  PipelineStats stats;
+  stats.sample_s = sample_ns_ * 1e-9;
+  stats.fetch_s = fetch_ns_ * 1e-9;
+  stats.fetch_wait_s = fetch_wait_ns_ * 1e-9;
+  stats.max_batches_in_flight = max_in_flight_;
+  stats.reads_in_flight_target = target_;
+  stats.device_iops = peak_iops_;
+  stats.read_latency_us = latency_us_;
+  return stats;
 }
 
 void BatchPipeline::SampleLoop() {

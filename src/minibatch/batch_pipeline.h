@@ -55,7 +55,7 @@ class BatchPipeline final : public BatchStream {
   using BatchStream::Next;
   std::optional<ReadyBatch> Next(const std::function<void()>& poll) override;
 
-  StageBusy busy() const override;
+  PipelineStats pipeline_stats() const override;
   // Safe to call from any thread while the fetch thread works (the store itself may only be
   // touched by that thread).
   FeatureStoreStats store_stats() const override;

@@ -17,6 +17,7 @@
 
 #include "common/interrupt.h"
 #include "strata/block.h"
+#include "strata/epoch_report.h"
 #include "strata/feature_store.h"
 #include "strata/memory_budget.h"
 
@@ -29,24 +30,6 @@ struct ReadyBatch {
   uint64_t macro_batch = 0;  // macro-batch sources: the one it was sampled in
 };
 
-// Seconds each stage of a stream spent working (not waiting), for the epoch report.
-struct StageBusy {
-  double sample_s = 0;
-  double fetch_s = 0;       // pinning, planning and submitting gathers
-  double fetch_wait_s = 0;  // in Wait: reads still in flight, and decoding their completions
-  uint64_t max_batches_in_flight = 0;
-  uint64_t reads_in_flight_target = 0;  // the storage access accumulator's last target
-  double peak_iops = 0;                 // what the accumulator measured
-  double read_latency_us = 0;
-  // Macro-batch sources only.
-  uint64_t macro_batches_planned = 0;  // in the epoch
-  uint64_t macro_batches = 0;          // every pass sampled
-  uint64_t macro_passes = 0;
-  uint64_t load_bytes = 0;
-  double load_s = 0;
-  double stall_s = 0;
-};
-
 class BatchStream {
  public:
   virtual ~BatchStream() = default;
@@ -57,7 +40,8 @@ class BatchStream {
   virtual std::optional<ReadyBatch> Next(const std::function<void()>& poll) = 0;
   std::optional<ReadyBatch> Next() { return Next(ThrowIfInterrupted); }
 
-  virtual StageBusy busy() const = 0;
+  // What the stream's stages have done so far this epoch.
+  virtual PipelineStats pipeline_stats() const = 0;
   // The feature store's counters as of the last batch handed on; callable from the thread
   // that calls Next while the stream's own threads work.
   virtual FeatureStoreStats store_stats() const = 0;

@@ -37,21 +37,6 @@ void CountEpochReads(const FeatureStoreStats& before, const FeatureStoreStats& a
                                     adjacency_after.entries - adjacency_before.entries);
 }
 
-void CopyStageBusy(const StageBusy& busy, EpochReport& report) {
-  report.sample_busy_s = busy.sample_s;
-  report.fetch_busy_s = busy.fetch_s;
-  report.fetch_wait_s = busy.fetch_wait_s;
-  report.max_batches_in_flight = busy.max_batches_in_flight;
-  report.reads_in_flight_target = busy.reads_in_flight_target;
-  report.device_iops = busy.peak_iops;
-  report.read_latency_us = busy.read_latency_us;
-  report.macro_batches = busy.macro_batches;
-  report.reuse_mean = Ratio(busy.macro_passes, busy.macro_batches);
-  report.load_bytes = busy.load_bytes;
-  report.load_busy_s = busy.load_s;
-  report.stall_s = busy.stall_s;
-}
-
 }  // namespace
 
 MiniBatchRunner::MiniBatchRunner(Session& session, std::unique_ptr<BatchSource> source)
@@ -64,40 +49,49 @@ MiniBatchRunner::MiniBatchRunner(Session& session, std::unique_ptr<BatchSource> 
 MiniBatchRunner::~MiniBatchRunner() = default;
 
 EpochReport MiniBatchRunner::TrainEpoch(uint64_t epoch) {
-  const auto epoch_start = std::chrono::steady_clock::now();
-  const FeatureStoreStats before = session_.store().stats();
-  const AdjacencyStats adjacency_before = session_.graph().adjacency_stats();
+  const EpochStart start{std::chrono::steady_clock::now(), session_.store().stats(),
+                         session_.graph().adjacency_stats()};
   EpochReport report;
   report.epoch = epoch;
+  report.topology_on_disk = !session_.graph().indices_resident();
   double loss_sum = 0;
   uint64_t labelled = 0;
   const uint64_t max_batches = session_.options().max_batches;
   if (progress_) progress_->Restart(fmt::format("epoch {}", epoch), EpochBatches());
+  PipelineStats pipeline;
   {
     std::unique_ptr<BatchStream> stream = source_->StartEpoch(epoch);
     while (max_batches == 0 || report.batches < max_batches) {
+      const auto wait_start = std::chrono::steady_clock::now();
       std::optional<ReadyBatch> ready = stream->Next();
+      report.stall_s += Seconds(wait_start);
       if (!ready) break;
       const auto step_start = std::chrono::steady_clock::now();
       const StepLoss loss = session_.model().TrainStep(*ready, epoch, *optimizer_);
       report.train_busy_s += Seconds(step_start);
       loss_sum += loss.loss_sum;
       labelled += loss.labelled;
+      report.train_loss = labelled ? loss_sum / labelled : 0;
       ++report.batches;
       ThrowIfInterrupted();
-      ShowProgress(epoch, report.batches, ready->macro_batch, labelled ? loss_sum / labelled : 0.0,
-                   Seconds(epoch_start), *stream, before);
+      ShowProgress(report, ready->macro_batch, *stream, start);
     }
-    CopyStageBusy(stream->busy(), report);
+    pipeline = stream->pipeline_stats();
   }
   if (progress_) progress_->Finish();
-  report.train_loss = labelled ? loss_sum / labelled : 0;
-  report.topology_on_disk = !session_.graph().indices_resident();
-  CountEpochReads(before, session_.store().stats(), adjacency_before,
-                  session_.graph().adjacency_stats(), report);
-  report.disk_bytes += report.load_bytes;  // the macro-batches' sequential reads
-  report.time_s = Seconds(epoch_start);
+  // After the stream, so that rows its run-ahead read and no step used count too.
+  Measure(pipeline, session_.store().stats(), start, report);
   return report;
+}
+
+void MiniBatchRunner::Measure(const PipelineStats& pipeline, const FeatureStoreStats& store_now,
+                              const EpochStart& start, EpochReport& report) const {
+  report.pipeline = pipeline;
+  CountEpochReads(start.store, store_now, start.adjacency, session_.graph().adjacency_stats(),
+                  report);
+  // The macro-batches' sequential reads.
+  if (pipeline.multistage) report.disk_bytes += pipeline.multistage->load_bytes;
+  report.time_s = Seconds(start.time);
 }
 
 uint64_t MiniBatchRunner::EpochBatches() const {
@@ -114,30 +108,24 @@ double MiniBatchRunner::Accuracy(Split split) {
   return EvaluateNodes(session_, ids).accuracy();
 }
 
-void MiniBatchRunner::ShowProgress(uint64_t epoch, uint64_t batches, uint64_t macro_batch,
-                                   double mean_loss, double elapsed_s, const BatchStream& stream,
-                                   const FeatureStoreStats& epoch_start) {
+void MiniBatchRunner::ShowProgress(EpochReport& report, uint64_t macro_batch,
+                                   const BatchStream& stream, const EpochStart& start) const {
   const uint64_t log_every = session_.options().log_every;
-  const bool log = log_every && batches % log_every == 0;
+  const bool log = log_every && report.batches % log_every == 0;
   if (!progress_ && !log) return;
-  const FeatureStoreStats now = stream.store_stats();
-  std::string status =
-      fmt::format("loss {:.4f}, {:.1f} batches/s, ", mean_loss, batches / elapsed_s);
-  if (const StageBusy busy = stream.busy(); busy.macro_batches_planned > 0) {
-    status +=
-        fmt::format("macro-batch {}/{}, load {:.0f} MB/s, stall {:.1f} s", macro_batch + 1,
-                    busy.macro_batches_planned, busy.load_bytes / elapsed_s / 1e6, busy.stall_s);
-  } else {
-    status +=
-        fmt::format("disk {:.0f} MB/s, hit rate {:.3f}",
-                    (now.bytes_read - epoch_start.bytes_read) / elapsed_s / 1e6, now.hit_rate());
+  Measure(stream.pipeline_stats(), stream.store_stats(), start, report);
+  std::string status = fmt::format("{:.1f} batches/s", report.batches / report.time_s);
+  if (const auto& macro = report.pipeline.multistage) {
+    status += fmt::format(", macro-batch {}/{}", macro_batch + 1, macro->planned);
   }
+  status += ", " + ProgressLine(report);
   if (progress_) {
     progress_->set_suffix(status);
-    progress_->Update(batches);
+    progress_->Update(report.batches);
   }
   if (log) {
-    fmt::print(stderr, "epoch {} batch {}/{}: {}\n", epoch, batches, EpochBatches(), status);
+    fmt::print(stderr, "epoch {} batch {}/{}: {}\n", report.epoch, report.batches, EpochBatches(),
+               status);
   }
 }
 

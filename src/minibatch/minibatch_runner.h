@@ -8,6 +8,7 @@
 // log_every batches).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -36,11 +37,20 @@ class MiniBatchRunner final : public EpochRunner {
   // The batches an epoch plans, for progress: all, or --max-batches (adaptive reuse trains
   // more than a macro-batch source plans).
   uint64_t EpochBatches() const;
-  // Progress bar and --log-every line after `batches` batches of the epoch, the last of them
-  // from macro-batch `macro_batch` (macro-batch sources).
-  void ShowProgress(uint64_t epoch, uint64_t batches, uint64_t macro_batch, double mean_loss,
-                    double elapsed_s, const BatchStream& stream,
-                    const FeatureStoreStats& epoch_start);
+  // What an epoch's counters were when it began.
+  struct EpochStart {
+    std::chrono::steady_clock::time_point time;
+    FeatureStoreStats store;
+    AdjacencyStats adjacency;
+  };
+  // The epoch's measurements so far into `report`: the stream's stages, the store's and the
+  // adjacency cache's work since `start` (the store's counters now being `store_now`), time.
+  void Measure(const PipelineStats& pipeline, const FeatureStoreStats& store_now,
+               const EpochStart& start, EpochReport& report) const;
+  // Progress bar and --log-every line after report.batches batches, the last of them from
+  // macro-batch `macro_batch` (macro-batch sources); measures `report` so far to show it.
+  void ShowProgress(EpochReport& report, uint64_t macro_batch, const BatchStream& stream,
+                    const EpochStart& start) const;
 
   Session& session_;
   std::unique_ptr<Optimizer> optimizer_;

@@ -59,16 +59,17 @@ class MacroBatchStream final : public BatchStream {
     return ready_.PopPolling(std::chrono::milliseconds(100), poll);
   }
 
-  StageBusy busy() const override {
-    StageBusy busy;
-    busy.sample_s = sample_ns_ * 1e-9;
-    busy.macro_batches_planned = planned_;
-    busy.macro_batches = macro_batches_;
-    busy.macro_passes = macro_passes_;
-    busy.load_bytes = load_bytes_;
-    busy.load_s = load_ns_ * 1e-9;
-    busy.stall_s = stall_ns_ * 1e-9;
-    return busy;
+  PipelineStats pipeline_stats() const override {
+    PipelineStats stats;
+    stats.sample_s = sample_ns_ * 1e-9;
+    MacroBatchStats& macro = stats.multistage.emplace();
+    macro.planned = planned_;
+    macro.macro_batches = macro_batches_;
+    macro.passes = macro_passes_;
+    macro.load_bytes = load_bytes_;
+    macro.load_busy_s = load_ns_ * 1e-9;
+    macro.load_wait_s = load_wait_ns_ * 1e-9;
+    return stats;
   }
   FeatureStoreStats store_stats() const override { return {}; }
 
@@ -96,7 +97,7 @@ class MacroBatchStream final : public BatchStream {
       for (uint64_t m = 0;; ++m) {
         const uint64_t wait_start = MonotonicNs();
         std::optional<std::unique_ptr<MacroBatch>> batch = loaded_.Pop();
-        stall_ns_ += MonotonicNs() - wait_start;
+        load_wait_ns_ += MonotonicNs() - wait_start;
         if (!batch) break;
         const int buffer = (*batch)->buffer;
         if (!Produce(**batch, m, index)) return;
@@ -165,7 +166,7 @@ class MacroBatchStream final : public BatchStream {
   BoundedQueue<std::unique_ptr<MacroBatch>> loaded_;
   BoundedQueue<ReadyBatch> ready_;
   std::atomic<bool> stopping_{false};
-  std::atomic<uint64_t> sample_ns_{0}, load_ns_{0}, stall_ns_{0}, load_bytes_{0};
+  std::atomic<uint64_t> sample_ns_{0}, load_ns_{0}, load_wait_ns_{0}, load_bytes_{0};
   std::atomic<uint64_t> macro_batches_{0}, macro_passes_{0};
   std::thread loader_thread_, producer_thread_;
 };

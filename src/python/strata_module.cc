@@ -15,10 +15,14 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "strata/blas_core.h"
 #include "strata/dataset.h"
+#include "strata/epoch_report.h"
 #include "strata/error.h"
 #include "strata/feature_store.h"
 #include "strata/generate.h"
@@ -254,6 +258,29 @@ void BindBatch(py::module_& m) {
           "(indptr, indices, src_nodes, num_dst) of layer `layer`, input layer first.");
 }
 
+// stats()["epoch"]: the fields EpochFields() marks as a loader's, each under the last part of
+// its key ("stage_busy.sample_s" as "sample_s").
+py::dict LoaderEpochDict(const EpochReport& report) {
+  py::dict out;
+  for (const EpochField& field : EpochFields()) {
+    if (!field.loader || !HasField(report, field)) continue;
+    const std::string_view key = field.key.substr(field.key.rfind('.') + 1);
+    out[py::str(std::string(key))] = std::visit(
+        [](const auto& value) -> py::object {
+          using T = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<T, std::nullptr_t>) {
+            return py::none();
+          } else if constexpr (std::is_same_v<T, std::string_view>) {
+            return py::str(std::string(value));
+          } else {
+            return py::cast(value);
+          }
+        },
+        field.value(report));
+  }
+  return out;
+}
+
 void BindLoader(py::module_& m) {
   const LoaderOptions d;
   py::class_<NeighborLoader>(m, "_NeighborLoader")
@@ -344,17 +371,7 @@ void BindLoader(py::module_& m) {
         out["hit_rate"] = s.hit_rate();
         out["memory_used_bytes"] = loader.budget().used();
         out["memory_peak_bytes"] = loader.budget().peak();
-        const LoaderEpochStats e = loader.epoch_stats();
-        py::dict epoch;
-        epoch["sample_s"] = e.sample_s;
-        epoch["fetch_s"] = e.fetch_s;
-        epoch["fetch_wait_s"] = e.fetch_wait_s;
-        epoch["macro_batches"] = e.macro_batches;
-        epoch["macro_passes"] = e.macro_passes;
-        epoch["load_bytes"] = e.load_bytes;
-        epoch["load_s"] = e.load_s;
-        epoch["stall_s"] = e.stall_s;
-        out["epoch"] = epoch;
+        out["epoch"] = LoaderEpochDict(loader.epoch_stats());
         return out;
       });
 }

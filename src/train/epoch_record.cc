@@ -1,45 +1,31 @@
 #include "train/epoch_record.h"
 
-#include <cmath>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
 
 namespace strata {
 
-nlohmann::ordered_json EpochRecord(const EpochReport& r) {
-  nlohmann::ordered_json record = {{"event", "epoch"},
-                                   {"epoch", r.epoch},
-                                   {"time_s", r.time_s},
-                                   {"train_loss", r.train_loss},
-                                   {"val_acc", nullptr},
-                                   {"batches", r.batches},
-                                   {"disk_bytes", r.disk_bytes},
-                                   {"disk_reads", r.disk_reads},
-                                   {"hit_rate", r.hit_rate},
-                                   {"topology", r.topology_on_disk ? "disk" : "memory"},
-                                   {"adjacency_reads", r.adjacency_reads},
-                                   {"adjacency_hit_rate", r.adjacency_hit_rate},
-                                   {"stage_busy",
-                                    {{"sample_s", r.sample_busy_s},
-                                     {"fetch_s", r.fetch_busy_s},
-                                     {"fetch_wait_s", r.fetch_wait_s},
-                                     {"train_s", r.train_busy_s}}},
-                                   {"max_batches_in_flight", r.max_batches_in_flight},
-                                   {"reads_in_flight_target", r.reads_in_flight_target},
-                                   {"device_iops", r.device_iops},
-                                   {"read_latency_us", r.read_latency_us},
-                                   {"peak_rss_bytes", r.peak_rss_bytes},
-                                   {"gemm_gflops", r.gemm_gflops}};
-  if (!std::isnan(r.val_acc)) record["val_acc"] = r.val_acc;
-  if (r.macro_batches > 0) {
-    record["macro_batches"] = r.macro_batches;
-    record["reuse_mean"] = r.reuse_mean;
-    record["load_bytes"] = r.load_bytes;
-    record["load_busy_s"] = r.load_busy_s;
-    record["load_rate_bytes_per_s"] = r.load_busy_s > 0 ? r.load_bytes / r.load_busy_s : 0.0;
-    record["stall_s"] = r.stall_s;
-  }
-  if (r.full_graph) {
-    record["stall_s"] = r.stall_s;
-    record["scratch_bytes_written"] = r.scratch_bytes_written;
+nlohmann::ordered_json EpochRecord(const EpochReport& report) {
+  nlohmann::ordered_json record = {{"event", "epoch"}};
+  for (const EpochField& field : EpochFields()) {
+    if (!HasField(report, field)) continue;
+    const size_t dot = field.key.find('.');
+    nlohmann::ordered_json& slot =
+        dot == std::string_view::npos
+            ? record[std::string(field.key)]
+            : record[std::string(field.key.substr(0, dot))][std::string(field.key.substr(dot + 1))];
+    std::visit(
+        [&slot](const auto& value) {
+          using T = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<T, std::string_view>) {
+            slot = std::string(value);
+          } else {
+            slot = value;
+          }
+        },
+        field.value(report));
   }
   return record;
 }

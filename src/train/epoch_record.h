@@ -10,8 +10,8 @@
 
 namespace strata {
 
-// {"event": "epoch", "epoch", "time_s", "train_loss", "val_acc" (null when not evaluated),
-//  "batches", "disk_bytes", ..., "peak_rss_bytes", "gemm_gflops"}
+// {"event": "epoch"} and then every field of EpochFields() that `report` has, in the table's
+// order ("a.b" as member b of object a).
 nlohmann::ordered_json EpochRecord(const EpochReport& report);
 
 // {"event": "final", "test_acc", "val_acc" (at eval_point), "eval_point", "final_test_acc",

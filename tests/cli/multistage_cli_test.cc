@@ -60,7 +60,7 @@ class MultistageCli : public ::testing::Test {
       EXPECT_EQ(x[e]["macro_batches"], macro_batches);
       EXPECT_EQ(x[e]["reuse_mean"], reuse);
       EXPECT_GT(x[e]["load_bytes"].get<uint64_t>(), 0u);
-      for (const char* key : {"load_busy_s", "load_rate_bytes_per_s", "stall_s"}) {
+      for (const char* key : {"load_busy_s", "load_rate_bytes_per_s", "load_wait_s", "stall_s"}) {
         EXPECT_TRUE(x[e].contains(key)) << key;
       }
       EXPECT_EQ(x[e]["train_loss"], y[e]["train_loss"]) << "epoch " << e;

@@ -174,8 +174,11 @@ TEST_F(NeighborLoaderTest, MultistageBatchesAreTheMacroBatchSources) {
     ++batches;
   }
   EXPECT_FALSE(expected->Next().has_value());
-  EXPECT_GT(loader.epoch_stats().macro_batches, 0u);
-  EXPECT_EQ(loader.epoch_stats().macro_passes, 2 * loader.epoch_stats().macro_batches);
+  const EpochReport stats = loader.epoch_stats();
+  ASSERT_TRUE(stats.pipeline.multistage.has_value());
+  EXPECT_GT(stats.pipeline.multistage->macro_batches, 0u);
+  EXPECT_EQ(stats.pipeline.multistage->passes, 2 * stats.pipeline.multistage->macro_batches);
+  EXPECT_EQ(stats.batches, batches);
   EXPECT_GT(batches, 0u);
 }
 

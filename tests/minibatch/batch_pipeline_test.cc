@@ -285,7 +285,7 @@ TEST_F(BatchPipelineTest, PinsAtMostMaxRunAheadBatchesAndUnpinsEach) {
     options.max_run_ahead = run_ahead;
     std::vector<uint64_t> indices;
     uint64_t rows = 0;
-    StageBusy busy;
+    PipelineStats busy;
     FeatureStoreStats last_stats;
     {
       BatchPipeline pipeline(*sampler_, store, options, budget);
@@ -297,7 +297,7 @@ TEST_F(BatchPipelineTest, PinsAtMostMaxRunAheadBatchesAndUnpinsEach) {
         ASSERT_EQ(Features(*ready), FakeFeatures(ready->batch.input_nodes()));
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
       }
-      busy = pipeline.busy();
+      busy = pipeline.pipeline_stats();
       last_stats = pipeline.store_stats();
     }
     const uint64_t batches = sampler_->batches_per_epoch();

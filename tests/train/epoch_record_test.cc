@@ -31,6 +31,7 @@ const std::vector<std::string> kEpochFields = {"event",
                                                "adjacency_reads",
                                                "adjacency_hit_rate",
                                                "stage_busy",
+                                               "stall_s",
                                                "max_batches_in_flight",
                                                "reads_in_flight_target",
                                                "device_iops",
@@ -42,7 +43,7 @@ TEST(EpochRecord, AMiniBatchEpochsFieldsInOrder) {
   EpochReport r;
   r.epoch = 3;
   r.train_loss = 1.25;
-  r.sample_busy_s = 2;
+  r.pipeline.sample_s = 2;
   const nlohmann::ordered_json record = EpochRecord(r);
   EXPECT_EQ(Keys(record), kEpochFields);
   EXPECT_EQ(record["event"], "epoch");
@@ -63,31 +64,35 @@ TEST(EpochRecord, AMiniBatchEpochsFieldsInOrder) {
 
 TEST(EpochRecord, MultistageAndFullGraphAppendTheirGroups) {
   EpochReport r;
-  r.macro_batches = 4;
-  r.load_bytes = 1000;
-  r.load_busy_s = 4;
   r.stall_s = 1.5;
+  MacroBatchStats& macro = r.pipeline.multistage.emplace();
+  macro.macro_batches = 4;
+  macro.passes = 6;
+  macro.load_bytes = 1000;
+  macro.load_busy_s = 4;
+  macro.load_wait_s = 0.5;
   nlohmann::ordered_json record = EpochRecord(r);
   std::vector<std::string> multistage = kEpochFields;
-  for (const char* key : {"macro_batches", "reuse_mean", "load_bytes", "load_busy_s",
-                          "load_rate_bytes_per_s", "stall_s"}) {
+  for (const char* key : {"macro_batches", "macro_passes", "reuse_mean", "load_bytes",
+                          "load_busy_s", "load_rate_bytes_per_s", "load_wait_s"}) {
     multistage.push_back(key);
   }
   EXPECT_EQ(Keys(record), multistage);
+  EXPECT_EQ(record["reuse_mean"], 1.5);
   EXPECT_EQ(record["load_rate_bytes_per_s"], 250.0);
   EXPECT_EQ(record["stall_s"], 1.5);
-  r.load_busy_s = 0;
+  EXPECT_EQ(record["load_wait_s"], 0.5);
+  macro.load_busy_s = 0;
   EXPECT_EQ(EpochRecord(r)["load_rate_bytes_per_s"], 0.0);
 
   EpochReport full;
-  full.full_graph = true;
   full.stall_s = 2;
-  full.scratch_bytes_written = 4096;
+  full.full_graph = FullGraphStats{4096};
   std::vector<std::string> full_graph = kEpochFields;
-  full_graph.push_back("stall_s");
   full_graph.push_back("scratch_bytes_written");
   record = EpochRecord(full);
   EXPECT_EQ(Keys(record), full_graph);
+  EXPECT_EQ(record["stall_s"], 2.0);
   EXPECT_EQ(record["scratch_bytes_written"], 4096);
 }
 
