@@ -1,12 +1,12 @@
 #include "fullgraph/full_graph_runner.h"
 
-#include <fmt/format.h>
 #include <sys/mman.h>
 #include <xxhash.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <string_view>
 
 #include "common/random.h"
 #include "features/row_codec.h"
@@ -14,24 +14,18 @@
 #include "fullgraph/gcn_propagation.h"
 #include "fullgraph/input_products.h"
 #include "nn/dropout.h"
+#include "nn/gcn_conv.h"
 #include "nn/gemm.h"
-#include "nn/init.h"
 #include "nn/loss.h"
+#include "nn/model.h"
+#include "nn/model_seeds.h"
 #include "nn/optimizer.h"
 #include "nn/parallel.h"
 #include "nn/row_ops.h"
-#include "storage/file.h"
 #include "strata/error.h"
 
 namespace strata {
 namespace {
-
-// Dropout stream indices under an epoch's step seed, as the mini-batch model numbers them.
-constexpr uint64_t kInputStream = 0;
-uint64_t ActivationStream(size_t layer) { return 2 * layer + 2; }
-
-// Room left unplanned for small allocations (vectors, the optimizer's bookkeeping).
-constexpr uint64_t kSlackBytes = uint64_t{1} << 20;
 
 // The N-row matrices are read at random rows (a neighbour's), so a 4 KiB page per access
 // would miss the TLB on most edges; 2 MiB pages, where the kernel has them, cover 32× more
@@ -42,33 +36,6 @@ void AdviseHugePages(void* data, uint64_t bytes) {
   if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
-struct GroupExtent {
-  uint64_t largest_span = 0;     // AlignedSpan of a group's entries
-  uint64_t largest_entries = 0;  // entries of a group
-};
-
-// One pass over an offsets file (N + 1 uint64, read in chunks; nothing is held): for groups of
-// `group` rows, whose entries are `entry_bytes` each, the largest direct-I/O span and count.
-GroupExtent ScanGroups(const std::string& path, uint64_t n, uint64_t group, uint64_t entry_bytes) {
-  constexpr uint64_t kChunkRows = uint64_t{1} << 20;  // a multiple of every group size used
-  FileReader file(path);
-  std::vector<uint64_t> offsets;
-  GroupExtent extent;
-  for (uint64_t base = 0; base < n; base += kChunkRows) {
-    const uint64_t rows = std::min(kChunkRows, n - base);
-    offsets.resize(rows + 1);
-    file.ReadExact(base * 8, offsets.data(), (rows + 1) * 8);
-    const RowOffset offset_of = [&](uint64_t row) { return offsets[row - base] * entry_bytes; };
-    for (uint64_t first = base; first < base + rows; first += group) {
-      const uint64_t end = std::min(base + rows, first + group);
-      extent.largest_span = std::max(extent.largest_span, AlignedSpan(offset_of, first, end));
-      extent.largest_entries =
-          std::max(extent.largest_entries, offsets[end - base] - offsets[first - base]);
-    }
-  }
-  return extent;
-}
-
 }  // namespace
 
 FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
@@ -76,29 +43,19 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   const DatasetMeta& meta = dataset_.meta();
   if (meta.feature_dim == 0) throw Error::Input("the dataset has no features", dataset_.dir());
   if (meta.num_classes == 0) throw Error::Input("the dataset has no labels", dataset_.dir());
+  CheckModelOptions(o.model);
+  CheckFullGraphOptions(o);
+  // Planned before anything is charged, so that a small budget gets one line naming the
+  // smallest that works rather than the first allocation's refusal.
+  plan_ = PlanFullGraph(meta, o, MeasureStreamExtents(dataset_), budget_.limit());
   nodes_ = meta.num_nodes;
   static_cast<ModelOptions&>(config_) = o.model;
   config_.in_dim = meta.feature_dim;
   config_.num_classes = meta.num_classes;
   config_.seed = o.seed;
   config_.threads = std::max(1u, o.threads);
-  if (config_.layers == 0 || config_.hidden == 0) {
-    throw Error::Input("the model needs at least one layer and a positive --hidden");
-  }
-  for (double p : {config_.dropout, config_.input_dropout}) {
-    if (!(p >= 0 && p < 1)) throw Error::Input(fmt::format("dropout {} is outside [0, 1)", p));
-  }
+  chunk_rows_ = o.full_graph_chunk_rows;
 
-  // What is held whatever the plan: checked up front so that a small budget gets one line
-  // naming the smallest that works, rather than the first allocation's refusal.
-  size_t widest = 0;
-  uint64_t parameter_floats = 0;
-  for (size_t l = 0, in = config_.in_dim; l < config_.layers; ++l) {
-    const size_t out = l + 1 == config_.layers ? config_.num_classes : config_.hidden;
-    widest = std::max(widest, out);
-    parameter_floats += (in + (config_.bias ? 1 : 0)) * out;
-    in = out;
-  }
   const uint64_t n = nodes_;
   const uint64_t id_bytes = meta.node_id_bytes;
   const uint64_t stride = meta.row_stride_bytes;
@@ -112,51 +69,6 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
       sparse ? std::vector<std::string>{dataset_.PathOf(kSparseIndicesFile),
                                         dataset_.PathOf(kSparseValuesFile)}
              : std::vector<std::string>{dataset_.PathOf(kFeaturesFile)};
-
-  // The smallest buffers and the group scratch, from the offsets files before anything is
-  // charged: a decoded dense group, or a dropped-out copy of a sparse group's values.
-  const GroupExtent adjacency_rows = ScanGroups(dataset_.PathOf(kIndptrFile), n, 1, id_bytes);
-  const uint64_t adjacency_min = 2 * adjacency_rows.largest_span;
-  uint64_t group_floats = kFullGraphRowGroup * config_.in_dim;
-  uint64_t features_min = 0;
-  if (!sparse) {
-    features_min = 2 * LargestGroupSpan(n, kFullGraphRowGroup, feature_offset);
-  } else {
-    const GroupExtent groups =
-        ScanGroups(dataset_.PathOf(kSparseIndptrFile), n, kFullGraphRowGroup, 4);
-    group_floats = groups.largest_entries;
-    features_min = 2 * feature_files.size() * groups.largest_span;
-  }
-  if (o.full_graph_chunk_rows == 0 || o.full_graph_chunk_rows % 1024 != 0) {
-    throw Error::Input("the full graph's chunk rows must be a positive multiple of 1024");
-  }
-  chunk_rows_ = o.full_graph_chunk_rows;
-  const uint64_t fixed = 8 * (n + 1) * (sparse ? 2 : 1) +
-                         4 * n * (o.features.row_normalize ? 2 : 1) + 4 * n * 4 + 4 * n * widest +
-                         4 * group_floats + kSlackBytes +
-                         // values, gradients, Adam's two moments, the best-epoch snapshot
-                         5 * 4 * parameter_floats;
-  // The layers' outputs and the streamed gradient, in memory or as chunk buffers.
-  uint64_t in_memory = IntermediateRows::ResidentBytes(n, widest);
-  uint64_t on_disk = IntermediateRows::OnDiskBytes(n, widest, chunk_rows_);
-  for (size_t l = 0; l < config_.layers; ++l) {
-    const size_t out = l + 1 == config_.layers ? config_.num_classes : config_.hidden;
-    in_memory += IntermediateRows::ResidentBytes(n, out);
-    on_disk += IntermediateRows::OnDiskBytes(n, out, chunk_rows_);
-  }
-  const uint64_t streams_min = adjacency_min + features_min;
-  plan_.intermediates_on_disk =
-      budget_.used() + fixed + in_memory + streams_min > budget_.limit() && on_disk < in_memory;
-  const uint64_t intermediates = plan_.intermediates_on_disk ? on_disk : in_memory;
-  if (budget_.used() + fixed + intermediates + streams_min > budget_.limit()) {
-    throw Error::Input(fmt::format(
-        "--memory-budget {} cannot hold the full graph's propagation input and model ({}), its "
-        "other intermediates as row blocks ({}) and one block of the adjacency and of the "
-        "features ({}); the smallest budget that works is {}",
-        FormatBytes(budget_.limit()), FormatBytes(budget_.used() + fixed),
-        FormatBytes(intermediates), FormatBytes(streams_min),
-        FormatBytes(budget_.used() + fixed + intermediates + streams_min)));
-  }
   const std::string scratch_dir =
       plan_.intermediates_on_disk ? ScratchDirectory(o.scratch_dir) : std::string();
 
@@ -180,87 +92,39 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
                     [](int32_t label) { return label >= 0; });
   train_inv_count_ = labelled == 0 ? 0.0 : 1.0 / double(labelled);
 
-  size_t in = config_.in_dim;
+  size_t in = config_.in_dim, widest = 0;
   for (size_t l = 0; l < config_.layers; ++l) {
     const size_t out = l + 1 == config_.layers ? config_.num_classes : config_.hidden;
     Layer layer{Matrix(in, out), Matrix(in, out), LayerBias<float>(out, config_.bias), in, out};
-    // The mini-batch GCN's initialisation (nn/model.cc), so both paths start from one model.
-    GlorotUniform(layer.weight.span(), in, out, MixSeed(config_.seed, l));
+    InitGcnWeight(layer.weight.span(), LayerSeed(config_.seed, l));
     layers_.push_back(std::move(layer));
     outputs_.emplace_back(n, out, chunk_rows_, scratch_dir, budget_, "full-graph layer outputs");
+    widest = std::max(widest, out);
     in = out;
   }
   gathered_ = ChargedArray<float>(budget_, n * widest, "the full graph's propagation input");
   AdviseHugePages(gathered_.data(), n * widest * sizeof(float));
   gradient_ =
       IntermediateRows(n, widest, chunk_rows_, scratch_dir, budget_, "full-graph gradients");
-  group_rows_ = ChargedArray<float>(budget_, group_floats, "an input row group");
+  group_rows_ = ChargedArray<float>(budget_, plan_.input_group_floats, "an input row group");
   optimizer_ = MakeOptimizer(o.optimizer, Parameters());
   if (o.features.row_normalize) row_scale_ = ChargedArray<float>(budget_, n, "row normalisation");
 
-  // The streams: resident when they fit what is left, the adjacency first (it is read
-  // 2 × layers times per epoch, the features twice), else two RoBW buffers each.
-  const uint64_t adjacency_bytes = AlignedSpan(adjacency_offset, 0, n);
-  const uint64_t feature_bytes = feature_files.size() * AlignedSpan(feature_offset, 0, n);
-  // Kept free: the slack, and a copy of the parameters (the trainer's best-epoch snapshot).
-  const uint64_t keep = kSlackBytes + 4 * parameter_floats;
-  const uint64_t left = budget_.available() > keep ? budget_.available() - keep : 0;
+  // The streams as planned: resident, or read through RoBW buffers (MaxMemory: past a
+  // resident prefix, without read-ahead).
   IoEngineOptions io;
   io.depth = o.io_depth;
-  if (o.full_graph_max_memory) {
-    // AIRES §V's MaxMemory: equal shares of what is left for the adjacency and the features,
-    // each a resident prefix and one small buffer through which the rest is read, in order,
-    // while nothing else runs.
-    const uint64_t share = left / 2;
-    const uint64_t files = feature_files.size();
-    const uint64_t adjacency_buffer = std::clamp(share / 8, adjacency_min / 2, adjacency_bytes);
-    adjacency_ = std::make_unique<StreamedRows>(
-        std::vector{dataset_.PathOf(kIndicesFile)}, n, 1, adjacency_offset, adjacency_buffer, io,
-        budget_, "adjacency (MaxMemory)", share - std::min(share, adjacency_buffer),
-        /*overlap=*/false);
-    const uint64_t feature_buffer =
-        std::clamp(share / (8 * files), features_min / (2 * files), feature_bytes / files);
-    const uint64_t per_file = share / files;
-    features_ = std::make_unique<StreamedRows>(
-        feature_files, n, kFullGraphRowGroup, feature_offset, feature_buffer, io, budget_,
-        "features (MaxMemory)", per_file - std::min(per_file, feature_buffer), /*overlap=*/false);
-  } else {
-    plan_.adjacency_resident = adjacency_bytes + features_min <= left;
-    plan_.features_resident =
-        (plan_.adjacency_resident ? adjacency_bytes : adjacency_min) + feature_bytes <= left;
-    if (plan_.adjacency_resident && !plan_.features_resident) {
-      plan_.adjacency_resident = adjacency_bytes + features_min <= left;
-    }
-    uint64_t room = left;
-    if (plan_.adjacency_resident) {
-      adjacency_ = std::make_unique<ResidentRows>(std::vector{dataset_.PathOf(kIndicesFile)}, n,
-                                                  adjacency_offset, budget_, "the adjacency");
-      room -= adjacency_bytes;
-    }
-    if (plan_.features_resident) {
-      features_ =
-          std::make_unique<ResidentRows>(feature_files, n, feature_offset, budget_, "the features");
-      room -= feature_bytes;
-    }
-    if (!plan_.adjacency_resident) {
-      // Half of the room (all of it when the features are resident), never more than needed.
-      const uint64_t share = plan_.features_resident ? room : room / 2;
-      const uint64_t buffer = std::clamp(share / 2, adjacency_min / 2, adjacency_bytes);
-      adjacency_ = std::make_unique<StreamedRows>(std::vector{dataset_.PathOf(kIndicesFile)}, n, 1,
-                                                  adjacency_offset, buffer, io, budget_,
-                                                  "adjacency RoBW buffers");
-      room -= std::min(room, 2 * buffer);
-    }
-    if (!plan_.features_resident) {
-      // Two buffers per file.
-      const uint64_t files = feature_files.size();
-      const uint64_t buffer =
-          std::clamp(room / (2 * files), features_min / (2 * files), feature_bytes / files);
-      features_ =
-          std::make_unique<StreamedRows>(feature_files, n, kFullGraphRowGroup, feature_offset,
-                                         buffer, io, budget_, "feature RoBW buffers");
-    }
-  }
+  auto open = [&](const std::vector<std::string>& paths, uint64_t group, const RowOffset& offset_of,
+                  bool resident, uint64_t buffer_bytes, uint64_t prefix_bytes,
+                  std::string_view what) -> std::unique_ptr<RowBlockSource> {
+    if (resident) return std::make_unique<ResidentRows>(paths, n, offset_of, budget_, what);
+    return std::make_unique<StreamedRows>(paths, n, group, offset_of, buffer_bytes, io, budget_,
+                                          what, prefix_bytes, !o.full_graph_max_memory);
+  };
+  adjacency_ = open({dataset_.PathOf(kIndicesFile)}, 1, adjacency_offset, plan_.adjacency_resident,
+                    plan_.adjacency_buffer_bytes, plan_.adjacency_prefix_bytes, "the adjacency");
+  features_ = open(feature_files, kFullGraphRowGroup, feature_offset, plan_.features_resident,
+                   plan_.feature_buffer_bytes, plan_.feature_prefix_bytes, "the features");
   plan_.adjacency_blocks = adjacency_->blocks().size();
   plan_.feature_blocks = features_->blocks().size();
   plan_.symmetric = IsSymmetric();
@@ -324,7 +188,7 @@ void FullGraphRunner::ForEachInputGroup(bool training, uint64_t step_seed,
       InputGroup group;
       group.first = first;
       group.rows = std::min(block.end, first + kFullGraphRowGroup) - first;
-      const uint64_t seed = MixSeed(MixSeed(step_seed, kInputStream), first / kFullGraphRowGroup);
+      const uint64_t seed = MixSeed(InputDropoutSeed(step_seed), first / kFullGraphRowGroup);
       if (meta.sparse_features) {
         group.indptr = {feature_indptr_.data() + first, group.rows + 1};
         group.columns = reinterpret_cast<const uint32_t*>(row(0, first));
@@ -443,7 +307,7 @@ void FullGraphRunner::Forward(bool training, uint64_t step_seed) {
     }
     const bool hidden = l + 1 < layers_.size();
     const double p = training ? config_.dropout : 0;
-    const uint64_t seed = MixSeed(step_seed, ActivationStream(l));
+    const uint64_t seed = ActivationDropoutSeed(step_seed, l);
     PropagateInto(transformed, outputs_[l], [&](MatrixSpan<float> rows, uint64_t first) {
       layer.bias.AddTo(rows, threads);
       if (!hidden) return;
@@ -510,7 +374,7 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
     }
     // dW_l = H_{l-1}ᵀ dP, one sum per chunk; G_{l-1} = dP W_lᵀ through the activation.
     IntermediateRows& previous = outputs_[l - 1];
-    const uint64_t seed = MixSeed(step_seed, ActivationStream(l - 1));
+    const uint64_t seed = ActivationDropoutSeed(step_seed, l - 1);
     previous.BeginRead();
     if (!plan_.symmetric) gradient_.BeginWrite(layer.in);
     ForEachChunk([&](uint64_t begin, uint64_t end) {

@@ -10,13 +10,17 @@
 // input features are only ever multiplied by W_0 (forward) and by dP (backward), one row group
 // at a time as their blocks stream past.
 //
-// Memory (all charged to the budget): the graph's indptr, the normalisation, labels, the
-// model and optimizer, and the one N-row matrix a propagation gathers from (P forward; dH
-// backward on an undirected graph, dP on a directed one, whose transpose scatters). The other
-// N-row intermediates (the layers' outputs, and the gradient that is not gathered) are only
-// ever walked in row order, so they stay in memory when the budget holds them and are
-// row-blocked on disk otherwise (intermediate_rows.h). What is left holds the adjacency and
-// the features resident when they fit, else two RoBW buffers for each stream.
+// Memory (all charged to the budget, placed by PlanFullGraph, full_graph_plan.h): the graph's
+// indptr, the normalisation, labels, the model and optimizer, and the one N-row matrix a
+// propagation gathers from (P forward; dH backward on an undirected graph, dP on a directed
+// one, whose transpose scatters). The other N-row intermediates (the layers' outputs, and the
+// gradient that is not gathered) are only ever walked in row order, so they stay in memory when
+// the budget holds them and are row-blocked on disk otherwise (intermediate_rows.h). What is
+// left holds the adjacency and the features resident when they fit, else two RoBW buffers for
+// each stream.
+//
+// The model is the mini-batch GCN's: the same initialisation and dropout streams
+// (nn/model_seeds.h, nn/gcn_conv.h), so both paths start from one model.
 //
 // Determinism: dropout masks depend on (seed, epoch, layer, row) — the input's on its row
 // group — and every sum runs in an order the blocks do not change (row_blocks.h,
@@ -31,6 +35,7 @@
 #include <span>
 #include <vector>
 
+#include "fullgraph/full_graph_plan.h"
 #include "fullgraph/gcn_propagation.h"
 #include "fullgraph/input_products.h"
 #include "fullgraph/intermediate_rows.h"
@@ -41,25 +46,11 @@
 
 namespace strata {
 
-// Input rows per weight-gradient sum (and per input-dropout mask stream).
-inline constexpr uint64_t kFullGraphRowGroup = 128;
-
-struct FullGraphPlan {
-  bool adjacency_resident = false;
-  bool features_resident = false;
-  uint64_t adjacency_blocks = 1;
-  uint64_t feature_blocks = 1;
-  // The layers' outputs and the streamed gradient are in scratch files (row-blocked on disk).
-  bool intermediates_on_disk = false;
-  // Every stored edge j -> i has its reverse (an undirected graph): Âᵀ = Â, and the backward
-  // pass propagates with the row-parallel gather instead of the scatter.
-  bool symmetric = false;
-};
-
 class FullGraphRunner final : public EpochRunner {
  public:
-  // Throws an input error naming the smallest budget that works when the budget cannot hold
-  // the intermediates and one row group of each stream.
+  // Throws an input error naming the option for options CheckModelOptions or
+  // CheckFullGraphOptions refuse, and one naming the smallest budget that works when the budget
+  // cannot hold the intermediates and one row group of each stream.
   FullGraphRunner(const TrainOptions& options, Dataset dataset);
   ~FullGraphRunner() override;
 

@@ -7,6 +7,7 @@
 #include "minibatch/batch_pipeline.h"
 #include "minibatch/training_store.h"
 #include "multistage/macro_batch_source.h"
+#include "multistage/multistage_options.h"
 #include "strata/error.h"
 #include "strata/graph.h"
 
@@ -59,12 +60,7 @@ NeighborLoader::NeighborLoader(const LoaderOptions& o)
     if (o.split != Split::kTrain || o.order.world_size != 1) {
       throw Error::Input("multistage loading serves the train split of one rank");
     }
-    if (o.multistage.reuse < 1 || o.multistage.reuse > 4) {
-      throw Error::Input("reuse must be between 1 and 4");
-    }
-    if (!o.multistage.fanouts.empty() && o.multistage.fanouts.size() != o.fanouts.size()) {
-      throw Error::Input("macro_fanouts must list one fanout per layer");
-    }
+    CheckMultistageOptions(o.multistage, o.fanouts.size());
   }
   TopologyOptions topology = {TopologyPlacement::kAuto, -1, {}};
   topology.io.depth = o.io_depth;

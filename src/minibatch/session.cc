@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "fullgraph/full_graph_plan.h"
 #include "minibatch/training_store.h"
 #include "strata/error.h"
 
@@ -32,12 +33,7 @@ TopologyOptions TopologyOf(const TrainOptions& o) {
 void CheckTrainOptions(const TrainOptions& o) {
   const size_t layers = o.model.layers;
   if (o.full_graph) {
-    if (o.model.kind != ModelKind::kGcn) {
-      throw Error::Input("--full-graph trains GCN only (--model gcn)");
-    }
-    if (o.multistage.enabled())
-      throw Error::Input("--full-graph and --multistage exclude each other");
-    if (o.max_batches > 0) throw Error::Input("--max-batches needs mini-batches, not --full-graph");
+    CheckFullGraphOptions(o);
   } else if (layers == 0 || o.sampling.fanouts.size() != layers) {
     throw Error::Input(fmt::format("--fanouts lists {} layers, --layers is {}",
                                    o.sampling.fanouts.size(), layers));
@@ -51,17 +47,8 @@ void CheckTrainOptions(const TrainOptions& o) {
   }
   if (o.sampling.batch_size == 0) throw Error::Input("--batch-size must be positive");
   if (o.max_run_ahead == 0) throw Error::Input("--run-ahead must be positive");
-  if (!o.multistage.fanouts.empty() && o.multistage.fanouts.size() != layers) {
-    throw Error::Input("--macro-fanouts must list one fanout per layer");
-  }
-  if (o.multistage.reuse < 1 || o.multistage.reuse > 4) {
-    throw Error::Input("--reuse must be between 1 and 4");
-  }
-  if (o.model.hidden == 0) throw Error::Input("--hidden must be positive");
+  CheckModelOptions(o.model);
   if (!(o.optimizer.lr > 0)) throw Error::Input("--lr must be positive");
-  if (!(o.model.dropout >= 0 && o.model.dropout < 1)) {
-    throw Error::Input("--dropout must be in [0, 1)");
-  }
 }
 
 Session::Session(const TrainOptions& o, Dataset dataset)

@@ -26,7 +26,9 @@ namespace strata {
 inline constexpr uint64_t kEvalBatchSeeds = 1024;
 
 // Throws an input error naming the option when `options` cannot describe a run (layer and
-// fanout counts that disagree, a zero batch size, a learning rate <= 0, ...).
+// fanout counts that disagree, a zero batch size, a learning rate <= 0, ...), the model's rules
+// checked by CheckModelOptions and a full-graph run's by CheckFullGraphOptions. (Multistage
+// options are CheckMultistageOptions', where macro-batches are built.)
 void CheckTrainOptions(const TrainOptions& options);
 
 class Session {

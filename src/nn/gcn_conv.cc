@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "nn/activations.h"
 #include "nn/gemm.h"
 #include "nn/init.h"
 #include "nn/product_order.h"
@@ -10,6 +9,12 @@
 #include "strata/error.h"
 
 namespace strata {
+
+template <typename T>
+void InitGcnWeight(MatrixSpan<T> weight, uint64_t seed) {
+  GlorotUniform(weight, weight.rows(), weight.cols(), seed);
+}
+
 template <typename T>
 BasicGcnConv<T>::BasicGcnConv(size_t in_dim, size_t out_dim, uint64_t seed, bool bias)
     : in_dim_(in_dim),
@@ -17,7 +22,7 @@ BasicGcnConv<T>::BasicGcnConv(size_t in_dim, size_t out_dim, uint64_t seed, bool
       weight_(in_dim, out_dim),
       weight_grad_(in_dim, out_dim),
       bias_(out_dim, bias) {
-  GlorotUniform(weight_.span(), in_dim, out_dim, seed);
+  InitGcnWeight(weight_.span(), seed);
 }
 
 template <typename T>
@@ -115,6 +120,8 @@ std::vector<BasicParameter<T>> BasicGcnConv<T>::Parameters(const std::string& pr
   return params;
 }
 
+template void InitGcnWeight<float>(MatrixSpan<float>, uint64_t);
+template void InitGcnWeight<double>(MatrixSpan<double>, uint64_t);
 template class BasicGcnConv<float>;
 template class BasicGcnConv<double>;
 

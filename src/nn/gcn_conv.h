@@ -21,6 +21,11 @@
 
 namespace strata {
 
+// A GCN layer's weight (in x out) as the layer draws it from `seed`: Glorot uniform, gain 1.
+// Shared with the full-graph runner, so that both paths start from the same model.
+template <typename T>
+void InitGcnWeight(MatrixSpan<T> weight, uint64_t seed);
+
 template <typename T>
 class BasicGcnConv final : public BasicLayer<T> {
  public:

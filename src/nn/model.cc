@@ -1,29 +1,26 @@
 #include "nn/model.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 
 #include "common/enum_names.h"
-#include "common/random.h"
-#include "nn/activations.h"
+#include "nn/dropout.h"
 #include "nn/gat_conv.h"
 #include "nn/gcn_conv.h"
+#include "nn/model_seeds.h"
 #include "nn/sage_conv.h"
 #include "strata/error.h"
 
 namespace strata {
 namespace {
 
-void CheckProbability(const char* what, double p) {
+void CheckProbability(const char* option, double p) {
   if (!(p >= 0 && p < 1)) {
-    throw Error::Input(std::string(what) + " " + std::to_string(p) + " is outside [0, 1)");
+    throw Error::Input(fmt::format("{} must be in [0, 1), not {}", option, p));
   }
 }
-
-// Stream indices under the step seed: layer l's attention dropout and the dropout after it.
-uint64_t AttentionStream(size_t layer) { return 2 * layer + 1; }
-uint64_t ActivationStream(size_t layer) { return 2 * layer + 2; }
-constexpr uint64_t kInputStream = 0;
 
 constexpr EnumNames<ModelKind, 3> kModelNames(
     "model", {{{ModelKind::kSage, "sage"}, {ModelKind::kGcn, "gcn"}, {ModelKind::kGat, "gat"}}});
@@ -32,6 +29,17 @@ constexpr EnumNames<Activation, 2> kActivationNames("activation", {{{Activation:
 
 }  // namespace
 
+void CheckModelOptions(const ModelOptions& options) {
+  if (options.layers == 0) throw Error::Input("--layers must be positive");
+  if (options.hidden == 0) throw Error::Input("--hidden must be positive");
+  CheckProbability("--dropout", options.dropout);
+  CheckProbability("--input-dropout", options.input_dropout);
+  CheckProbability("--attention-dropout", options.attention_dropout);
+  if (options.kind == ModelKind::kGat && (options.heads == 0 || options.out_heads == 0)) {
+    throw Error::Input("--heads and --out-heads must be positive");
+  }
+}
+
 ModelKind ParseModelKind(std::string_view name) { return kModelNames.Parse(name); }
 std::string_view ModelKindName(ModelKind kind) { return kModelNames.Name(kind); }
 Activation ParseActivation(std::string_view name) { return kActivationNames.Parse(name); }
@@ -39,21 +47,15 @@ std::string_view ActivationName(Activation activation) { return kActivationNames
 
 template <typename T>
 BasicModel<T>::BasicModel(const ModelConfig& config) : config_(config) {
-  if (config.layers == 0) throw Error::Input("the model needs at least one layer");
-  if (config.in_dim == 0 || config.hidden == 0 || config.num_classes == 0) {
-    throw Error::Input("input, hidden and class dimensions must be positive");
-  }
-  CheckProbability("dropout", config.dropout);
-  CheckProbability("input dropout", config.input_dropout);
-  CheckProbability("attention dropout", config.attention_dropout);
-  if (config.kind == ModelKind::kGat && (config.heads == 0 || config.out_heads == 0)) {
-    throw Error::Input("GAT needs at least one head");
+  CheckModelOptions(config);
+  if (config.in_dim == 0 || config.num_classes == 0) {
+    throw Error::Input("the model's input and class dimensions must be positive");
   }
   config_.threads = std::max(1u, config.threads);
   size_t in = config.in_dim;
   for (size_t l = 0; l < config.layers; ++l) {
     const bool last = l + 1 == config.layers;
-    const uint64_t seed = MixSeed(config.seed, l);
+    const uint64_t seed = LayerSeed(config.seed, l);
     std::unique_ptr<BasicLayer<T>> layer;
     switch (config.kind) {
       case ModelKind::kSage:
@@ -118,8 +120,8 @@ MatrixSpan<const T> BasicModel<T>::Forward(std::span<const Block> blocks,
   MatrixSpan<const T> h = features;
   if (training && config_.input_dropout > 0) {
     dropped_input_.Resize(features.rows(), features.cols());
-    Dropout<T>(features, dropped_input_.span(), config_.input_dropout,
-               MixSeed(step_seed, kInputStream), threads);
+    Dropout<T>(features, dropped_input_.span(), config_.input_dropout, InputDropoutSeed(step_seed),
+               threads);
     h = dropped_input_.span();
   }
   step_dropout_ = training ? config_.dropout : 0.0;
@@ -130,10 +132,10 @@ MatrixSpan<const T> BasicModel<T>::Forward(std::span<const Block> blocks,
     input.features = h;
     if (config_.kind == ModelKind::kGcn) input.gcn_norm = gcn_norm.first(blocks[l].num_src());
     input.training = training;
-    input.seed = MixSeed(step_seed, AttentionStream(l));
+    input.seed = AttentionDropoutSeed(step_seed, l);
     layers_[l]->Forward(input, outputs_[l]);
     if (l + 1 < num_layers) {
-      Activate(outputs_[l].span(), step_dropout_, MixSeed(step_seed, ActivationStream(l)));
+      Activate(outputs_[l].span(), step_dropout_, ActivationDropoutSeed(step_seed, l));
     }
     h = outputs_[l].span();
   }
@@ -159,7 +161,7 @@ void BasicModel<T>::Backward(MatrixSpan<const T> grad_logits) {
     if (l > 0) {
       if (config_.activation == Activation::kElu) {
         EluDropoutBackward<T>(outputs_[l - 1].span(), grads_[l - 1].span(), step_dropout_,
-                              MixSeed(step_seed_, ActivationStream(l - 1)), threads);
+                              ActivationDropoutSeed(step_seed_, l - 1), threads);
       } else {
         ReluDropoutBackward<T>(outputs_[l - 1].span(), grads_[l - 1].span(), step_dropout_,
                                threads);

@@ -8,8 +8,9 @@
 // the input features too (the GCN and GAT papers do this; it costs a copy of the input matrix, so
 // it is off by default).
 //
-// Dropout masks come from (step_seed, layer); parameters from (config.seed, layer): the same
-// seeds give bit-identical parameters, outputs and gradients, for any config.threads.
+// Dropout masks come from (step_seed, layer); parameters from (config.seed, layer), numbered in
+// nn/model_seeds.h: the same seeds give bit-identical parameters, outputs and gradients, for any
+// config.threads.
 //
 // Memory: every buffer is kept and reused across steps, so steady-state training allocates
 // only when a batch is larger than any before it. Forward keeps views of the blocks and the
@@ -39,6 +40,11 @@ struct ModelConfig : ModelOptions {
   uint64_t seed = 0;
   unsigned threads = 1;  // kernel threads (GEMM included)
 };
+
+// Throws an input error naming the option when `options` cannot describe a network (no
+// layers, no hidden width, a dropout outside [0, 1), a GAT without heads): the one statement
+// of these rules, for the mini-batch model and the full-graph runner alike.
+void CheckModelOptions(const ModelOptions& options);
 
 template <typename T>
 class BasicModel {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "nn/adam.h"
 #include "nn/loss.h"
 #include "nn_test_util.h"
@@ -209,6 +211,39 @@ TEST(Model, RejectsBadConfigsAndMismatchedBatches) {
   EXPECT_THROW(model.Forward(one_block, features.span(), {}, false, 0), Error);
   Model gcn(SmallConfig(ModelKind::kGcn));
   EXPECT_THROW(gcn.Forward(blocks, features.span(), {}, false, 0), Error);
+}
+
+// One statement of the model's rules for every path, each refusal one line naming the option.
+TEST(ModelOptions, RefusalsNameTheOption) {
+  auto refusal = [](const ModelOptions& options) {
+    try {
+      CheckModelOptions(options);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), Error::Kind::kInput);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refusal(ModelOptions{}), "accepted");
+  ModelOptions o;
+  o.dropout = 1;
+  EXPECT_EQ(refusal(o), "--dropout must be in [0, 1), not 1");
+  o = {};
+  o.input_dropout = -0.5;
+  EXPECT_EQ(refusal(o), "--input-dropout must be in [0, 1), not -0.5");
+  o = {};
+  o.attention_dropout = 1.5;
+  EXPECT_EQ(refusal(o), "--attention-dropout must be in [0, 1), not 1.5");
+  o = {};
+  o.layers = 0;
+  EXPECT_EQ(refusal(o), "--layers must be positive");
+  o = {};
+  o.hidden = 0;
+  EXPECT_EQ(refusal(o), "--hidden must be positive");
+  o = {};
+  o.kind = ModelKind::kGat;
+  o.out_heads = 0;
+  EXPECT_EQ(refusal(o), "--heads and --out-heads must be positive");
 }
 
 TEST(Model, ParametersAreNamedByLayer) {

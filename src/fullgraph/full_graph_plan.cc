@@ -1,0 +1,177 @@
+#include "fullgraph/full_graph_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "fullgraph/intermediate_rows.h"
+#include "fullgraph/row_blocks.h"
+#include "storage/file.h"
+#include "strata/error.h"
+#include "strata/io_engine.h"
+
+namespace strata {
+namespace {
+
+// Room left unplanned for small allocations (vectors, the optimizer's bookkeeping).
+constexpr uint64_t kSlackBytes = uint64_t{1} << 20;
+
+// The AlignedSpan of a whole file of `bytes`, read from its start.
+uint64_t WholeFileSpan(uint64_t bytes) {
+  return (bytes + kDirectIoAlignment - 1) / kDirectIoAlignment * kDirectIoAlignment;
+}
+
+struct GroupExtent {
+  uint64_t largest_span = 0;     // AlignedSpan of a group's entries
+  uint64_t largest_entries = 0;  // entries of a group
+};
+
+// One pass over an offsets file (N + 1 uint64, read in chunks): for groups of `group` rows,
+// whose entries are `entry_bytes` each, the largest direct-I/O span and count.
+GroupExtent ScanGroups(const std::string& path, uint64_t n, uint64_t group, uint64_t entry_bytes) {
+  constexpr uint64_t kChunkRows = uint64_t{1} << 20;  // a multiple of every group size used
+  FileReader file(path);
+  std::vector<uint64_t> offsets;
+  GroupExtent extent;
+  for (uint64_t base = 0; base < n; base += kChunkRows) {
+    const uint64_t rows = std::min(kChunkRows, n - base);
+    offsets.resize(rows + 1);
+    file.ReadExact(base * 8, offsets.data(), (rows + 1) * 8);
+    const RowOffset offset_of = [&](uint64_t row) { return offsets[row - base] * entry_bytes; };
+    for (uint64_t first = base; first < base + rows; first += group) {
+      const uint64_t end = std::min(base + rows, first + group);
+      extent.largest_span = std::max(extent.largest_span, AlignedSpan(offset_of, first, end));
+      extent.largest_entries =
+          std::max(extent.largest_entries, offsets[end - base] - offsets[first - base]);
+    }
+  }
+  return extent;
+}
+
+}  // namespace
+
+void CheckFullGraphOptions(const TrainOptions& o) {
+  if (o.model.kind != ModelKind::kGcn) {
+    throw Error::Input("--full-graph trains GCN only (--model gcn)");
+  }
+  if (o.multistage.enabled())
+    throw Error::Input("--full-graph and --multistage exclude each other");
+  if (o.max_batches > 0) throw Error::Input("--max-batches needs mini-batches, not --full-graph");
+  if (o.full_graph_chunk_rows == 0 || o.full_graph_chunk_rows % 1024 != 0) {
+    throw Error::Input("--full-graph-chunk-rows must be a positive multiple of 1024");
+  }
+}
+
+StreamExtents MeasureStreamExtents(const Dataset& dataset) {
+  const DatasetMeta& meta = dataset.meta();
+  StreamExtents extents;
+  extents.adjacency_row_span =
+      ScanGroups(dataset.PathOf(kIndptrFile), meta.num_nodes, 1, meta.node_id_bytes).largest_span;
+  if (meta.sparse_features) {
+    const GroupExtent groups =
+        ScanGroups(dataset.PathOf(kSparseIndptrFile), meta.num_nodes, kFullGraphRowGroup, 4);
+    extents.feature_group_span = groups.largest_span;
+    extents.feature_group_nonzeros = groups.largest_entries;
+  }
+  return extents;
+}
+
+FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
+                            const StreamExtents& extents, uint64_t budget_bytes) {
+  const ModelOptions& model = o.model;
+  const uint64_t n = meta.num_nodes;
+  const uint64_t chunk_rows = o.full_graph_chunk_rows;
+  // The layers' outputs and the streamed gradient (as wide as the widest output), in memory
+  // or as chunk buffers.
+  size_t widest = 0;
+  uint64_t parameter_floats = 0, in_memory = 0, on_disk = 0;
+  for (size_t l = 0, in = meta.feature_dim; l < model.layers; ++l) {
+    const size_t out = l + 1 == model.layers ? meta.num_classes : model.hidden;
+    widest = std::max(widest, out);
+    parameter_floats += (in + (model.bias ? 1 : 0)) * out;
+    in_memory += IntermediateRows::ResidentBytes(n, out);
+    on_disk += IntermediateRows::OnDiskBytes(n, out, chunk_rows);
+    in = out;
+  }
+  in_memory += IntermediateRows::ResidentBytes(n, widest);
+  on_disk += IntermediateRows::OnDiskBytes(n, widest, chunk_rows);
+
+  // The streams whole, and at their smallest: two buffers of the largest row (adjacency) or
+  // row group (features) per file.
+  FullGraphPlan plan;
+  const bool sparse = meta.sparse_features;
+  const uint64_t files = sparse ? 2 : 1;  // a sparse row's column ids and values
+  const uint64_t adjacency_bytes = WholeFileSpan(meta.num_edges * meta.node_id_bytes);
+  const uint64_t adjacency_min = 2 * extents.adjacency_row_span;
+  uint64_t feature_bytes = 0, features_min = 0;
+  if (sparse) {
+    feature_bytes = files * WholeFileSpan(meta.feature_nnz * 4);
+    features_min = 2 * files * extents.feature_group_span;
+    plan.input_group_floats = extents.feature_group_nonzeros;
+  } else {
+    const uint64_t stride = meta.row_stride_bytes;
+    feature_bytes = WholeFileSpan(n * stride);
+    features_min = 2 * LargestGroupSpan(n, kFullGraphRowGroup,
+                                        [stride](uint64_t row) { return row * stride; });
+    plan.input_group_floats = kFullGraphRowGroup * meta.feature_dim;
+  }
+  const uint64_t streams_min = adjacency_min + features_min;
+
+  // Charged whatever the plan: the graph's indptr (and the sparse features'), the GCN and the
+  // row normalisation, the labels and the three splits' labels, the propagation input and the
+  // input row group.
+  const uint64_t charged = 8 * (n + 1) * (sparse ? 2 : 1) +
+                           4 * n * (o.features.row_normalize ? 2 : 1) + 4 * n * 4 + 4 * n * widest +
+                           4 * plan.input_group_floats;
+  // Held but not charged: values, gradients, Adam's two moments and the best-epoch snapshot of
+  // the parameters, and the slack.
+  const uint64_t fixed = charged + 5 * 4 * parameter_floats + kSlackBytes;
+  plan.intermediates_on_disk =
+      fixed + in_memory + streams_min > budget_bytes && on_disk < in_memory;
+  const uint64_t intermediates = plan.intermediates_on_disk ? on_disk : in_memory;
+  if (fixed + intermediates + streams_min > budget_bytes) {
+    throw Error::Input(fmt::format(
+        "--memory-budget {} cannot hold the full graph's propagation input and model ({}), its "
+        "other intermediates as row blocks ({}) and one block of the adjacency and of the "
+        "features ({}); the smallest budget that works is {}",
+        FormatBytes(budget_bytes), FormatBytes(fixed), FormatBytes(intermediates),
+        FormatBytes(streams_min), FormatBytes(fixed + intermediates + streams_min)));
+  }
+
+  // What the streams get: the budget less what is charged, the slack and a copy of the
+  // parameters (the best-epoch snapshot, taken after the streams are open).
+  const uint64_t held = charged + intermediates + kSlackBytes + 4 * parameter_floats;
+  const uint64_t left = budget_bytes > held ? budget_bytes - held : 0;
+  if (o.full_graph_max_memory) {
+    // Equal shares for the adjacency and the features, each a resident prefix and one small
+    // buffer through which the rest is read, in order, while nothing else runs.
+    const uint64_t share = left / 2;
+    plan.adjacency_buffer_bytes = std::clamp(share / 8, adjacency_min / 2, adjacency_bytes);
+    plan.adjacency_prefix_bytes = share - std::min(share, plan.adjacency_buffer_bytes);
+    plan.feature_buffer_bytes =
+        std::clamp(share / (8 * files), features_min / (2 * files), feature_bytes / files);
+    const uint64_t per_file = share / files;
+    plan.feature_prefix_bytes = per_file - std::min(per_file, plan.feature_buffer_bytes);
+    return plan;
+  }
+  plan.adjacency_resident = adjacency_bytes + features_min <= left;
+  plan.features_resident =
+      (plan.adjacency_resident ? adjacency_bytes : adjacency_min) + feature_bytes <= left;
+  uint64_t room = left - (plan.adjacency_resident ? adjacency_bytes : 0) -
+                  (plan.features_resident ? feature_bytes : 0);
+  if (!plan.adjacency_resident) {
+    // Half of the room (all of it when the features are resident), never more than needed.
+    const uint64_t share = plan.features_resident ? room : room / 2;
+    plan.adjacency_buffer_bytes = std::clamp(share / 2, adjacency_min / 2, adjacency_bytes);
+    room -= std::min(room, 2 * plan.adjacency_buffer_bytes);
+  }
+  if (!plan.features_resident) {
+    plan.feature_buffer_bytes =
+        std::clamp(room / (2 * files), features_min / (2 * files), feature_bytes / files);
+  }
+  return plan;
+}
+
+}  // namespace strata

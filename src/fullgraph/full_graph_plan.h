@@ -1,0 +1,76 @@
+// FullGraphPlan is where the full-graph runner keeps what, decided before anything is read or
+// charged: the N-row intermediates in memory or row-blocked on disk, and the adjacency and the
+// input features resident or streamed through RoBW buffers (AIRES §III; MaxMemory, §V, as the
+// baseline). PlanFullGraph is a pure function of the dataset's meta, the options, the budget
+// and three sizes that only the offsets files know (MeasureStreamExtents), so plans are tested
+// on hand-made shapes.
+//
+// Order of claims: what is held whatever the plan (the graph's indptr, the normalisations, the
+// labels, the propagation input, one input row group, the model, the optimizer and a best-epoch
+// snapshot); the other intermediates, on disk only when memory cannot hold them beside that
+// and one block of each stream; then the adjacency resident if it fits beside one feature block
+// (it is read 2 × layers times per epoch, the features twice), then the features; the streams
+// that are not resident share the rest as two buffers per file.
+//
+// Invariant: everything a plan places fits the budget; a budget that cannot hold the minimum is
+// refused in one line naming the smallest budget that works.
+#pragma once
+
+#include <cstdint>
+
+#include "strata/dataset.h"
+#include "strata/train.h"
+
+namespace strata {
+
+// Input rows per weight-gradient sum (and per input-dropout mask stream).
+inline constexpr uint64_t kFullGraphRowGroup = 128;
+
+// The sizes a plan needs from the offsets files.
+struct StreamExtents {
+  // The largest direct-I/O span (AlignedSpan) of one node's in-neighbour ids.
+  uint64_t adjacency_row_span = 0;
+  // Sparse features: of a group of kFullGraphRowGroup rows, the largest span of its column ids
+  // (its values' is the same) and the most nonzeros.
+  uint64_t feature_group_span = 0;
+  uint64_t feature_group_nonzeros = 0;
+};
+
+struct FullGraphPlan {
+  // The layers' outputs and the streamed gradient are in scratch files (row-blocked on disk).
+  bool intermediates_on_disk = false;
+  bool adjacency_resident = false;
+  bool features_resident = false;
+  // A stream that is not resident: the bytes of each of its buffers, per file, and with
+  // MaxMemory the bytes of the prefix it reads once and keeps, per file (0 otherwise).
+  uint64_t adjacency_buffer_bytes = 0;
+  uint64_t adjacency_prefix_bytes = 0;
+  uint64_t feature_buffer_bytes = 0;
+  uint64_t feature_prefix_bytes = 0;
+  // The input row-group scratch: a decoded dense group, or a sparse group's values.
+  uint64_t input_group_floats = 0;
+
+  // Known once the streams are open; set by the runner, not by PlanFullGraph.
+  uint64_t adjacency_blocks = 1;
+  uint64_t feature_blocks = 1;
+  // Every stored edge j -> i has its reverse (an undirected graph): Âᵀ = Â, and the backward
+  // pass propagates with the row-parallel gather instead of the scatter.
+  bool symmetric = false;
+};
+
+// Throws an input error naming the option when `options` cannot describe a full-graph run: a
+// model other than GCN, --multistage, --max-batches, or chunk rows that are not a positive
+// multiple of 1024. (The model's own rules are CheckModelOptions', nn/model.h.)
+void CheckFullGraphOptions(const TrainOptions& options);
+
+// Reads the dataset's offsets files in chunks (nothing is held) for the extents of its streams.
+StreamExtents MeasureStreamExtents(const Dataset& dataset);
+
+// The plan for `meta`'s dataset under `options` (which CheckModelOptions and
+// CheckFullGraphOptions accept) in a budget of budget_bytes, or an input error naming the
+// smallest budget that works when it cannot hold the model, the propagation input, the other
+// intermediates at their smallest and one block of each stream.
+FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& options,
+                            const StreamExtents& extents, uint64_t budget_bytes);
+
+}  // namespace strata

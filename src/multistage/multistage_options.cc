@@ -1,0 +1,19 @@
+#include "multistage/multistage_options.h"
+
+#include <fmt/format.h>
+
+#include "strata/error.h"
+
+namespace strata {
+
+void CheckMultistageOptions(const MultistageOptions& options, size_t layers) {
+  if (options.reuse < 1 || options.reuse > 4) {
+    throw Error::Input(fmt::format("--reuse must be between 1 and 4, not {}", options.reuse));
+  }
+  if (!options.fanouts.empty() && options.fanouts.size() != layers) {
+    throw Error::Input(fmt::format("--macro-fanouts lists {} layers, the model has {}",
+                                   options.fanouts.size(), layers));
+  }
+}
+
+}  // namespace strata

@@ -1,0 +1,205 @@
+// PlanFullGraph on hand-made shapes: exact placements of the adjacency, the features and the
+// intermediates for budgets around each threshold, the MaxMemory baseline's shares, and the
+// refusal naming the smallest budget that works.
+#include "fullgraph/full_graph_plan.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "strata/error.h"
+#include "strata/memory_budget.h"
+
+namespace strata {
+namespace {
+
+// 10,000 nodes of 64 float32 features, 100,000 edges of 4-byte ids and 4 classes; the longest
+// in-neighbour list spans two 4 KiB units.
+constexpr uint64_t kNodes = 10'000;
+constexpr uint64_t kMiB = uint64_t{1} << 20;  // the plan's slack, too
+
+DatasetMeta DenseMeta(uint64_t edges = 100'000) {
+  DatasetMeta meta;
+  meta.num_nodes = kNodes;
+  meta.num_edges = edges;
+  meta.feature_dim = 64;
+  meta.row_stride_bytes = 64 * 4;
+  meta.num_classes = 4;
+  meta.node_id_bytes = 4;
+  return meta;
+}
+
+constexpr StreamExtents kDenseExtents = {.adjacency_row_span = 8192};
+
+// A two-layer GCN of 16 hidden units without bias, in chunks of 1024 rows.
+TrainOptions Options() {
+  TrainOptions o;
+  o.full_graph = true;
+  o.model.kind = ModelKind::kGcn;
+  o.model.hidden = 16;
+  o.model.bias = false;
+  o.full_graph_chunk_rows = 1024;
+  return o;
+}
+
+// Charged whatever the plan: the indptr, the GCN normalisation, the labels and three splits'
+// labels, the propagation input (16 wide) and one input row group of 128 rows.
+constexpr uint64_t kCharged = 8 * (kNodes + 1) + 4 * kNodes * 5 + 4 * kNodes * 16 + 4 * 128 * 64;
+constexpr uint64_t kParameterFloats = 64 * 16 + 16 * 4;
+// Plus the parameters five times over (values, gradients, Adam's moments, a snapshot) and slack.
+constexpr uint64_t kFixed = kCharged + 5 * 4 * kParameterFloats + kMiB;
+// The two layers' outputs and the gradient: whole, or two chunk buffers each.
+constexpr uint64_t kInMemory = 4 * kNodes * (16 + 4 + 16);
+constexpr uint64_t kOnDisk = 2 * 1024 * 4 * (16 + 4 + 16);
+// 400,000 bytes of ids and 2,560,000 of features, in 4 KiB units; at their smallest two buffers
+// of the longest list and of one row group (128 rows of 256 bytes).
+constexpr uint64_t kAdjacencyBytes = 98 * 4096;
+constexpr uint64_t kFeatureBytes = 625 * 4096;
+constexpr uint64_t kStreamsMin = 2 * 8192 + 2 * 128 * 256;
+// With the intermediates in memory the streams get the budget less this: what is charged, the
+// slack and the best-epoch snapshot.
+constexpr uint64_t kHeld = kCharged + kInMemory + kMiB + 4 * kParameterFloats;
+
+TEST(FullGraphPlan, EverythingResidentWhenTheBudgetHoldsIt) {
+  const FullGraphPlan plan = PlanFullGraph(DenseMeta(), Options(), kDenseExtents, 64 * kMiB);
+  EXPECT_TRUE(plan.adjacency_resident);
+  EXPECT_TRUE(plan.features_resident);
+  EXPECT_FALSE(plan.intermediates_on_disk);
+  EXPECT_EQ(plan.adjacency_buffer_bytes, 0u);
+  EXPECT_EQ(plan.feature_buffer_bytes, 0u);
+  EXPECT_EQ(plan.input_group_floats, 128u * 64);
+}
+
+TEST(FullGraphPlan, FeaturesStreamWhenOnlyTheAdjacencyFits) {
+  // 1 MiB for the streams: the adjacency and one feature block fit, all the features do not.
+  const FullGraphPlan plan = PlanFullGraph(DenseMeta(), Options(), kDenseExtents, kHeld + kMiB);
+  EXPECT_TRUE(plan.adjacency_resident);
+  EXPECT_FALSE(plan.features_resident);
+  EXPECT_FALSE(plan.intermediates_on_disk);
+  // The room the adjacency leaves, as two buffers.
+  EXPECT_EQ(plan.feature_buffer_bytes, (kMiB - kAdjacencyBytes) / 2);
+  EXPECT_EQ(plan.feature_prefix_bytes, 0u);
+}
+
+TEST(FullGraphPlan, BothStreamAndShareTheRoom) {
+  const uint64_t left = 256 << 10;  // less than the adjacency
+  const FullGraphPlan plan = PlanFullGraph(DenseMeta(), Options(), kDenseExtents, kHeld + left);
+  EXPECT_FALSE(plan.adjacency_resident);
+  EXPECT_FALSE(plan.features_resident);
+  // Half of the room each, as two buffers.
+  EXPECT_EQ(plan.adjacency_buffer_bytes, left / 4);
+  EXPECT_EQ(plan.feature_buffer_bytes, left / 4);
+}
+
+TEST(FullGraphPlan, TheAdjacencyStreamsBesideResidentFeaturesWhenItIsTheLarger) {
+  // 4,000,000 bytes of ids: the features fit beside one adjacency block, the adjacency does not
+  // fit beside one feature block; the adjacency's buffers get all the room the features leave.
+  const uint64_t left = 3 * kMiB;
+  const FullGraphPlan plan =
+      PlanFullGraph(DenseMeta(1'000'000), Options(), kDenseExtents, kHeld + left);
+  EXPECT_FALSE(plan.adjacency_resident);
+  EXPECT_TRUE(plan.features_resident);
+  EXPECT_EQ(plan.adjacency_buffer_bytes, (left - kFeatureBytes) / 2);
+}
+
+TEST(FullGraphPlan, IntermediatesGoToDiskWhenMemoryCannotHoldThem) {
+  // The smallest budget that works: the intermediates as chunk buffers, and the streams sharing
+  // what is left, the features at their smallest buffers.
+  const uint64_t budget = kFixed + kOnDisk + kStreamsMin;
+  const FullGraphPlan plan = PlanFullGraph(DenseMeta(), Options(), kDenseExtents, budget);
+  EXPECT_TRUE(plan.intermediates_on_disk);
+  EXPECT_FALSE(plan.adjacency_resident);
+  EXPECT_FALSE(plan.features_resident);
+  const uint64_t left = budget - (kCharged + kOnDisk + kMiB + 4 * kParameterFloats);
+  EXPECT_EQ(plan.adjacency_buffer_bytes, left / 4);
+  EXPECT_EQ(plan.feature_buffer_bytes, 128u * 256);  // one row group, more than left / 4
+
+  // In memory from the budget that holds them there.
+  EXPECT_TRUE(
+      PlanFullGraph(DenseMeta(), Options(), kDenseExtents, kFixed + kInMemory + kStreamsMin - 1)
+          .intermediates_on_disk);
+  EXPECT_FALSE(
+      PlanFullGraph(DenseMeta(), Options(), kDenseExtents, kFixed + kInMemory + kStreamsMin)
+          .intermediates_on_disk);
+}
+
+TEST(FullGraphPlan, RefusalNamesTheSmallestBudgetThatWorks) {
+  const uint64_t smallest = kFixed + kOnDisk + kStreamsMin;
+  try {
+    PlanFullGraph(DenseMeta(), Options(), kDenseExtents, smallest - 1);
+    FAIL() << "a budget one byte short was planned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::kInput);
+    EXPECT_EQ(std::string(e.what()),
+              fmt::format("--memory-budget {} cannot hold the full graph's propagation input and "
+                          "model ({}), its other intermediates as row blocks ({}) and one block of "
+                          "the adjacency and of the features ({}); the smallest budget that works "
+                          "is {}",
+                          FormatBytes(smallest - 1), FormatBytes(kFixed), FormatBytes(kOnDisk),
+                          FormatBytes(kStreamsMin), FormatBytes(smallest)));
+    EXPECT_NE(std::string(e.what()).find("the smallest budget that works is 2.29 MiB"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(FullGraphPlan, MaxMemoryGivesEachStreamHalfAsAPrefixAndOneSmallBuffer) {
+  TrainOptions o = Options();
+  o.full_graph_max_memory = true;
+  const uint64_t left = kMiB;
+  const FullGraphPlan plan = PlanFullGraph(DenseMeta(), o, kDenseExtents, kHeld + left);
+  EXPECT_FALSE(plan.adjacency_resident);
+  EXPECT_FALSE(plan.features_resident);
+  EXPECT_FALSE(plan.intermediates_on_disk);
+  // An eighth of each half is the buffer, the rest the resident prefix.
+  EXPECT_EQ(plan.adjacency_buffer_bytes, left / 16);
+  EXPECT_EQ(plan.adjacency_prefix_bytes, left / 2 - left / 16);
+  EXPECT_EQ(plan.feature_buffer_bytes, left / 16);
+  EXPECT_EQ(plan.feature_prefix_bytes, left / 2 - left / 16);
+}
+
+TEST(FullGraphPlan, SparseFeaturesStreamTwoFilesAndDecodeTheirLargestGroup) {
+  DatasetMeta meta = DenseMeta();
+  meta.feature_dim = 400;
+  meta.row_stride_bytes = 0;
+  meta.sparse_features = true;
+  meta.feature_nnz = 80'000;  // 320,000 bytes of ids and as many of values: 79 units each
+  const StreamExtents extents = {
+      .adjacency_row_span = 8192, .feature_group_span = 8192, .feature_group_nonzeros = 1200};
+  // The features' indptr beside the graph's, and the largest group's values as scratch.
+  const uint64_t charged = 8 * (kNodes + 1) * 2 + 4 * kNodes * 5 + 4 * kNodes * 16 + 4 * 1200;
+  const uint64_t held = charged + kInMemory + kMiB + 4 * (400 * 16 + 16 * 4);
+  const uint64_t left = 512 << 10;  // the adjacency and one block of both files, not all
+  const FullGraphPlan plan = PlanFullGraph(meta, Options(), extents, held + left);
+  EXPECT_EQ(plan.input_group_floats, 1200u);
+  EXPECT_TRUE(plan.adjacency_resident);
+  EXPECT_FALSE(plan.features_resident);
+  // Two buffers for each of the two files.
+  EXPECT_EQ(plan.feature_buffer_bytes, (left - kAdjacencyBytes) / 4);
+}
+
+TEST(FullGraphPlan, OptionsAFullGraphRunCannotHaveAreRefusedNamingTheOption) {
+  auto refusal = [](const TrainOptions& o) {
+    try {
+      CheckFullGraphOptions(o);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), Error::Kind::kInput);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refusal(Options()), "accepted");
+  TrainOptions o = Options();
+  o.full_graph_chunk_rows = 1000;
+  EXPECT_EQ(refusal(o), "--full-graph-chunk-rows must be a positive multiple of 1024");
+  o = Options();
+  o.model.kind = ModelKind::kSage;
+  EXPECT_EQ(refusal(o), "--full-graph trains GCN only (--model gcn)");
+  o = Options();
+  o.max_batches = 3;
+  EXPECT_EQ(refusal(o), "--max-batches needs mini-batches, not --full-graph");
+}
+
+}  // namespace
+}  // namespace strata
