@@ -2,7 +2,7 @@
 // rows) and of a wide dense input (767 columns): drawing the masks is most of their cost.
 #include <benchmark/benchmark.h>
 
-#include "nn/activations.h"
+#include "nn/dropout.h"
 #include "nn/matrix.h"
 
 namespace strata {

@@ -5,12 +5,15 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "strata/dataset.h"
 
 namespace strata {
 
 enum class GraphModel { kSbm, kRmat };
+GraphModel ParseGraphModel(std::string_view name);  // sbm | rmat
+std::string_view GraphModelName(GraphModel model);
 
 struct GenerateOptions {
   std::string out;

@@ -45,7 +45,6 @@ std::string_view OptimizerKindName(OptimizerKind kind);
 enum class WeightDecayScope { kAll, kWeights, kFirstLayer };
 // "all" | "weights" | "first-layer"; anything else throws an input error.
 WeightDecayScope ParseWeightDecayScope(std::string_view name);
-std::string_view WeightDecayScopeName(WeightDecayScope scope);
 
 struct OptimizerOptions {
   OptimizerKind kind = OptimizerKind::kAdam;

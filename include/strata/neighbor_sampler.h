@@ -80,9 +80,6 @@ class NeighborSampler {
   // Seeds this rank samples per epoch: ceil(seeds / world_size).
   uint64_t seeds_per_epoch() const;
   uint64_t batches_per_epoch() const;
-  uint64_t batch_size() const { return batch_size_; }
-  const std::vector<int>& fanouts() const { return fanouts_; }
-  size_t num_layers() const { return fanouts_.size(); }
 
   // The seeds of batch `batch` of `epoch`, in the order the batch lists them.
   std::vector<uint64_t> BatchSeeds(uint64_t epoch, uint64_t batch) const;
@@ -95,7 +92,7 @@ class NeighborSampler {
   // The batch's epoch is 0 and its index is `stream`.
   SampledBatch SampleSeeds(std::span<const uint64_t> seeds, uint64_t stream) const;
 
-  // The full neighbourhood of given seeds (distinct ids): num_layers() blocks, every fanout -1,
+  // The full neighbourhood of given seeds (distinct ids): one block per fanout, every fanout -1,
   // for evaluation with exact aggregation. Involves no randomness.
   SampledBatch SampleFullNeighborhood(std::span<const uint64_t> seeds) const;
 

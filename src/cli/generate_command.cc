@@ -1,7 +1,7 @@
 // strata generate OUT --nodes N --avg-degree D --feature-dim F --classes C [--graph sbm|rmat]
 
 #include "cli/command.h"
-#include "cli/report.h"
+#include "cli/dataset_summary.h"
 #include "strata/dataset.h"
 #include "strata/generate.h"
 #include "strata/memory_budget.h"
@@ -56,7 +56,7 @@ Runner AddGenerateCommand(CLI::App& app) {
   return [args] {
     auto start = std::chrono::steady_clock::now();
     GenerateOptions o = args->options;
-    o.graph = args->graph == "rmat" ? GraphModel::kRmat : GraphModel::kSbm;
+    o.graph = ParseGraphModel(args->graph);
     o.feature_dtype = ParseFeatureDtype(args->dtype, "--feature-dtype");
     o.memory_budget_bytes = MemoryBudgetFromOption(args->budget);
     o.progress = true;

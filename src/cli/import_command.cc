@@ -2,7 +2,7 @@
 //   --split DIR] | --ogb DIR [--ogb-split NAME]
 
 #include "cli/command.h"
-#include "cli/report.h"
+#include "cli/dataset_summary.h"
 #include "strata/dataset.h"
 #include "strata/error.h"
 #include "strata/import.h"

@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "cli/command.h"
-#include "cli/report.h"
+#include "cli/dataset_summary.h"
 #include "strata/dataset.h"
 
 namespace strata::cli {

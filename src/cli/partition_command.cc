@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "cli/report.h"
+#include "cli/dataset_summary.h"
 #include "storage/file.h"
 #include "strata/memory_budget.h"
 #include "strata/partition.h"

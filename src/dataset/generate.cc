@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/enum_names.h"
 #include "common/interrupt.h"
 #include "common/parallel.h"
 #include "common/progress.h"
@@ -23,6 +24,9 @@
 
 namespace strata {
 namespace {
+
+constexpr EnumNames<GraphModel, 2> kGraphModelNames("graph model", {{{GraphModel::kSbm, "sbm"},
+                                                                     {GraphModel::kRmat, "rmat"}}});
 
 constexpr uint64_t kPairsPerBlock = uint64_t{1} << 18;
 constexpr uint64_t kRowsPerChunk = 2048;
@@ -278,6 +282,9 @@ DatasetMeta Generate(const Model& model, const GenerateOptions& o) {
 }
 
 }  // namespace
+
+GraphModel ParseGraphModel(std::string_view name) { return kGraphModelNames.Parse(name); }
+std::string_view GraphModelName(GraphModel model) { return kGraphModelNames.Name(model); }
 
 DatasetMeta GenerateDataset(const GenerateOptions& options) {
   Validate(options);

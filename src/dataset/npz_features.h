@@ -34,7 +34,6 @@ class NpzFeatures {
   NpzFeatures(const std::string& path, const std::string& scratch_dir);
 
   const std::string& path() const { return path_; }
-  bool csc() const { return csc_; }
   uint64_t rows() const { return shape_[0]; }
   uint64_t cols() const { return shape_[1]; }
   // Stored values, repeats included.

@@ -52,8 +52,6 @@ class DirectFeatureStore final : public FeatureStore {
   void ResetStats() override;
 
   const IoEngine& engine() const { return *engine_; }
-  const WindowedCache* dynamic_tier() const { return dynamic_.get(); }
-  const StaticRowCache* hot_tier() const { return hot_.get(); }
 
  private:
   // One gather (or the hot tier's fill): its plan, and where each planned row goes.

@@ -90,7 +90,6 @@ class IntermediateRows {
   void EndRead();
 
   bool on_disk() const { return fd_ >= 0; }
-  size_t width() const { return width_; }
   const IntermediateStats& stats() const { return stats_; }
 
  private:

@@ -1,20 +1,10 @@
-// Elementwise and row-broadcast kernels between the layers: ReLU, LeakyReLU, dropout (and a
-// fused ReLU + dropout), bias broadcast and column sums (the bias gradient).
-//
-// Dropout masks are a function of (seed, row, column) only: row i draws from its own stream
-// Rng(MixSeed(seed, i)) (i counted from `first_row` where a kernel takes one, so a matrix
-// processed in row ranges gets the masks of the whole), 16 bits per element, and keeps the element
-// when those bits are >= round(p * 65536). So a mask is reproducible from the seed (backward
-// regenerates it instead of storing it) and independent of how rows are split over threads. p is
-// thereby rounded to a multiple of 1/65536 for the keep decision; kept values are scaled by exactly
-// 1/(1-p).
+// Elementwise activation kernels between the layers, forward and backward: ReLU and
+// LeakyReLU. Dropout, and the activations fused with it, are in dropout.h.
 //
 // Unless noted, `in` and `out` (or the gradients) may be the same matrix, and shapes must
 // match (checked; strata::Error on a mismatch).
 #pragma once
 
-#include <cstdint>
-#include <span>
 #include <type_traits>
 
 #include "nn/matrix.h"
@@ -40,58 +30,5 @@ template <typename T>
 void LeakyReluBackward(MatrixSpan<const std::type_identity_t<T>> in,
                        MatrixSpan<const std::type_identity_t<T>> grad_out, MatrixSpan<T> grad_in,
                        double slope = kLeakyReluSlope, unsigned threads = 1);
-
-// out = in * mask / (1 - p); p == 0 copies. Requires 0 <= p < 1.
-template <typename T>
-void Dropout(MatrixSpan<const std::type_identity_t<T>> in, MatrixSpan<T> out, double p,
-             uint64_t seed, unsigned threads = 1);
-// Dropout of a sparse input in place (Kipf's sparse_dropout): only nonzero elements draw, 16
-// bits each from the row's stream in column order, so the cost follows the nonzeros and a row
-// gets the same mask whether it is stored dense or as its nonzeros. Zeros stay zero.
-template <typename T>
-void DropoutNonzeros(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads = 1);
-// The same over a CSR matrix's values: row i holds values[indptr[i] - indptr[0] ..
-// indptr[i + 1] - indptr[0]), ascending columns, and gets the mask the dense row holding those
-// values would.
-template <typename T>
-void DropoutNonzerosCsr(std::span<const uint64_t> indptr, std::span<T> values, double p,
-                        uint64_t seed, unsigned threads = 1);
-// grad_in = grad_out * mask / (1 - p) with the mask regenerated from the same seed.
-template <typename T>
-void DropoutBackward(MatrixSpan<const std::type_identity_t<T>> grad_out, MatrixSpan<T> grad_in,
-                     double p, uint64_t seed, unsigned threads = 1);
-
-// x = dropout(relu(x)) in place, one pass. The backward needs no mask: an element of the
-// output is > 0 exactly when the input was > 0 and the mask kept it.
-template <typename T>
-void ReluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads = 1,
-                 uint64_t first_row = 0);
-// grad = grad / (1 - p) where y > 0, else 0; y is ReluDropout's output. In place.
-template <typename T>
-void ReluDropoutBackward(MatrixSpan<const std::type_identity_t<T>> y, MatrixSpan<T> grad, double p,
-                         unsigned threads = 1);
-
-// x = dropout(elu(x)) in place (ELU with alpha 1: x > 0 ? x : exp(x) - 1), the mask drawn
-// from `seed` as Dropout draws it.
-template <typename T>
-void EluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads = 1,
-                uint64_t first_row = 0);
-// grad = grad * mask / (1 - p) * elu'(x), in place, where y is EluDropout's output for the
-// same p and seed: the mask is drawn again and elu'(x) (1, or elu(x) + 1 for x <= 0) is
-// recovered from a kept y, so no mask or input needs to be stored.
-template <typename T>
-void EluDropoutBackward(MatrixSpan<const std::type_identity_t<T>> y, MatrixSpan<T> grad, double p,
-                        uint64_t seed, unsigned threads = 1, uint64_t first_row = 0);
-
-// Every row of out = bias (bias.size() == out.cols()).
-template <typename T>
-void BroadcastRows(std::span<const std::type_identity_t<T>> bias, MatrixSpan<T> out,
-                   unsigned threads = 1);
-// out[j] = sum over rows i of in(i, j), in row order (out.size() == in.cols()); with
-// `accumulate`, the sums continue from out's values, so row ranges summed in order give the
-// whole matrix's sums exactly.
-template <typename T>
-void ColumnSums(MatrixSpan<const std::type_identity_t<T>> in, std::span<T> out,
-                unsigned threads = 1, bool accumulate = false);
 
 }  // namespace strata

@@ -26,8 +26,6 @@ class Adam final : public Optimizer {
   void Step() override;
   std::string_view kind() const override { return "adam"; }
   std::vector<OptimizerState> State() override;
-  const AdamOptions& options() const { return options_; }
-  void set_lr(double lr) { options_.lr = lr; }
 
  private:
   AdamOptions options_;

@@ -5,6 +5,7 @@
 
 #include "common/random.h"
 #include "nn/activations.h"
+#include "nn/dropout.h"
 #include "nn/edge_softmax.h"
 #include "nn/gemm.h"
 #include "nn/init.h"

@@ -75,7 +75,6 @@ class BasicLayer {
   virtual size_t AllocatedBytes() const = 0;
 
   void set_threads(unsigned threads) { threads_ = threads == 0 ? 1 : threads; }
-  unsigned threads() const { return threads_; }
 
  protected:
   unsigned threads_ = 1;

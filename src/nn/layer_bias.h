@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "nn/activations.h"
 #include "nn/matrix.h"
 #include "nn/parallel.h"
 #include "nn/parameter.h"
+#include "nn/row_broadcast.h"
 #include "nn/row_ops.h"
 
 namespace strata {

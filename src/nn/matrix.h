@@ -21,7 +21,10 @@
 #include <memory>
 #include <new>
 #include <span>
+#include <string>
 #include <type_traits>
+
+#include "strata/error.h"
 
 namespace strata {
 
@@ -63,6 +66,17 @@ class MatrixSpan {
   size_t cols_ = 0;
   size_t stride_ = 0;
 };
+
+// Throws Error::Internal naming `kernel` unless a and b (spans or matrices) have the same
+// number of rows and of columns.
+template <typename A, typename B>
+void CheckSameShape(const char* kernel, const A& a, const B& b) {
+  if (a.rows() != b.rows() || a.cols() != b.cols()) {
+    throw Error::Internal(std::string(kernel) + ": shapes " + std::to_string(a.rows()) + "x" +
+                          std::to_string(a.cols()) + " and " + std::to_string(b.rows()) + "x" +
+                          std::to_string(b.cols()) + " differ");
+  }
+}
 
 template <typename T>
 class BasicMatrix;
@@ -111,11 +125,6 @@ class BasicMatrix {
     rows_ = rows;
     cols_ = cols;
   }
-  // Resize, then every value 0.
-  void ResizeZeroed(size_t rows, size_t cols) {
-    Resize(rows, cols);
-    SetZero();
-  }
   // Becomes a packed copy of `source` (which may be strided), reusing capacity.
   void CopyFrom(MatrixSpan<const T> source) {
     Resize(source.rows(), source.cols());
@@ -142,7 +151,6 @@ class BasicMatrix {
   std::span<const T> values() const { return {data(), size()}; }
   MatrixSpan<T> span() { return {data(), rows_, cols_}; }
   MatrixSpan<const T> span() const { return {data(), rows_, cols_}; }
-  MatrixSpan<const T> cspan() const { return span(); }
 
   void swap(BasicMatrix& other) noexcept {
     std::swap(data_, other.data_);

@@ -22,7 +22,6 @@ constexpr EnumNames<WeightDecayScope, 3> kScopeNames(
 OptimizerKind ParseOptimizerKind(std::string_view name) { return kOptimizerNames.Parse(name); }
 std::string_view OptimizerKindName(OptimizerKind kind) { return kOptimizerNames.Name(kind); }
 WeightDecayScope ParseWeightDecayScope(std::string_view name) { return kScopeNames.Parse(name); }
-std::string_view WeightDecayScopeName(WeightDecayScope scope) { return kScopeNames.Name(scope); }
 
 std::vector<bool> DecayedParameters(std::span<const Parameter> params, WeightDecayScope scope) {
   std::vector<bool> decayed;

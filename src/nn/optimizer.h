@@ -41,7 +41,6 @@ class Optimizer {
 
   uint64_t steps() const { return steps_; }
   void set_steps(uint64_t steps) { steps_ = steps; }
-  const std::vector<Parameter>& parameters() const { return params_; }
 
  protected:
   explicit Optimizer(std::vector<Parameter> params) : params_(std::move(params)) {}

@@ -126,6 +126,17 @@ inline T KeepIf(bool keep, T v) {
   return std::bit_cast<T>(std::bit_cast<Bits>(v) & (Bits{0} - static_cast<Bits>(keep)));
 }
 
+// ReLU's forward and backward on one element, for Map1 / Map2. Zeros come out as +0.
+template <typename T>
+inline T ReluOf(T x) {
+  return KeepIf(x > T{0}, x);
+}
+// g where the forward output y was > 0.
+template <typename T>
+inline T MaskBy(T y, T g) {
+  return KeepIf(y > T{0}, g);
+}
+
 // sum_i x[i] * y[i], accumulated left to right.
 template <typename T>
 inline T DotRow(const T* x, const T* y, size_t n) {

@@ -4,7 +4,6 @@
 #include <string>
 
 #include "common/random.h"
-#include "nn/activations.h"
 #include "nn/gemm.h"
 #include "nn/init.h"
 #include "nn/parallel.h"

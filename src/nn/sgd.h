@@ -22,8 +22,6 @@ class Sgd final : public Optimizer {
   void Step() override;
   std::string_view kind() const override { return "sgd"; }
   std::vector<OptimizerState> State() override;
-  const SgdOptions& options() const { return options_; }
-  void set_lr(double lr) { options_.lr = lr; }
 
  private:
   SgdOptions options_;

@@ -29,7 +29,6 @@ struct BlockCsr {
   std::span<const uint32_t> indices;
 
   uint64_t num_edges() const { return indices.size(); }
-  uint32_t degree(uint32_t d) const { return indptr[d + 1] - indptr[d]; }
 };
 
 // The block's edges as a BlockCsr. Throws strata::Error when the block breaks its invariants

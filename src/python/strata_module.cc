@@ -150,10 +150,7 @@ void BindBuilders(py::module_& m) {
         o.avg_degree = avg_degree;
         o.feature_dim = feature_dim;
         o.classes = classes;
-        if (graph != "sbm" && graph != "rmat") {
-          throw Error::Input("graph must be sbm or rmat, not '" + graph + "'");
-        }
-        o.graph = graph == "rmat" ? GraphModel::kRmat : GraphModel::kSbm;
+        o.graph = ParseGraphModel(graph);
         o.seed = seed;
         o.homophily = homophily;
         o.degree_exponent = degree_exponent;

@@ -1,5 +1,5 @@
 // EpochRunner is "what runs an epoch" for a training path: it trains the model for one epoch,
-// measures accuracy on a split, and exposes what a checkpoint saves. Train() (train/trainer.cc)
+// measures accuracy on a split, and exposes what a checkpoint saves. Train() (train/train.cc)
 // is the epoch loop around it — evaluation schedule, checkpoints, metrics, resume — and is
 // the same for every path: mini-batches (MiniBatchRunner), and the macro-batch and full-graph
 // paths that are its siblings.

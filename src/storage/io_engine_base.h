@@ -81,7 +81,6 @@ class IoEngineBase : public IoEngine {
   void DiscardResults(size_t count) { in_flight_ -= count; }
 
   size_t in_flight() const { return in_flight_; }
-  size_t file_count() const { return files_.size(); }
   const OpenedFile& file(int handle) const { return files_[handle]; }
 
  private:

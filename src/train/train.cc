@@ -1,6 +1,8 @@
 // Train(): the epoch loop every training path shares. The path (mini-batches, macro-batches,
 // or the full graph: siblings behind the same EpochRunner) trains each epoch; the loop decides when
 // to evaluate, writes the checkpoint and the metrics records, and resumes from a checkpoint.
+#include "strata/train.h"
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -14,10 +16,10 @@
 #include "minibatch/minibatch_runner.h"
 #include "minibatch/session.h"
 #include "multistage/macro_batch_source.h"
+#include "multistage/multistage_options.h"
 #include "nn/blas_core.h"
 #include "nn/gemm.h"
 #include "strata/error.h"
-#include "strata/train.h"
 #include "train/epoch_record.h"
 #include "train/metrics_log.h"
 #include "train/parameter_snapshot.h"
@@ -68,6 +70,7 @@ std::string_view EvalPointName(EvalPoint point) { return kEvalPointNames.Name(po
 
 TrainResult Train(const TrainOptions& o, const std::function<void(const EpochReport&)>& on_epoch) {
   CheckTrainOptions(o);
+  CheckMultistageOptions(o.multistage, o.model.layers);
   const auto start = std::chrono::steady_clock::now();
   // The path's runner; with mini-batches it works inside a Session, which must outlive it.
   std::unique_ptr<Session> session;

@@ -6,6 +6,7 @@
 
 #include "strata/error.h"
 #include "strata/feature_store.h"
+#include "strata/generate.h"
 #include "strata/graph.h"
 #include "strata/model_options.h"
 #include "strata/train.h"
@@ -59,6 +60,9 @@ TEST(EnumNames, EveryOptionNameRoundTrips) {
   }
   for (auto method : {MultistageMethod::kPartition, MultistageMethod::kLargeBatch}) {
     EXPECT_EQ(ParseMultistageMethod(MultistageMethodName(method)), method);
+  }
+  for (auto model : {GraphModel::kSbm, GraphModel::kRmat}) {
+    EXPECT_EQ(ParseGraphModel(GraphModelName(model)), model);
   }
   EXPECT_EQ(HotnessPolicyName(HotnessPolicy::kReversePageRank), "rpr");
 }

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "nn/activations.h"
+#include "nn/dropout.h"
 
 namespace strata {
 namespace {

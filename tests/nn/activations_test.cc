@@ -2,13 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "nn_test_util.h"
-#include "strata/error.h"
 
 namespace strata {
 namespace {
 
-using testing::BitIdentical;
 using testing::RandomMatrix;
 
 TEST(NnActivations, ReluAndBackward) {
@@ -34,127 +34,6 @@ TEST(NnActivations, LeakyReluAndBackward) {
     float v = x.data()[i];
     EXPECT_FLOAT_EQ(y.data()[i], v > 0 ? v : 0.2f * v);
     EXPECT_FLOAT_EQ(gi.data()[i], v > 0 ? g.data()[i] : 0.2f * g.data()[i]);
-  }
-}
-
-TEST(NnActivations, DropoutKeepsAboutOneMinusPScaledAndBackwardUsesTheSameMask) {
-  Matrix x(200, 100);
-  x.Fill(1);
-  Matrix y(200, 100);
-  Dropout<float>(x.span(), y.span(), 0.3, 42, 2);
-  size_t kept = 0;
-  for (float v : y.values()) {
-    if (v != 0) {
-      EXPECT_FLOAT_EQ(v, 1 / 0.7f);
-      ++kept;
-    }
-  }
-  EXPECT_NEAR(double(kept) / y.size(), 0.7, 0.01);
-  Matrix g(200, 100), gi(200, 100);
-  g.Fill(1);
-  DropoutBackward<float>(g.span(), gi.span(), 0.3, 42, 1);
-  EXPECT_TRUE(BitIdentical<float>(y.span(), gi.span()));
-  // Another seed, another mask; p = 0 is the identity.
-  Matrix y2(200, 100);
-  Dropout<float>(x.span(), y2.span(), 0.3, 43);
-  EXPECT_FALSE(BitIdentical<float>(y.span(), y2.span()));
-  Dropout<float>(x.span(), y2.span(), 0.0, 43);
-  EXPECT_TRUE(BitIdentical<float>(x.span(), y2.span()));
-  EXPECT_THROW(Dropout<float>(x.span(), y2.span(), 1.0, 1), Error);
-}
-
-// Sparse dropout: zeros stay zero and draw nothing, so a row's mask over its nonzeros is the
-// same whatever zeros lie between them; a dense row of nonzeros gets Dropout's mask.
-TEST(NnActivations, DropoutNonzerosDrawsOnlyForNonzeros) {
-  Matrix dense(50, 40);
-  dense.Fill(1);
-  Matrix expected(50, 40);
-  Dropout<float>(dense.span(), expected.span(), 0.4, 9);
-  DropoutNonzeros<float>(dense.span(), 0.4, 9, 2);
-  EXPECT_TRUE(BitIdentical<float>(dense.span(), expected.span()));
-  // The same nonzeros spread over twice the columns, zeros between: the same kept values.
-  Matrix spread(50, 80);
-  spread.SetZero();
-  for (size_t i = 0; i < 50; ++i) {
-    for (size_t j = 0; j < 40; ++j) spread(i, 2 * j + 1) = 1;
-  }
-  DropoutNonzeros<float>(spread.span(), 0.4, 9, 1);
-  for (size_t i = 0; i < 50; ++i) {
-    for (size_t j = 0; j < 40; ++j) {
-      EXPECT_EQ(spread(i, 2 * j), 0.0f);
-      EXPECT_EQ(spread(i, 2 * j + 1), expected(i, j));
-    }
-  }
-}
-
-TEST(NnActivations, FusedReluDropoutMatchesSeparateKernels) {
-  Matrix x = RandomMatrix<float>(300, 70, 5);
-  Matrix fused = x;
-  ReluDropout<float>(fused.span(), 0.5, 9, 2);
-  Matrix separate(300, 70);
-  Relu<float>(x.span(), separate.span());
-  Dropout<float>(separate.span(), separate.span(), 0.5, 9);
-  EXPECT_TRUE(BitIdentical<float>(fused.span(), separate.span()));
-  Matrix g = RandomMatrix<float>(300, 70, 6);
-  Matrix want(300, 70);
-  DropoutBackward<float>(g.span(), want.span(), 0.5, 9);
-  ReluBackward<float>(x.span(), want.span(), want.span());  // x > 0 is relu's condition
-  ReluDropoutBackward<float>(fused.span(), g.span(), 0.5, 2);
-  EXPECT_TRUE(BitIdentical<float>(g.span(), want.span()));
-}
-
-// ELU then dropout, against ELU by hand and Dropout's mask; the backward against the chain
-// rule with the same mask, ELU'(x) = 1 for x > 0, exp(x) for x <= 0.
-TEST(NnActivations, EluDropoutAndBackward) {
-  MatrixD x = RandomMatrix<double>(200, 30, 5);
-  x(0, 0) = 0;  // ELU'(0) = 1, and a kept zero output must not read as dropped
-  MatrixD y = x;
-  EluDropout<double>(y.span(), 0.5, 9, 2);
-  MatrixD ones(200, 30);
-  for (size_t i = 0; i < 200; ++i) {
-    for (size_t j = 0; j < 30; ++j) ones(i, j) = 1;
-  }
-  MatrixD mask(200, 30);
-  Dropout<double>(ones.span(), mask.span(), 0.5, 9);
-  MatrixD g = RandomMatrix<double>(200, 30, 6);
-  MatrixD grad = g;
-  EluDropoutBackward<double>(y.span(), grad.span(), 0.5, 9, 2);
-  for (size_t i = 0; i < 200; ++i) {
-    for (size_t j = 0; j < 30; ++j) {
-      const double v = x(i, j);
-      const double elu = v > 0 ? v : std::expm1(v);
-      const double derivative = v > 0 ? 1 : std::exp(v);
-      EXPECT_NEAR(y(i, j), elu * mask(i, j), 1e-12);
-      EXPECT_NEAR(grad(i, j), g(i, j) * mask(i, j) * derivative, 1e-12);
-    }
-  }
-  MatrixD plain = x;
-  EluDropout<double>(plain.span(), 0.0, 9);
-  EXPECT_NEAR(plain(1, 1), x(1, 1) > 0 ? x(1, 1) : std::expm1(x(1, 1)), 1e-15);
-}
-
-TEST(NnActivations, MasksIndependentOfThreadCount) {
-  Matrix a = RandomMatrix<float>(5000, 40, 7);
-  Matrix b = a;
-  ReluDropout<float>(a.span(), 0.4, 11, 1);
-  ReluDropout<float>(b.span(), 0.4, 11, 3);
-  EXPECT_TRUE(BitIdentical<float>(a.span(), b.span()));
-}
-
-TEST(NnActivations, BroadcastRowsAndColumnSums) {
-  std::vector<float> bias = {1, 2, 3};
-  Matrix m(4, 3);
-  BroadcastRows<float>(bias, m.span());
-  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(m(i, 2), 3.0f);
-  Matrix x = RandomMatrix<float>(1000, 37, 8);
-  std::vector<float> sums1(37), sums2(37);
-  ColumnSums<float>(x.span(), sums1, 1);
-  ColumnSums<float>(x.span(), sums2, 2);
-  for (size_t j = 0; j < 37; ++j) {
-    double want = 0;
-    for (size_t i = 0; i < 1000; ++i) want += x(i, j);
-    EXPECT_NEAR(sums1[j], want, 1e-3);
-    EXPECT_EQ(sums1[j], sums2[j]);
   }
 }
 

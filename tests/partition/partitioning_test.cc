@@ -1,13 +1,10 @@
-// Partition quality and label groups on graphs small enough to count by hand, and the random
-// partitioner's equal, seeded, graph-blind deal.
+// Partition quality and label groups on graphs small enough to count by hand.
 #include "partition/partitioning.h"
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <vector>
 
-#include "partition/random_partitioner.h"
 #include "strata/graph.h"
 #include "test_util.h"
 
@@ -52,25 +49,6 @@ TEST(LabelGroups, ATrainingNodesLabelElseOneGroupForEveryOtherNode) {
   // classes: both the extra group 3, as are nodes 1 and 3, which do not train.
   EXPECT_EQ(std::vector<uint32_t>(groups.data(), groups.data() + groups.size()),
             (std::vector<uint32_t>{2, 3, 3, 3, 3}));
-}
-
-TEST(RandomPartition, DealsEqualSeededPartitions) {
-  MemoryBudget budget(uint64_t{1} << 20);
-  const Partitioning a = RandomPartition(1003, 10, 7, budget);
-  const Partitioning b = RandomPartition(1003, 10, 7, budget);
-  const Partitioning c = RandomPartition(1003, 10, 8, budget);
-  ASSERT_EQ(a.parts, 10u);
-  std::vector<uint64_t> sizes(10, 0);
-  uint64_t same_as_c = 0;
-  for (uint64_t v = 0; v < 1003; ++v) {
-    ASSERT_LT(a.part_of[v], 10u);
-    ++sizes[a.part_of[v]];
-    EXPECT_EQ(a.part_of[v], b.part_of[v]);
-    same_as_c += a.part_of[v] == c.part_of[v];
-  }
-  EXPECT_EQ(*std::max_element(sizes.begin(), sizes.end()), 101u);  // 1003 = 3 × 101 + 7 × 100
-  EXPECT_EQ(*std::min_element(sizes.begin(), sizes.end()), 100u);
-  EXPECT_LT(same_as_c, 200u);  // another seed deals another way (chance: about a tenth)
 }
 
 }  // namespace

@@ -1,3 +1,5 @@
+#include "strata/train.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include "strata/error.h"
 #include "strata/generate.h"
 #include "strata/import.h"
-#include "strata/train.h"
 #include "test_util.h"
 #include "train/training_checkpoint.h"
 

@@ -3,7 +3,7 @@ weights and drop what Strata drops, and a difference between the two trainers sh
 difference in the numbers, not in the draws.
 
 Mirrors src/common/random.h (SplitMix64, MixSeed, xoshiro256**), src/nn/init.cc
-(GlorotUniform), src/nn/dropout_masks.cc (FillRowMasks), src/nn/activations.cc
+(GlorotUniform), src/nn/dropout_masks.cc (FillRowMasks), src/nn/dropout.cc
 (DropRowNonzeros) and the stream numbering of the full-graph path
 (src/fullgraph/full_graph_runner.cc): step seed MixSeed(seed, epoch << 32), input dropout in groups of 128 rows, the dropout after layer l on stream 2 l + 2. A change to
 any of those must change this file too; no test checks this file, but compare_steps.py shows a

@@ -1,4 +1,4 @@
-#include "cli/report.h"
+#include "cli/dataset_summary.h"
 
 #include <fmt/format.h>
 

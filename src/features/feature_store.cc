@@ -1,10 +1,11 @@
 // Choosing a feature store and its cache by name (--feature-store, --cache-policy,
 // --hot-policy) and opening it.
+#include "strata/feature_store.h"
+
 #include "common/enum_names.h"
 #include "features/direct_feature_store.h"
 #include "features/resident_feature_store.h"
 #include "strata/error.h"
-#include "strata/feature_store.h"
 
 namespace strata {
 

@@ -1,5 +1,7 @@
 // PartitionDataset (include/strata/partition.h): open the input, assign partitions, score
 // hubs, write the renumbered copy, record how good the partitioning is, publish.
+#include "strata/partition.h"
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -15,7 +17,6 @@
 #include "partition/random_partitioner.h"
 #include "strata/error.h"
 #include "strata/graph.h"
-#include "strata/partition.h"
 
 namespace strata {
 namespace {

@@ -1,3 +1,5 @@
+#include "strata/graph.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include "graph/hotness.h"
 #include "storage/file.h"
 #include "strata/error.h"
-#include "strata/graph.h"
 
 namespace strata {
 namespace {
