@@ -11,6 +11,10 @@
 
 namespace strata {
 
+// Values an importer reads from an input array at a time: its buffers stay a few MiB whatever
+// the array's size.
+inline constexpr uint64_t kImportChunkElements = uint64_t{1} << 20;
+
 // The budget's share for the CSC builder's run buffer: what is left once `reserve_bytes` are
 // kept for buffers that live beside it.
 uint64_t CscBufferBytes(const MemoryBudget& budget, uint64_t reserve_bytes);

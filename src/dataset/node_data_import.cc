@@ -14,8 +14,6 @@
 namespace strata {
 namespace {
 
-constexpr uint64_t kChunkElements = uint64_t{1} << 20;
-
 std::string ShapeText(const NpyHeader& header) { return NpyShapeString(header.shape); }
 
 }  // namespace
@@ -26,8 +24,8 @@ IntColumn NpyColumn(const NpyReader& array) {
   column.for_each = [&array](const IntColumn::Visit& visit) {
     std::vector<int64_t> chunk;
     const uint64_t total = array.header().num_elements();
-    for (uint64_t first = 0; first < total; first += kChunkElements) {
-      chunk.resize(std::min(kChunkElements, total - first));
+    for (uint64_t first = 0; first < total; first += kImportChunkElements) {
+      chunk.resize(std::min(kImportChunkElements, total - first));
       array.ReadInt64(first, chunk);
       for (size_t i = 0; i < chunk.size(); ++i) visit(first + i, chunk[i]);
       ThrowIfInterrupted();
@@ -71,7 +69,7 @@ void ImportFeatures(const NpyReader& features, FeatureDtype dtype, MemoryBudget&
   const uint64_t dim = features.header().shape[1];
   FeatureWriter out(writer.PathOf(kFeaturesFile), dim, dtype);
   if (dim > 0) {
-    uint64_t rows_per_chunk = std::max<uint64_t>(1, kChunkElements / dim);
+    uint64_t rows_per_chunk = std::max<uint64_t>(1, kImportChunkElements / dim);
     ChargedArray<float> chunk(budget, rows_per_chunk * dim, "the feature import buffer");
     for (uint64_t first = 0; first < rows; first += rows_per_chunk) {
       uint64_t count = std::min(rows_per_chunk, rows - first);

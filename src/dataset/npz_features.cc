@@ -16,8 +16,6 @@
 namespace strata {
 namespace {
 
-// Values per read of indptr, indices and data.
-constexpr uint64_t kChunkElements = uint64_t{1} << 20;
 // Column ids are stored as uint32.
 constexpr uint64_t kMaxCols = uint64_t{1} << 32;
 
@@ -112,17 +110,17 @@ size_t SumAdjacentRepeats(std::span<uint32_t> columns, std::span<float> values) 
   return kept;
 }
 
-// Reads an integer array through a window of kChunkElements values, refilled from i when At(i)
-// falls outside it: cheap for indices that mostly ascend.
+// Reads an integer array through a window of kImportChunkElements values, refilled from i when
+// At(i) falls outside it: cheap for indices that mostly ascend.
 class ForwardReader {
  public:
   ForwardReader(const NpyReader& array, MemoryBudget& budget)
-      : array_(array), buffer_(budget, kChunkElements, "the .npz import buffer") {}
+      : array_(array), buffer_(budget, kImportChunkElements, "the .npz import buffer") {}
 
   int64_t At(uint64_t i) {
     if (i < first_ || i >= first_ + count_) {
       first_ = i;
-      count_ = std::min<uint64_t>(kChunkElements, array_.num_elements() - i);
+      count_ = std::min<uint64_t>(kImportChunkElements, array_.num_elements() - i);
       array_.ReadInt64(first_, {buffer_.data(), count_});
     }
     return buffer_[i - first_];
@@ -180,7 +178,7 @@ void NpzFeatures::CheckIndptr(MemoryBudget& budget) const {
     if (static_cast<uint64_t>(value) > stored_values()) {
       throw error(i, fmt::format("indptr {} is past the {} stored values", value, stored_values()));
     }
-    if (i % kChunkElements == 0) ThrowIfInterrupted();
+    if (i % kImportChunkElements == 0) ThrowIfInterrupted();
   }
   if (static_cast<uint64_t>(indptr.At(last)) != stored_values()) {
     throw error(last, fmt::format("indptr ends at {}, but indices and data hold {} values",
@@ -211,7 +209,7 @@ void NpzFeatures::Import(MemoryBudget& budget, DatasetWriter& writer) const {
   meta.row_stride_bytes = RowStrideBytes(cols(), FeatureDtype::kFloat32);
 }
 
-// Rows are read in batches of up to kChunkElements values (or one longer row), and each row's
+// Rows are read in batches of up to kImportChunkElements values (or one longer row), and each row's
 // columns checked, sorted when they are not, and repeats summed.
 void NpzFeatures::WriteCsr(MemoryBudget& budget, SparseFeatureWriter& out) const {
   ForwardReader indptr(indptr_, budget);
@@ -224,7 +222,7 @@ void NpzFeatures::WriteCsr(MemoryBudget& budget, SparseFeatureWriter& out) const
     const uint64_t begin = static_cast<uint64_t>(indptr.At(row));
     uint64_t end_row = row + 1;
     while (end_row < rows() &&
-           static_cast<uint64_t>(indptr.At(end_row + 1)) - begin <= kChunkElements) {
+           static_cast<uint64_t>(indptr.At(end_row + 1)) - begin <= kImportChunkElements) {
       ++end_row;
     }
     const uint64_t count = static_cast<uint64_t>(indptr.At(end_row)) - begin;
@@ -275,7 +273,7 @@ void NpzFeatures::WriteCsc(MemoryBudget& budget, SparseFeatureWriter& out) const
   const uint64_t needed =
       (rows() + 1) * sizeof(uint64_t) + nnz * (sizeof(uint32_t) + sizeof(float));
   // The chunk buffers below are charged too: indptr and indices as int64, values as float.
-  const uint64_t buffers = kChunkElements * (2 * sizeof(int64_t) + sizeof(float));
+  const uint64_t buffers = kImportChunkElements * (2 * sizeof(int64_t) + sizeof(float));
   if (needed + buffers > budget.available()) {
     throw Error::Input(fmt::format("transposing this CSC matrix to rows needs {} of memory, the "
                                    "budget has {} free; raise --memory-budget, or save the "
@@ -286,12 +284,12 @@ void NpzFeatures::WriteCsc(MemoryBudget& budget, SparseFeatureWriter& out) const
   ChargedArray<uint64_t> offsets(budget, rows() + 1, "transposing the CSC features");
   ChargedArray<uint32_t> columns(budget, nnz, "transposing the CSC features");
   ChargedArray<float> values(budget, nnz, "transposing the CSC features");
-  ChargedArray<int64_t> raw(budget, kChunkElements, "the .npz import buffer");
-  ChargedArray<float> chunk_values(budget, kChunkElements, "the .npz import buffer");
+  ChargedArray<int64_t> raw(budget, kImportChunkElements, "the .npz import buffer");
+  ChargedArray<float> chunk_values(budget, kImportChunkElements, "the .npz import buffer");
 
   std::fill(offsets.data(), offsets.data() + rows() + 1, 0);
-  for (uint64_t first = 0; first < nnz; first += kChunkElements) {
-    const uint64_t count = std::min(kChunkElements, nnz - first);
+  for (uint64_t first = 0; first < nnz; first += kImportChunkElements) {
+    const uint64_t count = std::min(kImportChunkElements, nnz - first);
     indices_.ReadInt64(first, {raw.data(), count});
     for (uint64_t i = 0; i < count; ++i) {
       if (raw[i] < 0 || static_cast<uint64_t>(raw[i]) >= rows()) {
@@ -307,8 +305,8 @@ void NpzFeatures::WriteCsc(MemoryBudget& budget, SparseFeatureWriter& out) const
   // offsets[r] serves as row r's next free slot, and ends as row r + 1's start.
   ForwardReader indptr(indptr_, budget);
   uint64_t column = 0;
-  for (uint64_t first = 0; first < nnz; first += kChunkElements) {
-    const uint64_t count = std::min(kChunkElements, nnz - first);
+  for (uint64_t first = 0; first < nnz; first += kImportChunkElements) {
+    const uint64_t count = std::min(kImportChunkElements, nnz - first);
     ReadValues(data_, first, {chunk_values.data(), count}, {raw.data(), count});
     indices_.ReadInt64(first, {raw.data(), count});
     for (uint64_t i = 0; i < count; ++i) {

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "dataset/csc_reference.h"
 #include "strata/dataset.h"
 #include "strata/npy.h"
 #include "test_util.h"
@@ -101,45 +102,21 @@ inline std::string EdgeListText(const EdgeArrays& edges) {
 }
 
 // The CSC a correct import must produce: for each destination, its sorted distinct sources.
-struct Csc {
-  std::vector<uint64_t> indptr;
-  std::vector<uint64_t> indices;
-};
-
 inline Csc ReferenceCsc(uint64_t num_nodes, const EdgeArrays& edges, bool undirected,
                         bool self_loops) {
-  std::set<std::pair<uint64_t, uint64_t>> pairs;  // (dst, src)
+  std::vector<std::pair<uint64_t, uint64_t>> pairs;  // (src, dst)
   for (size_t i = 0; i < edges.size(); ++i) {
-    uint64_t s = static_cast<uint64_t>(edges.src[i]), d = static_cast<uint64_t>(edges.dst[i]);
-    pairs.insert({d, s});
-    if (undirected) pairs.insert({s, d});
+    const auto s = static_cast<uint64_t>(edges.src[i]), d = static_cast<uint64_t>(edges.dst[i]);
+    pairs.emplace_back(s, d);
+    if (undirected) pairs.emplace_back(d, s);
   }
-  if (self_loops) {
-    for (uint64_t v = 0; v < num_nodes; ++v) pairs.insert({v, v});
-  }
-  Csc csc;
-  csc.indptr.assign(num_nodes + 1, 0);
-  for (const auto& [d, s] : pairs) {
-    ++csc.indptr[d + 1];
-    csc.indices.push_back(s);
-  }
-  for (uint64_t v = 0; v < num_nodes; ++v) csc.indptr[v + 1] += csc.indptr[v];
-  return csc;
+  return ReferenceCsc(std::move(pairs), num_nodes, /*deduplicate=*/true, self_loops);
 }
 
 // Reads graph/indptr.bin and graph/indices.bin of a published dataset, whatever its id width.
 inline Csc ReadCsc(const std::string& dataset) {
-  DatasetMeta meta = Dataset::Open(dataset).meta();
-  Csc csc;
-  csc.indptr = ReadArrayFile<uint64_t>(dataset + "/graph/indptr.bin");
-  if (meta.node_id_bytes == 8) {
-    csc.indices = ReadArrayFile<uint64_t>(dataset + "/graph/indices.bin");
-  } else {
-    for (uint32_t id : ReadArrayFile<uint32_t>(dataset + "/graph/indices.bin")) {
-      csc.indices.push_back(id);
-    }
-  }
-  return csc;
+  return ReadCscFiles(dataset + "/graph/indptr.bin", dataset + "/graph/indices.bin",
+                      Dataset::Open(dataset).meta().node_id_bytes);
 }
 
 inline std::vector<std::string> SortedEntries(const std::string& dir) {

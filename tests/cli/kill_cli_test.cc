@@ -111,7 +111,7 @@ void KillDatasetWrites(const std::string& name, const ScratchDir& s,
   }
 }
 
-std::vector<std::string> GenerateArgs(int variant, const std::string& out) {
+std::vector<std::string> KilledGenerateArgs(int variant, const std::string& out) {
   return {"generate",
           out,
           "--force",
@@ -131,13 +131,13 @@ std::vector<std::string> GenerateArgs(int variant, const std::string& out) {
 
 TEST(KillCli, Generate) {
   ScratchDir s;
-  KillDatasetWrites("generate", s, GenerateArgs, {});
+  KillDatasetWrites("generate", s, KilledGenerateArgs, {});
 }
 
 TEST(KillCli, Import) {
   ScratchDir s;
   for (int v = 0; v < 2; ++v) {
-    RunToEnd(GenerateArgs(v, s / "gen"));
+    RunToEnd(KilledGenerateArgs(v, s / "gen"));
     RunToEnd({"export", s / "gen", "--edge-list", s / ("edges" + std::to_string(v) + ".txt")});
     fs::remove_all(s / "gen");
   }
@@ -156,7 +156,7 @@ TEST(KillCli, Import) {
 
 TEST(KillCli, Partition) {
   ScratchDir s;
-  RunToEnd(GenerateArgs(0, s / "in"));
+  RunToEnd(KilledGenerateArgs(0, s / "in"));
   KillDatasetWrites("partition", s,
                     [&](int v, const std::string& out) {
                       return std::vector<std::string>{"partition",

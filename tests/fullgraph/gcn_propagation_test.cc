@@ -12,7 +12,7 @@
 namespace strata {
 namespace {
 
-constexpr uint64_t kNodes = 600;
+constexpr uint64_t kGraphNodes = 600;
 constexpr size_t kCols = 19;
 
 struct Graph {
@@ -27,9 +27,9 @@ Graph RandomDirectedGraph(uint32_t id_bytes) {
   std::mt19937 rng(5);
   Graph g;
   g.id_bytes = id_bytes;
-  g.in.resize(kNodes);
-  for (uint64_t v = 0; v < kNodes; ++v) {
-    for (uint64_t u = 0; u < kNodes; ++u) {
+  g.in.resize(kGraphNodes);
+  for (uint64_t v = 0; v < kGraphNodes; ++v) {
+    for (uint64_t u = 0; u < kGraphNodes; ++u) {
       if (u != v && rng() % 60 == 0) g.in[v].push_back(u);
     }
     for (uint64_t u : g.in[v]) {
@@ -53,10 +53,10 @@ std::vector<float> RandomMatrix(uint64_t rows, uint32_t seed) {
 
 // Â, dense, from the definition: Â_ij = norm_i norm_j for j -> i and for i = j.
 std::vector<double> DenseAdjacency(const Graph& g) {
-  std::vector<double> a(kNodes * kNodes, 0.0);
-  for (uint64_t i = 0; i < kNodes; ++i) {
-    a[i * kNodes + i] = double{g.norm[i]} * g.norm[i];
-    for (uint64_t j : g.in[i]) a[i * kNodes + j] += double{g.norm[i]} * g.norm[j];
+  std::vector<double> a(kGraphNodes * kGraphNodes, 0.0);
+  for (uint64_t i = 0; i < kGraphNodes; ++i) {
+    a[i * kGraphNodes + i] = double{g.norm[i]} * g.norm[i];
+    for (uint64_t j : g.in[i]) a[i * kGraphNodes + j] += double{g.norm[i]} * g.norm[j];
   }
   return a;
 }
@@ -64,8 +64,8 @@ std::vector<double> DenseAdjacency(const Graph& g) {
 // Runs `fn(block)` over blocks of `rows_per_block` rows.
 template <typename Fn>
 void ForBlocks(const Graph& g, uint64_t rows_per_block, Fn&& fn) {
-  for (uint64_t begin = 0; begin < kNodes; begin += rows_per_block) {
-    const uint64_t end = std::min(kNodes, begin + rows_per_block);
+  for (uint64_t begin = 0; begin < kGraphNodes; begin += rows_per_block) {
+    const uint64_t end = std::min(kGraphNodes, begin + rows_per_block);
     fn(AdjacencyBlock{
         {begin, end}, g.indptr, g.neighbours.data() + g.indptr[begin] * g.id_bytes, g.id_bytes});
   }
@@ -73,10 +73,10 @@ void ForBlocks(const Graph& g, uint64_t rows_per_block, Fn&& fn) {
 
 std::vector<float> PropagateInBlocks(const Graph& g, const std::vector<float>& in,
                                      uint64_t rows_per_block, unsigned threads) {
-  std::vector<float> out(kNodes * kCols, NAN);
+  std::vector<float> out(kGraphNodes * kCols, NAN);
   ForBlocks(g, rows_per_block, [&](const AdjacencyBlock& b) {
     Propagate(
-        b, g.norm, MatrixSpan<const float>(in.data(), kNodes, kCols),
+        b, g.norm, MatrixSpan<const float>(in.data(), kGraphNodes, kCols),
         MatrixSpan<float>(out.data() + b.rows.begin * kCols, b.rows.end - b.rows.begin, kCols),
         threads);
   });
@@ -85,12 +85,12 @@ std::vector<float> PropagateInBlocks(const Graph& g, const std::vector<float>& i
 
 std::vector<float> TransposedInBlocks(const Graph& g, const std::vector<float>& grad_out,
                                       uint64_t rows_per_block, unsigned threads) {
-  std::vector<float> grad_in(kNodes * kCols, 0.0f);
+  std::vector<float> grad_in(kGraphNodes * kCols, 0.0f);
   ForBlocks(g, rows_per_block, [&](const AdjacencyBlock& b) {
     PropagateTransposed(b, g.norm,
                         MatrixSpan<const float>(grad_out.data() + b.rows.begin * kCols,
                                                 b.rows.end - b.rows.begin, kCols),
-                        MatrixSpan<float>(grad_in.data(), kNodes, kCols), threads);
+                        MatrixSpan<float>(grad_in.data(), kGraphNodes, kCols), threads);
   });
   return grad_in;
 }
@@ -99,16 +99,16 @@ class GcnPropagation : public ::testing::TestWithParam<uint32_t> {};
 
 TEST_P(GcnPropagation, EqualsTheDenseNormalisedAdjacency) {
   const Graph g = RandomDirectedGraph(GetParam());
-  const std::vector<float> x = RandomMatrix(kNodes, 1);
-  const std::vector<float> forward = PropagateInBlocks(g, x, kNodes, 1);
-  const std::vector<float> backward = TransposedInBlocks(g, x, kNodes, 1);
+  const std::vector<float> x = RandomMatrix(kGraphNodes, 1);
+  const std::vector<float> forward = PropagateInBlocks(g, x, kGraphNodes, 1);
+  const std::vector<float> backward = TransposedInBlocks(g, x, kGraphNodes, 1);
   const std::vector<double> a = DenseAdjacency(g);
-  for (uint64_t i = 0; i < kNodes; ++i) {
+  for (uint64_t i = 0; i < kGraphNodes; ++i) {
     for (size_t c = 0; c < kCols; ++c) {
       double ax = 0, atx = 0;
-      for (uint64_t j = 0; j < kNodes; ++j) {
-        ax += a[i * kNodes + j] * x[j * kCols + c];
-        atx += a[j * kNodes + i] * x[j * kCols + c];
+      for (uint64_t j = 0; j < kGraphNodes; ++j) {
+        ax += a[i * kGraphNodes + j] * x[j * kCols + c];
+        atx += a[j * kGraphNodes + i] * x[j * kCols + c];
       }
       ASSERT_NEAR(forward[i * kCols + c], ax, 1e-5) << "row " << i;
       ASSERT_NEAR(backward[i * kCols + c], atx, 1e-5) << "row " << i;
@@ -118,9 +118,9 @@ TEST_P(GcnPropagation, EqualsTheDenseNormalisedAdjacency) {
 
 TEST_P(GcnPropagation, BlocksAndThreadsChangeNoBit) {
   const Graph g = RandomDirectedGraph(GetParam());
-  const std::vector<float> x = RandomMatrix(kNodes, 2);
-  const std::vector<float> forward = PropagateInBlocks(g, x, kNodes, 1);
-  const std::vector<float> backward = TransposedInBlocks(g, x, kNodes, 1);
+  const std::vector<float> x = RandomMatrix(kGraphNodes, 2);
+  const std::vector<float> forward = PropagateInBlocks(g, x, kGraphNodes, 1);
+  const std::vector<float> backward = TransposedInBlocks(g, x, kGraphNodes, 1);
   for (uint64_t rows : {1, 7, 64}) {
     for (unsigned threads : {1u, 2u, 3u}) {
       EXPECT_EQ(PropagateInBlocks(g, x, rows, threads), forward) << rows << " rows, " << threads;

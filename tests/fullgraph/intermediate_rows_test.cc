@@ -19,7 +19,7 @@ namespace {
 
 using testing::ScratchDir;
 
-constexpr uint64_t kRows = 2500;  // chunks of 1024, 1024 and 452 rows
+constexpr uint64_t kMatrixRows = 2500;  // chunks of 1024, 1024 and 452 rows
 constexpr uint64_t kChunk = 1024;
 
 float Value(uint64_t row, size_t col, size_t pass) {
@@ -29,8 +29,8 @@ float Value(uint64_t row, size_t col, size_t pass) {
 // Writes rows in pieces of `piece` rows cut at chunk boundaries, then reads them back.
 void RoundTrip(IntermediateRows& rows, size_t width, uint64_t piece, size_t pass) {
   rows.BeginWrite(width);
-  for (uint64_t begin = 0, end; begin < kRows; begin = end) {
-    end = std::min({kRows, begin + piece, (begin / kChunk + 1) * kChunk});
+  for (uint64_t begin = 0, end; begin < kMatrixRows; begin = end) {
+    end = std::min({kMatrixRows, begin + piece, (begin / kChunk + 1) * kChunk});
     MatrixSpan<float> out = rows.Write(begin, end);
     ASSERT_EQ(out.rows(), end - begin);
     ASSERT_EQ(out.cols(), width);
@@ -40,8 +40,8 @@ void RoundTrip(IntermediateRows& rows, size_t width, uint64_t piece, size_t pass
   }
   rows.EndWrite();
   rows.BeginRead();
-  for (uint64_t begin = 0, end; begin < kRows; begin = end) {
-    end = std::min({kRows, begin + 100, (begin / kChunk + 1) * kChunk});
+  for (uint64_t begin = 0, end; begin < kMatrixRows; begin = end) {
+    end = std::min({kMatrixRows, begin + 100, (begin / kChunk + 1) * kChunk});
     MatrixSpan<float> in = rows.Read(begin, end);
     for (uint64_t i = begin; i < end; ++i) {
       for (size_t j = 0; j < width; ++j) ASSERT_EQ(in(i - begin, j), Value(i, j, pass)) << i;
@@ -59,10 +59,10 @@ class IntermediateRowsTest : public ::testing::TestWithParam<bool> {
 TEST_P(IntermediateRowsTest, ReadsBackWhatWasWritten) {
   MemoryBudget budget(uint64_t{64} << 20);
   {
-    IntermediateRows rows(kRows, 16, kChunk, ScratchPath(), budget, "test rows");
+    IntermediateRows rows(kMatrixRows, 16, kChunk, ScratchPath(), budget, "test rows");
     EXPECT_EQ(rows.on_disk(), GetParam());
-    EXPECT_EQ(budget.used(), GetParam() ? IntermediateRows::OnDiskBytes(kRows, 16, kChunk)
-                                        : IntermediateRows::ResidentBytes(kRows, 16));
+    EXPECT_EQ(budget.used(), GetParam() ? IntermediateRows::OnDiskBytes(kMatrixRows, 16, kChunk)
+                                        : IntermediateRows::ResidentBytes(kMatrixRows, 16));
     RoundTrip(rows, 16, 300, 0);
     RoundTrip(rows, 3, kChunk, 1);  // narrower, whole chunks
     RoundTrip(rows, 16, 7, 2);
@@ -77,7 +77,7 @@ TEST_P(IntermediateRowsTest, ReadsBackWhatWasWritten) {
 
 TEST_P(IntermediateRowsTest, AReadPassMayStopEarly) {
   MemoryBudget budget(uint64_t{64} << 20);
-  IntermediateRows rows(kRows, 4, kChunk, ScratchPath(), budget, "test rows");
+  IntermediateRows rows(kMatrixRows, 4, kChunk, ScratchPath(), budget, "test rows");
   RoundTrip(rows, 4, 500, 0);
   rows.BeginRead();
   EXPECT_EQ(rows.Read(0, 10)(9, 3), Value(9, 3, 0));
@@ -87,7 +87,7 @@ TEST_P(IntermediateRowsTest, AReadPassMayStopEarly) {
 
 TEST_P(IntermediateRowsTest, PiecesOutOfOrderAreInternalErrors) {
   MemoryBudget budget(uint64_t{64} << 20);
-  IntermediateRows rows(kRows, 4, kChunk, ScratchPath(), budget, "test rows");
+  IntermediateRows rows(kMatrixRows, 4, kChunk, ScratchPath(), budget, "test rows");
   EXPECT_THROW(rows.BeginRead(), Error);   // nothing written yet
   EXPECT_THROW(rows.Write(0, 10), Error);  // outside a pass
   RoundTrip(rows, 4, 500, 0);
@@ -109,14 +109,14 @@ INSTANTIATE_TEST_SUITE_P(Placement, IntermediateRowsTest, ::testing::Values(fals
 TEST(IntermediateRows, Float16OnDiskRoundsEachValueOnce) {
   ScratchDir scratch;
   MemoryBudget budget(uint64_t{64} << 20);
-  constexpr uint64_t kRows = 5000;  // chunks of 2048, 2048 and 904 rows
+  constexpr uint64_t kMatrixRows = 5000;  // chunks of 2048, 2048 and 904 rows
   for (size_t width : {7, 16}) {
-    IntermediateRows rows(kRows, width, 2048, scratch.path(), budget, "test rows",
+    IntermediateRows rows(kMatrixRows, width, 2048, scratch.path(), budget, "test rows",
                           /*half_on_disk=*/true);
     auto value = [](uint64_t i, size_t j) { return 0.001f * static_cast<float>(i * 31 + j) - 70; };
     rows.BeginWrite(width);
-    for (uint64_t begin = 0, end; begin < kRows; begin = end) {
-      end = std::min({kRows, begin + 500, (begin / 2048 + 1) * 2048});
+    for (uint64_t begin = 0, end; begin < kMatrixRows; begin = end) {
+      end = std::min({kMatrixRows, begin + 500, (begin / 2048 + 1) * 2048});
       MatrixSpan<float> out = rows.Write(begin, end);
       for (uint64_t i = begin; i < end; ++i) {
         for (size_t j = 0; j < width; ++j) out(i - begin, j) = value(i, j);
@@ -127,8 +127,8 @@ TEST(IntermediateRows, Float16OnDiskRoundsEachValueOnce) {
     EXPECT_EQ(rows.stats().bytes_written, 2 * units(2048 * width * 2) + units(904 * width * 2));
     for (int pass = 0; pass < 2; ++pass) {
       rows.BeginRead();
-      for (uint64_t begin = 0, end; begin < kRows; begin = end) {
-        end = std::min({kRows, begin + 700, (begin / 2048 + 1) * 2048});
+      for (uint64_t begin = 0, end; begin < kMatrixRows; begin = end) {
+        end = std::min({kMatrixRows, begin + 700, (begin / 2048 + 1) * 2048});
         MatrixSpan<float> in = rows.Read(begin, end);
         for (uint64_t i = begin; i < end; ++i) {
           for (size_t j = 0; j < width; ++j) {
@@ -146,7 +146,7 @@ TEST(IntermediateRows, AMissingScratchDirectoryIsOneInputError) {
   ScratchDir scratch;
   const std::string missing = scratch / "no-such-dir";
   try {
-    IntermediateRows rows(kRows, 4, kChunk, missing, budget, "test rows");
+    IntermediateRows rows(kMatrixRows, 4, kChunk, missing, budget, "test rows");
     FAIL() << "made a scratch file in a missing directory";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), Error::Kind::kInput) << e.what();
@@ -160,7 +160,7 @@ TEST(IntermediateRows, AMissingScratchDirectoryIsOneInputError) {
 TEST(IntermediateRows, RefusedSpaceAndWritesAreOneClearError) {
   MemoryBudget budget(uint64_t{64} << 20);
   ScratchDir scratch;
-  IntermediateRows made_before(kRows, 16, kChunk, scratch.path(), budget, "test rows");
+  IntermediateRows made_before(kMatrixRows, 16, kChunk, scratch.path(), budget, "test rows");
   rlimit saved{};
   ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
   const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
@@ -169,14 +169,14 @@ TEST(IntermediateRows, RefusedSpaceAndWritesAreOneClearError) {
   ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
   std::string reserve_error, write_error;
   try {
-    IntermediateRows rows(kRows, 16, kChunk, scratch.path(), budget, "test rows");
+    IntermediateRows rows(kMatrixRows, 16, kChunk, scratch.path(), budget, "test rows");
   } catch (const Error& e) {
     reserve_error = e.what();
   }
   try {
     made_before.BeginWrite(16);
-    for (uint64_t begin = 0; begin < kRows; begin += kChunk) {
-      made_before.Write(begin, std::min(kRows, begin + kChunk));
+    for (uint64_t begin = 0; begin < kMatrixRows; begin += kChunk) {
+      made_before.Write(begin, std::min(kMatrixRows, begin + kChunk));
     }
     made_before.EndWrite();
   } catch (const Error& e) {

@@ -26,7 +26,7 @@ namespace {
 using Kind = IoEngineOptions::Kind;
 
 // 64 rows of 16 KiB: a 64 KiB buffer holds blocks of 4 rows.
-constexpr uint64_t kRows = 64;
+constexpr uint64_t kSourceRows = 64;
 constexpr uint64_t kRowBytes = 16 << 10;
 constexpr uint64_t kBufferBytes = 64 << 10;
 // Reads from row 40 on fail: 10 blocks (RoBW) or the prefix and 8 blocks (MaxMemory) come first.
@@ -43,10 +43,10 @@ class StreamedRowsFaultTest : public ::testing::TestWithParam<std::tuple<Kind, b
         GTEST_SKIP() << "io_uring unavailable here: " << why;
       }
     }
-    std::vector<uint32_t> words(kRows * kRowBytes / 4);
+    std::vector<uint32_t> words(kSourceRows * kRowBytes / 4);
     for (uint64_t i = 0; i < words.size(); ++i) words[i] = Word(i / (kRowBytes / 4), i);
     std::ofstream(path_, std::ios::binary)
-        .write(reinterpret_cast<const char*>(words.data()), kRows * kRowBytes);
+        .write(reinterpret_cast<const char*>(words.data()), kSourceRows * kRowBytes);
   }
 
   Kind kind() const { return std::get<0>(GetParam()); }
@@ -59,8 +59,8 @@ class StreamedRowsFaultTest : public ::testing::TestWithParam<std::tuple<Kind, b
     io.pread_threads = 2;
     io.fault_hook = std::move(hook);
     return std::make_unique<StreamedRows>(
-        std::vector{path_}, kRows, 1, [](uint64_t row) { return row * kRowBytes; }, kBufferBytes,
-        io, budget_, "test buffers", overlap() ? 0 : 8 * kRowBytes, overlap());
+        std::vector{path_}, kSourceRows, 1, [](uint64_t row) { return row * kRowBytes; },
+        kBufferBytes, io, budget_, "test buffers", overlap() ? 0 : 8 * kRowBytes, overlap());
   }
 
   // Runs a pass, checking every row handed over; returns the rows seen before it ended.
@@ -111,7 +111,7 @@ TEST_P(StreamedRowsFaultTest, AnEioEndsThePassWithOneErrorAndTheNextPassIsWhole)
                    "cannot read 65536 bytes at offset " + std::to_string(kFailRow * kRowBytes));
   // Nothing of the failed pass is left to be reaped by the next.
   failing = false;
-  EXPECT_EQ(Pass(*source), kRows);
+  EXPECT_EQ(Pass(*source), kSourceRows);
   const uint64_t used = budget_.used();
   source.reset();
   EXPECT_EQ(budget_.used(), 0u) << used;
@@ -123,7 +123,7 @@ TEST_P(StreamedRowsFaultTest, AReadEndingEarlyIsATruncatedFile) {
   auto halves = Make([](const ReadRequest& r, int result) {
     return result > 8192 && r.length == kBufferBytes ? result / 2 : result;
   });
-  EXPECT_EQ(Pass(*halves), kRows);
+  EXPECT_EQ(Pass(*halves), kSourceRows);
   auto ends = Make([](const ReadRequest& r, int result) {
     return r.offset >= kFailRow * kRowBytes ? 0 : result;
   });
@@ -144,7 +144,7 @@ TEST_P(StreamedRowsFaultTest, AThrowingCallerLeavesNoReadInFlight) {
     if (block.end > kFailRow) throw Error::Input("the caller gave up");
   }),
                Error);
-  EXPECT_EQ(Pass(*source), kRows);
+  EXPECT_EQ(Pass(*source), kSourceRows);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, StreamedRowsFaultTest,

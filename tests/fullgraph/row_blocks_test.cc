@@ -24,7 +24,7 @@ std::vector<uint64_t> RandomIndptr(uint64_t rows, uint64_t max_degree, uint32_t 
 TEST(RowBlocks, CoverEveryRowOnceInWholeGroupsAndFitTheBuffer) {
   for (uint64_t group : {1, 7, 128}) {
     for (uint64_t buffer : {uint64_t{16} << 10, uint64_t{64} << 10, uint64_t{1} << 20}) {
-      SCOPED_TRACE(testing::Message() << "group " << group << ", buffer " << buffer);
+      SCOPED_TRACE(::testing::Message() << "group " << group << ", buffer " << buffer);
       const std::vector<uint64_t> indptr = RandomIndptr(5000, 40, 3);
       const RowOffset offset_of = [&](uint64_t r) { return indptr[r] * 4; };
       if (LargestGroupSpan(5000, group, offset_of) > buffer) continue;

@@ -26,11 +26,11 @@ namespace {
 
 constexpr uint64_t kBudgetBytes = uint64_t{128} << 20;
 constexpr uint64_t kNodes = 3000;
-constexpr uint64_t kDim = 8;
+constexpr uint64_t kFeatureDim = 8;
 const std::vector<int> kFanouts = {4, 4};
 
 // The value the fake store writes for column j of row `id`: exact in float32 for every id here.
-float FakeValue(uint64_t id, uint64_t j) { return static_cast<float>(id * kDim + j); }
+float FakeValue(uint64_t id, uint64_t j) { return static_cast<float>(id * kFeatureDim + j); }
 
 // A FeatureStore test double: rows filled with FakeValue in Wait (as if the read completed
 // then), with every call counted, the pins of each Pin call tracked until the Unpin with the
@@ -50,7 +50,7 @@ class FakeStore final : public FeatureStore {
       throw Error::Input("injected submit failure", "features.bin");
     }
     const Ticket ticket = submits_++;
-    EXPECT_EQ(out.size(), ids.size() * kDim);
+    EXPECT_EQ(out.size(), ids.size() * kFeatureDim);
     pending_.emplace(ticket, Gather{ids, out});
     max_pending_ = std::max<uint64_t>(max_pending_, pending_.size());
     stats_.rows_requested += ids.size();
@@ -66,7 +66,8 @@ class FakeStore final : public FeatureStore {
     pending_.erase(it);
     if (waits_++ == fail_wait_at_) throw Error::Input("injected read failure", "features.bin");
     for (size_t i = 0; i < gather.ids.size(); ++i) {
-      for (uint64_t j = 0; j < kDim; ++j) gather.out[i * kDim + j] = FakeValue(gather.ids[i], j);
+      for (uint64_t j = 0; j < kFeatureDim; ++j)
+        gather.out[i * kFeatureDim + j] = FakeValue(gather.ids[i], j);
     }
   }
 
@@ -91,7 +92,7 @@ class FakeStore final : public FeatureStore {
   }
 
   uint64_t num_rows() const override { return kNodes; }
-  uint64_t dim() const override { return kDim; }
+  uint64_t dim() const override { return kFeatureDim; }
   std::string_view name() const override { return "fake"; }
   FeatureStoreStats stats() const override {
     std::lock_guard lock(mutex_);
@@ -143,7 +144,7 @@ std::vector<float> Features(const ReadyBatch& ready) {
 std::vector<float> FakeFeatures(const std::vector<uint64_t>& ids) {
   std::vector<float> out;
   for (uint64_t id : ids) {
-    for (uint64_t j = 0; j < kDim; ++j) out.push_back(FakeValue(id, j));
+    for (uint64_t j = 0; j < kFeatureDim; ++j) out.push_back(FakeValue(id, j));
   }
   return out;
 }
@@ -174,7 +175,7 @@ class BatchPipelineTest : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new testing::ScratchDir();
     budget_ = new MemoryBudget(kBudgetBytes);
-    GenerateOptions o = testing::SmallGraph(*dir_ / "g", kNodes, kDim, 3, 6, 11);
+    GenerateOptions o = testing::SmallGraph(*dir_ / "g", kNodes, kFeatureDim, 3, 6, 11);
     o.train_ratio = 0.5;
     GenerateDataset(o);
     dataset_ = new Dataset(Dataset::Open(*dir_ / "g"));
@@ -205,8 +206,8 @@ class BatchPipelineTest : public ::testing::Test {
       ExpectSameBatch(ready.batch, sampler_->Sample(epoch, first + i));
       const std::vector<uint64_t>& ids = ready.batch.input_nodes();
       ASSERT_EQ(ready.rows, ids.size());
-      ASSERT_EQ(ready.features.size(), ids.size() * kDim);
-      std::vector<float> expected(ids.size() * kDim);
+      ASSERT_EQ(ready.features.size(), ids.size() * kFeatureDim);
+      std::vector<float> expected(ids.size() * kFeatureDim);
       store_->Gather(ids, expected);
       ASSERT_EQ(Features(ready), expected);
     }
@@ -336,7 +337,7 @@ TEST_F(BatchPipelineTest, ChargesEveryBatchMatrixToTheBudget) {
   {
     BatchPipeline pipeline(*sampler_, *store_, options, budget);
     while (std::optional<ReadyBatch> ready = pipeline.Next()) {
-      ASSERT_EQ(ready->features.size(), ready->rows * kDim);
+      ASSERT_EQ(ready->features.size(), ready->rows * kFeatureDim);
       held.push_back(std::move(*ready));
       ASSERT_GE(budget.used(), FeatureBytes(held));
     }

@@ -22,7 +22,7 @@
 namespace strata {
 namespace {
 
-constexpr uint32_t kParts = 4;
+constexpr uint32_t kLayoutParts = 4;
 
 // Input ids, not sorted: the writer orders the hubs by their new ids.
 constexpr uint64_t kHubs[] = {2999, 0, 1234};
@@ -31,7 +31,7 @@ class PartitionedLayoutWriterTest : public GeneratedInputTest {
  protected:
   PartitionedLayoutWriterTest()
       : budget_(64 << 20),
-        partitioning_{kParts, ChargedArray<uint32_t>(budget_, kNodes, "test partitioning")} {
+        partitioning_{kLayoutParts, ChargedArray<uint32_t>(budget_, kNodes, "test partitioning")} {
     // Partitions 0, 1 and 3, interleaved in the input's order; partition 2 stays empty.
     for (uint64_t v = 0; v < kNodes; ++v) {
       const uint32_t r = (v * 5 + v / 7) % 3;
@@ -49,7 +49,7 @@ class PartitionedLayoutWriterTest : public GeneratedInputTest {
                            nullptr);
     PartitionMeta meta;
     meta.method = "random";
-    meta.parts = kParts;
+    meta.parts = kLayoutParts;
     meta.hubs = std::size(kHubs);
     writer.meta().partition = meta;
     writer.Publish();
@@ -59,7 +59,7 @@ class PartitionedLayoutWriterTest : public GeneratedInputTest {
   // The input ids in new-id order: partition by partition, ascending inside each.
   std::vector<uint64_t> ExpectedInputIds() const {
     std::vector<uint64_t> ids;
-    for (uint32_t p = 0; p < kParts; ++p) {
+    for (uint32_t p = 0; p < kLayoutParts; ++p) {
       for (uint64_t v = 0; v < kNodes; ++v) {
         if (partitioning_.part_of[v] == p) ids.push_back(v);
       }
@@ -84,7 +84,7 @@ TEST_F(PartitionedLayoutWriterTest, NumbersNodesByPartitionThenByInputId) {
   out.Verify();
   EXPECT_EQ(out.meta().minor_version, kDatasetFormatMinorVersion);
   EXPECT_EQ(ReadNodeIds(out, kPartitionOriginalIdsFile), ExpectedInputIds());
-  uint64_t sizes[kParts] = {};
+  uint64_t sizes[kLayoutParts] = {};
   for (uint64_t v = 0; v < kNodes; ++v) ++sizes[partitioning_.part_of[v]];
   ASSERT_EQ(sizes[2], 0u);
   EXPECT_EQ(ReadU64s(out, kPartitionOffsetsFile),

@@ -35,7 +35,7 @@ std::string ExtractToString(const ZipArchive& archive, const std::string& name,
 
 // Writes `zip` and expects opening it, or extracting every member, to fail with an input
 // error that names the archive and contains `expected`.
-void ExpectRefused(const std::string& zip, const std::string& expected) {
+void ExpectArchiveRefused(const std::string& zip, const std::string& expected) {
   ScratchDir dir;
   WriteTextFile(dir / "a.zip", zip);
   try {
@@ -99,10 +99,10 @@ TEST(ZipArchive, FindsTheEndRecordBehindAComment) {
 }
 
 TEST(ZipArchive, RefusesFilesWithoutAnEndRecord) {
-  ExpectRefused("", "not a ZIP archive");
-  ExpectRefused(std::string(5000, 'x'), "no end of central directory record");
+  ExpectArchiveRefused("", "not a ZIP archive");
+  ExpectArchiveRefused(std::string(5000, 'x'), "no end of central directory record");
   const std::string zip = BuildZip({{.name = "a", .data = LongText(2000)}});
-  ExpectRefused(zip.substr(0, zip.size() - 10), "no end of central directory record");
+  ExpectArchiveRefused(zip.substr(0, zip.size() - 10), "no end of central directory record");
 }
 
 TEST(ZipArchive, RefusesTruncatedMemberData) {
@@ -116,38 +116,38 @@ TEST(ZipArchive, RefusesTruncatedMemberData) {
   for (int i = 0; i < 4; ++i) {
     cut[cut.size() - 6 + i] = static_cast<char>((directory_offset >> (8 * i)) & 0xff);
   }
-  ExpectRefused(cut, "truncated");
+  ExpectArchiveRefused(cut, "truncated");
 }
 
 TEST(ZipArchive, RefusesBadCrc) {
-  ExpectRefused(BuildZip({{.name = "a", .data = "hello", .crc_delta = 1}}), "bad CRC-32");
-  ExpectRefused(BuildZip({{.name = "a", .data = "hello", .deflate = false, .crc_delta = 1}}),
-                "bad CRC-32");
+  ExpectArchiveRefused(BuildZip({{.name = "a", .data = "hello", .crc_delta = 1}}), "bad CRC-32");
+  ExpectArchiveRefused(BuildZip({{.name = "a", .data = "hello", .deflate = false, .crc_delta = 1}}),
+                       "bad CRC-32");
 }
 
 TEST(ZipArchive, RefusesCorruptDeflateData) {
   const std::string text = LongText(4000);
   std::string reserved_block_type = "\xff\xff";
-  ExpectRefused(BuildZip({{.name = "a", .data = text, .body = reserved_block_type}}),
-                "corrupt DEFLATE data");
+  ExpectArchiveRefused(BuildZip({{.name = "a", .data = text, .body = reserved_block_type}}),
+                       "corrupt DEFLATE data");
   const std::string deflated = testing::RawDeflate(text);
-  ExpectRefused(BuildZip({{.name = "a", .data = text, .body = deflated.substr(0, 200)}}),
-                "truncated: the DEFLATE data ends before its final block");
+  ExpectArchiveRefused(BuildZip({{.name = "a", .data = text, .body = deflated.substr(0, 200)}}),
+                       "truncated: the DEFLATE data ends before its final block");
   // More output than the directory declares: stop at once rather than fill the disk.
-  ExpectRefused(BuildZip({{.name = "a", .data = text.substr(0, 100), .body = deflated}}),
-                "holds more than the 100 bytes");
+  ExpectArchiveRefused(BuildZip({{.name = "a", .data = text.substr(0, 100), .body = deflated}}),
+                       "holds more than the 100 bytes");
 }
 
 TEST(ZipArchive, RefusesEncryptedMembersAndOtherMethods) {
-  ExpectRefused(BuildZip({{.name = "a", .data = "x", .flags = 1}}), "encrypted");
-  ExpectRefused(BuildZip({{.name = "a", .data = "x", .deflate = false, .method = 12}}),
-                "compression method 12 is not supported");
+  ExpectArchiveRefused(BuildZip({{.name = "a", .data = "x", .flags = 1}}), "encrypted");
+  ExpectArchiveRefused(BuildZip({{.name = "a", .data = "x", .deflate = false, .method = 12}}),
+                       "compression method 12 is not supported");
 }
 
 TEST(ZipArchive, RefusesMultiDiskArchives) {
   std::string zip = BuildZip({{.name = "a", .data = "x"}});
   zip[zip.size() - 18] = 1;  // number of this disk
-  ExpectRefused(zip, "multi-disk");
+  ExpectArchiveRefused(zip, "multi-disk");
 }
 
 TEST(ZipArchive, RefusesSaturatedFieldsWithoutZip64Extra) {
@@ -155,7 +155,7 @@ TEST(ZipArchive, RefusesSaturatedFieldsWithoutZip64Extra) {
   // The central entry's uncompressed size (46-byte header at the directory's start + 24).
   const size_t directory = 30 + 1 + 1;
   for (int i = 0; i < 4; ++i) zip[directory + 24 + i] = static_cast<char>(0xff);
-  ExpectRefused(zip, "needs a zip64 extra field");
+  ExpectArchiveRefused(zip, "needs a zip64 extra field");
 }
 
 TEST(ZipArchive, HasZipMagic) {
