@@ -38,6 +38,8 @@ constexpr EpochField kFields[] = {
      [](const R& r) -> EpochValue { return r.disk_bytes; }},
     {"disk_reads", "read requests of the feature store and the full graph's streams", Group::kEvery,
      Unit::kCount, false, "", [](const R& r) -> EpochValue { return r.disk_reads; }},
+    {"disk_rate_bytes_per_s", "disk_bytes / time_s", Group::kEvery, Unit::kPerSecond, false, "",
+     [](const R& r) -> EpochValue { return Ratio(r.disk_bytes, r.time_s); }},
     {"hit_rate", "share of distinct requested rows the hot or dynamic cache tier held",
      Group::kEvery, Unit::kFraction, false, "hit rate",
      [](const R& r) -> EpochValue { return r.hit_rate; }},
