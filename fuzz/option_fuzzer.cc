@@ -5,6 +5,7 @@
 
 #include "cli/option_parsers.h"
 #include "fuzz_support.h"
+#include "strata/memory_budget.h"
 
 namespace strata {
 
@@ -18,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // An empty --memory-budget means the default, a quarter of memory, which is no parse.
   if (text.empty()) return 0;
   fuzz::AcceptInputErrors([&] {
-    uint64_t bytes = cli::MemoryBudgetFromOption(text);
+    uint64_t bytes = MemoryBudgetFromOption(text);
     fuzz::Check(bytes >= 1 && bytes <= (uint64_t{1} << 62), "a budget outside [1, 2^62]");
   });
   return 0;

@@ -1,5 +1,6 @@
 #include "common/float16.h"
 
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include <cstring>
@@ -121,8 +122,14 @@ __attribute__((target("avx,f16c"))) void FloatsToHalvesF16c(std::span<const floa
   for (; i < in.size(); ++i) out[i] = FloatToHalf(in[i]);
 }
 
+// F16C from CPUID itself: clang's __builtin_cpu_supports does not know "f16c". "avx" also
+// checks that the OS saves the YMM registers.
 bool HasF16c() {
-  static const bool has = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+  static const bool has = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0 &&
+           __builtin_cpu_supports("avx");
+  }();
   return has;
 }
 

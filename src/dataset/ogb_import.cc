@@ -128,7 +128,9 @@ void ReadFeatureCsv(const std::string& path, uint64_t num_nodes, FeatureDtype dt
 // A label as OGB stores it, a float (NaN: unlabeled), as Strata's class id or -1.
 int64_t LabelOf(float value, const std::string& path, const std::string& where) {
   if (std::isnan(value)) return -1;
-  if (!(value >= 0 && value <= INT32_MAX) || value != std::floor(value)) {
+  // 2^31 is exact as a float, where INT32_MAX rounds up to it and would let 2^31 through.
+  constexpr float kClassLimit = 2147483648.0f;
+  if (!(value >= 0 && value < kClassLimit) || value != std::floor(value)) {
     throw Error::Input(
         fmt::format("label {} is not a class id (an integer >= 0, or nan for unlabeled)", value),
         path, where);
