@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Test accuracy of GraphSAGE with ordinary neighbour sampling against multistage training on
 # GAP + hub and random partitions and large-batch sampling (LBS), mean ± std over seeds, on a
-# dataset imported from .npy (e.g. ../shared/datasets/cora). Prints one JSON line per
+# dataset imported from .npy (e.g. datasets/cora.npz). Prints one JSON line per
 # configuration.
 #   [HUBS=0.05] bench/multistage_accuracy.sh NPY_DIR [PARTS] [MACRO_BATCH] [SEEDS] [LBS_MACRO_BATCH]
 set -euo pipefail

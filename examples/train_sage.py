@@ -4,7 +4,7 @@
     examples/train_sage.py DATASET [--seed S] [--epochs E] [--feature-store direct|memory|mmap]
                            [--memory-budget B] [--fanouts 10,10] [--batch-size N]
 
-The defaults reproduce GraphSAGE's accuracy on Cora (`strata import --npy shared/datasets/cora`).
+The defaults reproduce GraphSAGE's accuracy on Cora (`strata import data/cora --npy datasets/cora.npz`).
 Progress goes to stderr; the last stdout line is one JSON object with test_acc, val_acc,
 epoch_time_s (one per epoch), train_loss and the loader's counters. No DGL or PyG: a layer is
 a few lines of torch over the blocks the loader hands out.

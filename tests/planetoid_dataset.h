@@ -1,26 +1,49 @@
-// The Planetoid datasets of shared/datasets (Cora, Citeseer) imported once per test binary
-// run, for the tests that train on real data.
+// The Planetoid datasets (Cora, Citeseer) the repository carries as datasets/<name>.npz
+// (datasets/README.md), for the tests that train on or import real data: the archive, its
+// arrays as a directory of .npy files, and the dataset imported from it, each made once per
+// test binary run.
 #pragma once
 
 #include <filesystem>
 #include <string>
 
+#include "storage/zip_archive.h"
 #include "strata/import.h"
 #include "test_util.h"
 
 namespace strata::testing {
 
-// The imported dataset's directory, or "" when shared/datasets/<name> is missing.
+inline std::string PlanetoidArchive(const std::string& name) {
+  return std::string(STRATA_SOURCE_DIR) + "/datasets/" + name + ".npz";
+}
+
+// A scratch directory that lives for the whole run.
+inline const ScratchDir& PlanetoidScratch() {
+  static const ScratchDir* dir = new ScratchDir();
+  return *dir;
+}
+
+// The archive's members (edge_index.npy, features.npy, ...) extracted into one directory.
+inline std::string PlanetoidArrays(const std::string& name) {
+  const std::string out = PlanetoidScratch() / (name + "-arrays");
+  if (!std::filesystem::exists(out)) {
+    const ZipArchive archive(PlanetoidArchive(name));
+    std::filesystem::create_directories(out);
+    for (const ZipMember& member : archive.members()) {
+      archive.Extract(member, out + "/" + member.name);
+    }
+  }
+  return out;
+}
+
+// The dataset imported from the archive.
 inline std::string PlanetoidDataset(const std::string& name) {
-  static ScratchDir* dir = new ScratchDir();  // lives for the whole run
-  const std::string source = std::string(STRATA_SHARED_DATASETS) + "/" + name;
-  const std::string out = *dir / name;
-  if (!std::filesystem::exists(source)) return "";
+  const std::string out = PlanetoidScratch() / name;
   if (!std::filesystem::exists(out)) {
     ImportOptions o;
     o.out = out;
     o.memory_budget_bytes = uint64_t{256} << 20;
-    ImportNpyDirectory(source, o);
+    ImportNpyDirectory(PlanetoidArchive(name), o);
   }
   return out;
 }

@@ -26,7 +26,10 @@ struct ImportOptions {
 // Reads DIR/edge_index.npy ([2, E] integers, row 0 sources, row 1 destinations) and
 // DIR/features.npy ([N, D] floats) or, when there is none, DIR/features.npz (a SciPy sparse
 // [N, D] CSR or CSC matrix, stored as sparse features), and when present DIR/labels.npy ([N]
-// integers, -1 for unlabeled) and DIR/{train,val,test}_idx.npy.
+// integers, -1 for unlabeled) and DIR/{train,val,test}_idx.npy. `npy_dir` may instead be an
+// .npz archive holding the same arrays as members (numpy.savez or savez_compressed with those
+// names; features dense): the dataset is the one the directory of its members gives, file for
+// file.
 DatasetMeta ImportNpyDirectory(const std::string& npy_dir, const ImportOptions& options);
 
 struct EdgeListSources {

@@ -1,5 +1,5 @@
 """Shared fixtures of the Python package's tests: datasets built once per session, and the
-paths CTest passes in (STRATA_BINARY, STRATA_SHARED_DATASETS, STRATA_SOURCE_DIR)."""
+paths CTest passes in (STRATA_BINARY, STRATA_SOURCE_DIR)."""
 
 import os
 import pathlib
@@ -11,8 +11,6 @@ import strata
 
 SOURCE_DIR = pathlib.Path(os.environ.get("STRATA_SOURCE_DIR",
                                          pathlib.Path(__file__).resolve().parents[2]))
-SHARED_DATASETS = pathlib.Path(os.environ.get("STRATA_SHARED_DATASETS",
-                                              SOURCE_DIR.parent / "shared" / "datasets"))
 
 
 @pytest.fixture(scope="session")
@@ -25,9 +23,8 @@ def small(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def cora(tmp_path_factory):
-    source = SHARED_DATASETS / "cora"
-    if not source.exists():
-        pytest.fail(f"the Cora arrays are missing: {source}")
+    """Cora as the repository carries it (datasets/cora.npz), imported."""
+    source = SOURCE_DIR / "datasets" / "cora.npz"
     out = tmp_path_factory.mktemp("cora") / "cora"
     return strata.import_npy(str(source), str(out), memory_budget="256M")
 

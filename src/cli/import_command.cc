@@ -27,7 +27,8 @@ Runner AddImportCommand(CLI::App& app) {
   cmd->add_option("OUT", o.out, "dataset directory to create")->required();
   auto* npy = cmd->add_option("--npy", args->npy_dir,
                               "directory with edge_index.npy, features.npy (or a sparse "
-                              "features.npz), labels.npy, {train,val,test}_idx.npy");
+                              "features.npz), labels.npy, {train,val,test}_idx.npy; or an .npz "
+                              "archive of those arrays");
   auto* edges = cmd->add_option("--edge-list", args->edge_list.edge_list,
                                 "text file, two node ids per line, '#' comments");
   auto* ogb = cmd->add_option("--ogb", args->ogb_dir,

@@ -29,20 +29,67 @@ std::optional<NpyReader> OpenIfExists(const std::string& path) {
   return NpyReader(path);
 }
 
-// Splits named like the .npy layout: DIR/{train,val,test}_idx.npy, each optional.
-void ImportSplits(const std::string& dir, bool require_one, uint64_t num_nodes,
-                  MemoryBudget& budget, DatasetWriter& writer) {
+// The arrays of an --npy import by name ("edge_index", "labels", ...): DIR/NAME.npy, or the
+// member NAME.npy of an .npz archive (numpy.savez), extracted into the writer's spill directory
+// when opened and named "ARCHIVE:NAME.npy" in errors.
+class NpyArrays {
+ public:
+  // Throws an input error naming `source` when it is neither a directory nor an .npz.
+  static void CheckSource(const std::string& source) {
+    if (std::filesystem::is_directory(source)) return;
+    if (!std::filesystem::is_regular_file(source) || !HasZipMagic(source)) {
+      throw Error::Input("--npy expects a directory of .npy files or an .npz archive of them",
+                         source);
+    }
+  }
+
+  NpyArrays(const std::string& source, const DatasetWriter& writer)
+      : source_(source), spill_dir_(writer.spill_dir()) {
+    CheckSource(source);
+    if (!std::filesystem::is_directory(source)) archive_.emplace(source);
+  }
+
+  bool archive() const { return archive_.has_value(); }
+  std::string PathOf(std::string_view name) const {
+    return fmt::format("{}/{}.npy", source_, name);
+  }
+
+  std::optional<NpyReader> Open(std::string_view name) const {
+    if (!archive_) return OpenIfExists(PathOf(name));
+    const std::string file = fmt::format("{}.npy", name);
+    const ZipMember* member = archive_->Find(file);
+    if (member == nullptr) return std::nullopt;
+    return ExtractNpyMember(*archive_, *member, spill_dir_ + "/npy-" + file);
+  }
+
+  NpyReader Require(std::string_view name) const {
+    if (!archive_) return NpyReader(PathOf(name));
+    std::optional<NpyReader> reader = Open(name);
+    if (!reader) throw Error::Input(fmt::format("has no member {}.npy", name), source_);
+    return std::move(*reader);
+  }
+
+ private:
+  std::string source_;
+  std::string spill_dir_;
+  std::optional<ZipArchive> archive_;
+};
+
+// Splits named like the .npy layout, {train,val,test}_idx.npy, each optional; `arrays` null
+// when there is no split at all.
+void ImportSplits(const NpyArrays* arrays, bool require_one, const std::string& where,
+                  uint64_t num_nodes, MemoryBudget& budget, DatasetWriter& writer) {
   bool any = false;
   for (Split split : kAllSplits) {
     std::optional<NpyReader> ids;
-    if (!dir.empty()) ids = OpenIfExists(fmt::format("{}/{}_idx.npy", dir, SplitName(split)));
+    if (arrays) ids = arrays->Open(fmt::format("{}_idx", SplitName(split)));
     any |= ids.has_value();
     if (ids) CheckSplitShape(*ids);
     const std::optional<IntColumn> column = ids ? std::optional(NpyColumn(*ids)) : std::nullopt;
     ImportSplit(split, column ? &*column : nullptr, num_nodes, budget, writer);
   }
   if (require_one && !any) {
-    throw Error::Input("no train_idx.npy, val_idx.npy or test_idx.npy found", dir);
+    throw Error::Input("no train_idx.npy, val_idx.npy or test_idx.npy found", where);
   }
 }
 
@@ -89,22 +136,27 @@ struct NeedsWideIds {};
 
 DatasetMeta ImportNpyDirectory(const std::string& npy_dir, const ImportOptions& o) {
   CheckImportOptions(o);
-  if (!std::filesystem::is_directory(npy_dir)) {
-    throw Error::Input("--npy expects a directory of .npy files", npy_dir);
-  }
+  NpyArrays::CheckSource(npy_dir);
   MemoryBudget budget(o.memory_budget_bytes);
   // Made before the inputs are opened: an .npz is extracted into its staging directory.
   DatasetWriter writer(o.out, o.replace_existing);
-  NpyReader edges(npy_dir + "/edge_index.npy");
-  // A sparse features.npz stands in for an absent features.npy.
-  std::string features_path = npy_dir + "/features.npy";
-  if (!std::filesystem::exists(features_path) &&
-      std::filesystem::exists(npy_dir + "/features.npz")) {
-    features_path = npy_dir + "/features.npz";
+  const NpyArrays arrays(npy_dir, writer);
+  NpyReader edges = arrays.Require("edge_index");
+  FeatureInput features;
+  if (arrays.archive()) {
+    features.dense.emplace(arrays.Require("features"));
+    CheckFeatureShape(*features.dense);
+  } else {
+    // A sparse features.npz stands in for an absent features.npy.
+    std::string features_path = npy_dir + "/features.npy";
+    if (!std::filesystem::exists(features_path) &&
+        std::filesystem::exists(npy_dir + "/features.npz")) {
+      features_path = npy_dir + "/features.npz";
+    }
+    features = OpenFeatures(features_path, o, writer);
   }
-  const FeatureInput features = OpenFeatures(features_path, o, writer);
   const uint64_t num_nodes = features.rows();
-  std::optional<NpyReader> labels = OpenIfExists(npy_dir + "/labels.npy");
+  std::optional<NpyReader> labels = arrays.Open("labels");
   if (labels) CheckLabelShape(*labels, num_nodes);
 
   auto progress = MakeImportProgress(o);
@@ -123,7 +175,7 @@ DatasetMeta ImportNpyDirectory(const std::string& npy_dir, const ImportOptions& 
   } else {
     WriteNoLabels(num_nodes, writer);
   }
-  ImportSplits(npy_dir, /*require_one=*/false, num_nodes, budget, writer);
+  ImportSplits(&arrays, /*require_one=*/false, npy_dir, num_nodes, budget, writer);
   writer.Publish();
   return writer.meta();
 }
@@ -149,6 +201,8 @@ DatasetMeta ImportEdgeList(const EdgeListSources& sources, const ImportOptions& 
     throw Error::Input("--split expects a directory with train_idx.npy, val_idx.npy, test_idx.npy",
                        sources.split_dir);
   }
+  std::optional<NpyArrays> split;
+  if (!sources.split_dir.empty()) split.emplace(sources.split_dir, writer);
 
   auto progress = MakeImportProgress(o);
   uint64_t num_nodes = known_nodes.value_or(0);
@@ -193,7 +247,8 @@ DatasetMeta ImportEdgeList(const EdgeListSources& sources, const ImportOptions& 
   } else {
     WriteNoLabels(num_nodes, writer);
   }
-  ImportSplits(sources.split_dir, !sources.split_dir.empty(), num_nodes, budget, writer);
+  ImportSplits(split ? &*split : nullptr, split.has_value(), sources.split_dir, num_nodes, budget,
+               writer);
   writer.Publish();
   return writer.meta();
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli_test_helpers.h"
+#include "planetoid_dataset.h"
 #include "storage/zip_builder.h"
 #include "strata/npy.h"
 #include "test_util.h"
@@ -30,8 +31,9 @@ using testing::ScratchDir;
 using testing::WriteTextFile;
 namespace fs = std::filesystem;
 
-const std::string kCora = STRATA_SHARED_DATASETS "/cora";
-const std::string kCiteseer = STRATA_SHARED_DATASETS "/citeseer";
+// The repository's Planetoid arrays as directories of .npy files (tests/planetoid_dataset.h).
+std::string Cora() { return testing::PlanetoidArrays("cora"); }
+std::string Citeseer() { return testing::PlanetoidArrays("citeseer"); }
 
 EdgeArrays ReadEdgeIndex(const std::string& path) {
   NpyReader reader(path);
@@ -56,9 +58,8 @@ void ImportOrFail(const std::vector<std::string>& args) {
 }
 
 TEST(ImportCli, ImportsCora) {
-  if (!fs::exists(kCora + "/edge_index.npy")) GTEST_SKIP() << "no " << kCora;
   ScratchDir s;
-  ImportOrFail({"import", s / "cora", "--npy", kCora});
+  ImportOrFail({"import", s / "cora", "--npy", Cora()});
   ExpectOnlyEntries(s.path(), {"cora"});
   DatasetMeta meta = Dataset::Open(s / "cora").meta();
   EXPECT_EQ(meta.num_nodes, 2708u);
@@ -73,10 +74,10 @@ TEST(ImportCli, ImportsCora) {
   Dataset::Open(s / "cora").Verify();
 
   ExpectCscEquals(ReadCsc(s / "cora"),
-                  ReferenceCsc(2708, ReadEdgeIndex(kCora + "/edge_index.npy"), false, false));
+                  ReferenceCsc(2708, ReadEdgeIndex(Cora() + "/edge_index.npy"), false, false));
 
   // Labels and splits are the inputs' values.
-  NpyReader labels(kCora + "/labels.npy");
+  NpyReader labels(Cora() + "/labels.npy");
   std::vector<int64_t> expected_labels(labels.num_elements());
   labels.ReadInt64(0, expected_labels);
   std::vector<int32_t> stored_labels = ReadArrayFile<int32_t>(s / "cora/labels.bin");
@@ -84,7 +85,7 @@ TEST(ImportCli, ImportsCora) {
   for (size_t i = 0; i < stored_labels.size(); ++i) {
     ASSERT_EQ(stored_labels[i], expected_labels[i]) << "node " << i;
   }
-  NpyReader train(kCora + "/train_idx.npy");
+  NpyReader train(Cora() + "/train_idx.npy");
   std::vector<int64_t> expected_train(train.num_elements());
   train.ReadInt64(0, expected_train);
   std::vector<uint32_t> stored_train = ReadArrayFile<uint32_t>(s / "cora/split/train.bin");
@@ -92,7 +93,7 @@ TEST(ImportCli, ImportsCora) {
   for (size_t i = 0; i < stored_train.size(); ++i) EXPECT_EQ(stored_train[i], expected_train[i]);
 
   // Feature row i sits at i * row_stride_bytes and holds the input's row exactly.
-  NpyReader features(kCora + "/features.npy");
+  NpyReader features(Cora() + "/features.npy");
   std::string bytes = ReadFileBytes(s / "cora/features.bin");
   EXPECT_EQ(meta.row_stride_bytes, 8192u);  // 5732 bytes rounded up to whole blocks
   ASSERT_EQ(bytes.size(), 2708 * meta.row_stride_bytes);
@@ -105,28 +106,25 @@ TEST(ImportCli, ImportsCora) {
 }
 
 TEST(ImportCli, ImportsCoraWithSelfLoops) {
-  if (!fs::exists(kCora + "/edge_index.npy")) GTEST_SKIP() << "no " << kCora;
   ScratchDir s;
-  ImportOrFail({"import", s / "cora", "--npy", kCora, "--self-loops"});
+  ImportOrFail({"import", s / "cora", "--npy", Cora(), "--self-loops"});
   DatasetMeta meta = Dataset::Open(s / "cora").meta();
   EXPECT_EQ(meta.num_edges, 10556u + 2708u);
   EXPECT_EQ(meta.in_degree.zero_count, 0u);
   ExpectCscEquals(ReadCsc(s / "cora"),
-                  ReferenceCsc(2708, ReadEdgeIndex(kCora + "/edge_index.npy"), false, true));
+                  ReferenceCsc(2708, ReadEdgeIndex(Cora() + "/edge_index.npy"), false, true));
 }
 
 TEST(ImportCli, KeepsParallelEdgesOfCoraWhenAsked) {
-  if (!fs::exists(kCora + "/edge_index.npy")) GTEST_SKIP() << "no " << kCora;
   ScratchDir s;
-  ImportOrFail({"import", s / "cora", "--npy", kCora, "--keep-parallel-edges"});
+  ImportOrFail({"import", s / "cora", "--npy", Cora(), "--keep-parallel-edges"});
   DatasetMeta meta = Dataset::Open(s / "cora").meta();
   EXPECT_EQ(meta.num_edges, 10858u);
 }
 
 TEST(ImportCli, ImportsCiteseerWithItsSelfLoops) {
-  if (!fs::exists(kCiteseer + "/edge_index.npy")) GTEST_SKIP() << "no " << kCiteseer;
   ScratchDir s;
-  ImportOrFail({"import", s / "citeseer", "--npy", kCiteseer});
+  ImportOrFail({"import", s / "citeseer", "--npy", Citeseer()});
   DatasetMeta meta = Dataset::Open(s / "citeseer").meta();
   EXPECT_EQ(meta.num_nodes, 3327u);
   EXPECT_EQ(meta.num_edges, 9228u);
@@ -135,14 +133,59 @@ TEST(ImportCli, ImportsCiteseerWithItsSelfLoops) {
   EXPECT_EQ(meta.train_size, 120u);
   EXPECT_EQ(meta.val_size, 500u);
   EXPECT_EQ(meta.test_size, 1000u);
-  EdgeArrays edges = ReadEdgeIndex(kCiteseer + "/edge_index.npy");
+  EdgeArrays edges = ReadEdgeIndex(Citeseer() + "/edge_index.npy");
   ExpectCscEquals(ReadCsc(s / "citeseer"), ReferenceCsc(3327, edges, false, false));
 
   // --self-loops adds the identity on top of the existing self loops, without duplicating them.
-  ImportOrFail({"import", s / "citeseer-loops", "--npy", kCiteseer, "--self-loops"});
+  ImportOrFail({"import", s / "citeseer-loops", "--npy", Citeseer(), "--self-loops"});
   Csc expected = ReferenceCsc(3327, edges, false, true);
   EXPECT_EQ(Dataset::Open(s / "citeseer-loops").meta().num_edges, expected.indices.size());
   ExpectCscEquals(ReadCsc(s / "citeseer-loops"), expected);
+}
+
+// Every file under `a` and `b` (paths relative to each) has the same bytes in the other.
+void ExpectSameFiles(const std::string& a, const std::string& b) {
+  std::set<std::string> names_a, names_b;
+  for (const auto& e : fs::recursive_directory_iterator(a)) {
+    if (e.is_regular_file()) names_a.insert(fs::relative(e.path(), a).string());
+  }
+  for (const auto& e : fs::recursive_directory_iterator(b)) {
+    if (e.is_regular_file()) names_b.insert(fs::relative(e.path(), b).string());
+  }
+  ASSERT_EQ(names_a, names_b);
+  for (const std::string& name : names_a) {
+    EXPECT_EQ(ReadFileBytes(a + "/" + name), ReadFileBytes(b + "/" + name)) << name;
+  }
+}
+
+TEST(ImportCli, AnNpzArchiveImportsAsTheDirectoryOfItsMembers) {
+  ScratchDir s;
+  for (const char* name : {"cora", "citeseer"}) {
+    SCOPED_TRACE(name);
+    const std::string from_archive = s / (std::string(name) + "-npz");
+    const std::string from_directory = s / (std::string(name) + "-npy");
+    ImportOrFail({"import", from_archive, "--npy", testing::PlanetoidArchive(name)});
+    ImportOrFail({"import", from_directory, "--npy", testing::PlanetoidArrays(name)});
+    ExpectSameFiles(from_archive, from_directory);
+  }
+}
+
+TEST(ImportCli, AnNpzArchiveWithoutEdgesIsRefusedNamingIt) {
+  ScratchDir s;
+  const std::string archive = s / "arrays.npz";
+  WriteTextFile(archive,
+                testing::BuildZip({{.name = "labels.npy",
+                                    .data = testing::Npy1d("<i8", std::vector<int64_t>{0, 1})}}));
+  CommandResult r = RunStrata({"import", s / "out", "--npy", archive});
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_NE(r.err.find("has no member edge_index.npy"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(archive), std::string::npos) << r.err;
+  ExpectOnlyEntries(s.path(), {"arrays.npz"});
+
+  WriteTextFile(s / "not-an-archive", "edge_index");
+  r = RunStrata({"import", s / "out", "--npy", s / "not-an-archive"});
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_NE(r.err.find("an .npz archive"), std::string::npos) << r.err;
 }
 
 TEST(ImportCli, SmallNpyDirectoryMatchesReference) {

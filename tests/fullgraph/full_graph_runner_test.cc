@@ -307,7 +307,6 @@ INSTANTIATE_TEST_SUITE_P(Features, FullGraphTest, ::testing::Values("dense", "sp
 // peaked at; the features then stream and the losses are those of the resident run.
 TEST(FullGraphCora, AQuarterOfTheMemoryGivesTheSameLosses) {
   const std::string cora = testing::PlanetoidDataset("cora");
-  if (cora.empty()) GTEST_SKIP() << "shared/datasets/cora not found";
   TrainOptions o;
   o.dataset = cora;
   o.full_graph = true;

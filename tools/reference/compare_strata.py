@@ -72,7 +72,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--strata", required=True)
     ap.add_argument("--fixtures", default=os.path.join(repo, "tests", "fixtures", "recipes"))
-    ap.add_argument("--shared", default=os.path.join(repo, "..", "shared", "datasets"))
+    ap.add_argument("--datasets", default=os.path.join(repo, "datasets"))
     ap.add_argument("--only", nargs="+", help="fixture names, e.g. cora-gcn")
     ap.add_argument("--variant", choices=["recipe", "defaults"], default="recipe")
     ap.add_argument("--seeds", type=int, help="default: the fixture's")
@@ -88,7 +88,7 @@ def main():
                 continue
             fixture = json.load(open(path))
             # "strata COMMAND OUT ARGS..."
-            command = fixture["dataset_command"].replace("{shared}", a.shared).split()
+            command = fixture["dataset_command"].replace("{datasets}", a.datasets).split()
             key = " ".join(command)
             if key not in built:
                 built[key] = os.path.join(tmp, f"data{len(built)}")

@@ -23,14 +23,14 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import train_reference as ref  # noqa: E402  (needs the path above)
 
-# How each dataset is made: `strata COMMAND OUT ARGS...`, with {shared} standing for the
-# shared datasets directory. A C++ test that compares against a fixture builds its dataset
+# How each dataset is made: `strata COMMAND OUT ARGS...`, with {datasets} standing for the
+# repository's datasets/ directory. A C++ test that compares against a fixture builds its dataset
 # from the same command line, so this table is the one place where it is written down.
 DATASETS = {
     # Cora with the papers' preprocessing: features divided by their row sums.
-    "cora": {"command": "import", "args": ["--npy", "{shared}/cora"], "row_normalize": True},
+    "cora": {"command": "import", "args": ["--npy", "{datasets}/cora.npz"], "row_normalize": True},
     # The same graph with the raw 0/1 bag-of-words features.
-    "cora-raw": {"command": "import", "args": ["--npy", "{shared}/cora"], "row_normalize": False},
+    "cora-raw": {"command": "import", "args": ["--npy", "{datasets}/cora.npz"], "row_normalize": False},
     # A generated SBM with raw bag-of-words features, as co-purchase graphs have them: 767
     # binary values per row, 40 of them ones, drawn from class-dependent word distributions.
     "binary": {"command": "generate",
@@ -69,8 +69,8 @@ def missing_options(strata, spec):
     return [a for a in spec["args"] if a.startswith("--") and a not in help_text]
 
 
-def build(strata, spec, shared, out):
-    args = [a.replace("{shared}", shared) for a in spec["args"]]
+def build(strata, spec, datasets, out):
+    args = [a.replace("{datasets}", datasets) for a in spec["args"]]
     subprocess.run([strata, spec["command"], out, *args], check=True, stdout=subprocess.DEVNULL)
 
 
@@ -109,8 +109,8 @@ def main():
     ap.add_argument("--out", required=True, help="directory for the fixtures")
     ap.add_argument("--seeds", type=int, help="default: the dataset's, else 5")
     ap.add_argument("--only", nargs="+", choices=sorted(DATASETS), help="datasets to record")
-    ap.add_argument("--shared", default=os.path.join(repo, "..", "shared", "datasets"),
-                    help="directory holding cora/ as .npy (default: ../shared/datasets)")
+    ap.add_argument("--datasets", default=os.path.join(repo, "datasets"),
+                    help="directory holding cora.npz (default: the repository's datasets/)")
     ap.add_argument("--models", nargs="+", choices=MODELS, default=MODELS, help="models to record")
     ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args()
@@ -128,7 +128,7 @@ def main():
             key = (spec["command"], *spec["args"])
             if key not in built:
                 built[key] = os.path.join(tmp, name)
-                build(a.strata, spec, a.shared, built[key])
+                build(a.strata, spec, a.datasets, built[key])
             seeds = range(a.seeds or spec.get("seeds", 5))
             for model in a.models:
                 start = time.time()
