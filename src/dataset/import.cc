@@ -43,9 +43,9 @@ class NpyArrays {
     }
   }
 
+  // `source` has passed CheckSource (or is a directory).
   NpyArrays(const std::string& source, const DatasetWriter& writer)
       : source_(source), spill_dir_(writer.spill_dir()) {
-    CheckSource(source);
     if (!std::filesystem::is_directory(source)) archive_.emplace(source);
   }
 

@@ -56,8 +56,9 @@ void CheckFullGraphOptions(const TrainOptions& o) {
   if (o.model.kind != ModelKind::kGcn) {
     throw Error::Input("--full-graph trains GCN only (--model gcn)");
   }
-  if (o.multistage.enabled())
+  if (o.multistage.enabled()) {
     throw Error::Input("--full-graph and --multistage exclude each other");
+  }
   if (o.max_batches > 0) throw Error::Input("--max-batches needs mini-batches, not --full-graph");
   if (o.full_graph_chunk_rows == 0 || o.full_graph_chunk_rows % 1024 != 0) {
     throw Error::Input("--full-graph-chunk-rows must be a positive multiple of 1024");
