@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """examples/train_sage.py, data-parallel: one process per rank, DistributedDataParallel over
-gloo, each rank's strata.NeighborLoader taking its share of every epoch's seeds.
+gloo (NCCL with --device cuda, rank r on GPU LOCAL_RANK), each rank's strata.NeighborLoader
+taking its share of every epoch's seeds.
 
     torchrun --nproc-per-node 2 examples/ddp_sage.py DATASET [train_sage.py's options]
     examples/ddp_sage.py --nproc 2 DATASET [...]   (starts the ranks itself, as torchrun does)
@@ -17,7 +18,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 
 import torch
 import torch.distributed as dist
@@ -46,7 +46,11 @@ def main():
     if known.nproc and "RANK" not in os.environ:
         sys.exit(launch(known.nproc, rest))
     args = train_sage.parse_args(rest)
-    dist.init_process_group("gloo")
+    on_gpu = torch.device(args.device).type == "cuda"
+    if on_gpu:
+        args.device = f"cuda:{os.environ.get('LOCAL_RANK', '0')}"
+        torch.cuda.set_device(args.device)
+    dist.init_process_group("nccl" if on_gpu else "gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
     # The machine's cores are shared between the ranks.
     torch.set_num_threads(args.threads or max(1, (os.cpu_count() or 1) // world))
@@ -55,17 +59,17 @@ def main():
     args.batch_size = max(1, args.batch_size // world)
     train = train_sage.loader_for(args, "train", fanouts, rank=rank, world_size=world)
     model = torch.nn.parallel.DistributedDataParallel(
-        train_sage.build_model(args, train.dataset, len(fanouts)))
+        train_sage.build_model(args, train.dataset, len(fanouts)),
+        device_ids=[torch.device(args.device).index] if on_gpu else None)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     epoch_times, losses = [], []
     for epoch in range(args.epochs):
-        start = time.perf_counter()
         train.set_epoch(epoch)
-        losses.append(train_sage.train_epoch(model, optimizer, train))
-        epoch_times.append(time.perf_counter() - start)
+        loss, seconds, feed = train_sage.timed_epoch(model, optimizer, train, args.device)
+        losses.append(loss)
+        epoch_times.append(seconds)
         if rank == 0:
-            print(f"epoch {epoch} loss {losses[-1]:.4f} time {epoch_times[-1]:.3f}s",
-                  file=sys.stderr)
+            print(train_sage.epoch_line(epoch, loss, seconds, feed), file=sys.stderr)
     if rank == 0:
         eval_fanouts = train_sage.fanout_list(args.eval_fanouts, len(fanouts))
         args.batch_size = 1024

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "strata/block.h"
@@ -26,6 +27,7 @@
 #include "strata/feature_store.h"
 #include "strata/memory_budget.h"
 #include "strata/neighbor_sampler.h"
+#include "strata/row_buffer.h"
 #include "strata/train.h"
 
 namespace strata {
@@ -46,13 +48,20 @@ struct LoaderOptions {
   // The consumer's hidden width: the direct store's cache is sized around the batches in
   // flight and about four times their features again in activations (minibatch/cache_sizing.h).
   uint64_t hidden = 128;
+  // Batch features in one region allocated up front (the Python loader page-locks it for the
+  // GPU once) instead of an array per batch: its size in bytes, or 0 with output_arena_batches
+  // > 0 to size it from the widest of the first batches, for the run-ahead plus that many
+  // batches held by the consumer (with a quarter to spare). Both 0: no region. While the
+  // consumer holds the whole region the loader waits; Next then fails with an input error.
+  uint64_t output_arena_bytes = 0;
+  uint32_t output_arena_batches = 0;
 };
 
 struct LoaderBatch {
-  SampledBatch batch;            // seeds, blocks, input nodes
-  ChargedArray<float> features;  // input_nodes().size() x dim, row-major
-  std::vector<int64_t> labels;   // of the seeds, -1 for unlabelled
-  uint64_t macro_batch = 0;      // multistage loading: the macro-batch it was sampled in
+  SampledBatch batch;           // seeds, blocks, input nodes
+  RowBuffer features;           // input_nodes().size() x dim, row-major
+  std::vector<int64_t> labels;  // of the seeds, -1 for unlabelled
+  uint64_t macro_batch = 0;     // multistage loading: the macro-batch it was sampled in
 };
 
 class NeighborLoader {
@@ -89,6 +98,9 @@ class NeighborLoader {
   // The fields a loader reports are those EpochFields() marks `loader`.
   EpochReport epoch_stats() const;
   const MemoryBudget& budget() const;
+  // The output region (see LoaderOptions::output_arena_bytes): its address and size, {nullptr,
+  // 0} without one. Every batch's features lie inside it.
+  std::pair<const std::byte*, uint64_t> output_arena() const;
 
  private:
   struct State;

@@ -25,16 +25,22 @@ from strata._strata import (
     generate,
     import_npy,
 )
+from strata.device import DeviceBatch, TensorBlock
 from strata.loader import Block, MultistageLoader, NeighborLoader
+from strata.pyg import PygAdj, PygBatch
 
 __all__ = [
     "Batch",
     "Block",
     "Dataset",
+    "DeviceBatch",
     "InputError",
     "MultistageLoader",
     "NeighborLoader",
+    "PygAdj",
+    "PygBatch",
     "StrataError",
+    "TensorBlock",
     "blas_core",
     "generate",
     "import_npy",

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from strata import _strata
+from strata import device as _device
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,16 @@ def _blocks(batch):
     return [Block(*batch.block_arrays(layer)) for layer in range(batch.num_layers)]
 
 
-# Batch.blocks, input layer first (defined here to return the dataclass above).
+def _to_pyg(batch):
+    """The batch in the form PyG's layers take (strata.pyg.PygBatch), as CPU tensors sharing
+    the batch's buffers."""
+    from strata.pyg import to_pyg
+    return to_pyg(batch)
+
+
+# Batch.blocks, input layer first (defined here to return the dataclass above), and to_pyg.
 _strata.Batch.blocks = property(_blocks)
+_strata.Batch.to_pyg = _to_pyg
 
 
 class NeighborLoader:
@@ -58,27 +67,57 @@ class NeighborLoader:
 
     Stopping early (break, an exception, KeyboardInterrupt) stops the loader's threads once
     the iterator is dropped; close() (or `with loader:`) releases everything.
+
+    With `device` ("cpu", "cuda", "cuda:1" or a torch.device) batches are DeviceBatches: torch
+    tensors on that device (strata/device.py). On "cpu" they share the batch buffers. On
+    "cuda" the features are gathered into `pinned_memory` bytes of page-locked host memory
+    (charged to the budget; "auto" sizes it for the run-ahead and `prefetch` + 3 batches), and
+    each batch is copied on a side stream `prefetch` batches ahead of the step, which waits on
+    the copy's event. The loader then waits while the consumer holds every pinned buffer, and
+    says so rather than hang if it holds them all. stats()["device"] has the epoch's bytes
+    copied, copy time and wait time.
     """
 
     def __init__(self, dataset, fanouts, batch_size, split="train", shuffle=True, seed=0,
                  feature_store="direct", memory_budget="1G", drop_last=False, rank=0,
-                 world_size=1, run_ahead=8, threads=2, row_normalize=False, **options):
+                 world_size=1, run_ahead=8, threads=2, row_normalize=False, device=None,
+                 prefetch=2, pinned_memory="auto", **options):
         """`dataset` is a strata.Dataset or a path. `fanouts` are listed from the input layer
         to the output layer (-1: all neighbours). `feature_store`: "direct" (direct I/O behind
         a tiered cache, for features larger than memory), "memory" or "mmap". `memory_budget`
-        ("1G", "512M" or bytes) bounds the loader's memory. `options`: cache_fraction,
-        hot_share, hot_policy, cache_policy, io_depth, hidden (as `strata train`'s options)."""
+        ("1G", "512M" or bytes) bounds the loader's memory. `device`, `prefetch` and
+        `pinned_memory` as above (pinned_memory=0: none; a size on a CPU device gives the
+        same region unpinned). `options`: cache_fraction, hot_share, hot_policy, cache_policy,
+        io_depth, hidden (as `strata train`'s options)."""
         path = dataset.path if isinstance(dataset, _strata.Dataset) else str(dataset)
+        if prefetch < 0:
+            raise _strata.InputError(f"prefetch must be 0 or more, not {prefetch}")
+        self._device = None if device is None else _device.resolve_device(device)
+        on_gpu = self._device is not None and self._device.type == "cuda"
+        auto = isinstance(pinned_memory, str) and pinned_memory == "auto"
         self._loader = _strata._NeighborLoader(
             path, list(fanouts), batch_size, split, shuffle, drop_last, rank, world_size, seed,
             feature_store, memory_budget, threads=threads, run_ahead=run_ahead,
-            row_normalize=row_normalize, **options)
+            row_normalize=row_normalize, output_arena=0 if auto else pinned_memory,
+            output_arena_batches=prefetch + 3 if auto and on_gpu else 0, **options)
+        self._prefetch = prefetch
+        self._pinned = None
+        if on_gpu and self._loader.output_arena[1] > 0:
+            self._pinned = _device.PinnedRegion(*self._loader.output_arena)
+            # Unregistered before the C++ loader frees the region.
+            weakref.finalize(self._loader, self._pinned.release)
+        self._counters = _device.DeviceCounters()
         self._next_epoch = 0
         self._active = lambda: None  # a weak reference to the running epoch's iterator
 
     @property
     def dataset(self):
         return self._loader.dataset
+
+    @property
+    def device(self):
+        """The torch.device batches are on; None for numpy batches."""
+        return self._device
 
     def __len__(self):
         return self._loader.batches_per_epoch
@@ -92,14 +131,23 @@ class NeighborLoader:
         self._next_epoch = epoch + 1
         self.close()
         iterator = _Epoch(self, epoch)
+        if self._device is not None:
+            self._counters = _device.DeviceCounters(pinned=self._pinned is not None
+                                                    and self._pinned.pinned)
+            iterator = _device.DeviceEpoch(iterator, _device.transfer_for(self._device),
+                                           self._prefetch, self._counters)
         # Weak, so that dropping the iterator (a break, an exception) stops the epoch.
         self._active = weakref.ref(iterator)
         return iterator
 
     def stats(self):
-        """The feature store's counters (rows, reads, bytes, hit rate), the memory used, and
-        under "epoch" what the current (or just finished) epoch's stages have done."""
-        return self._loader.stats()
+        """The feature store's counters (rows, reads, bytes, hit rate), the memory used, under
+        "epoch" what the current (or just finished) epoch's stages have done, and with a
+        device, under "device" what feeding it cost this epoch (DeviceCounters)."""
+        stats = self._loader.stats()
+        if self._device is not None:
+            stats["device"] = self._counters.as_dict()
+        return stats
 
     def close(self):
         """Stops the running epoch, if any, and releases what its pipeline holds."""

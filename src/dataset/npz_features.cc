@@ -49,7 +49,8 @@ bool ReadIsCsc(const ZipArchive& archive, const std::string& scratch_dir) {
   return format == "csc";
 }
 
-std::array<uint64_t, 2> ReadShape(const ZipArchive& archive, const std::string& scratch_dir) {
+std::array<uint64_t, 2> ReadNpzMatrixShape(const ZipArchive& archive,
+                                           const std::string& scratch_dir) {
   NpyReader shape = ExtractArray(archive, "shape.npy", scratch_dir);
   if (shape.ndim() != 1 || shape.num_elements() != 2 || !NpyIsInteger(shape.dtype())) {
     throw Error::Input(fmt::format("shape must hold two integers, found {} of shape {}",
@@ -141,7 +142,7 @@ NpzFeatures::NpzFeatures(const std::string& path, const ZipArchive& archive,
                          const std::string& scratch_dir)
     : path_(path),
       csc_(ReadIsCsc(archive, scratch_dir)),
-      shape_(ReadShape(archive, scratch_dir)),
+      shape_(ReadNpzMatrixShape(archive, scratch_dir)),
       indptr_(ExtractArray(archive, "indptr.npy", scratch_dir)),
       indices_(ExtractArray(archive, "indices.npy", scratch_dir)),
       data_(ExtractArray(archive, "data.npy", scratch_dir)) {

@@ -1,8 +1,13 @@
 #include "strata/neighbor_loader.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <utility>
 
 #include "common/clock.h"
+#include "common/host_arena.h"
+#include "common/interrupt.h"
 #include "features/row_normalize.h"
 #include "minibatch/batch_pipeline.h"
 #include "minibatch/training_store.h"
@@ -30,6 +35,22 @@ TrainOptions MultistageRunOf(const LoaderOptions& o) {
   return run;
 }
 
+// How long the fetch thread may wait for room in the output region while Next waits for it
+// before Next calls it a deadlock: the consumer then holds the whole region.
+constexpr uint64_t kArenaHeldNs = 1'000'000'000;
+
+// The output region's size: as asked, or room for the run-ahead plus the batches the consumer
+// holds, at the widest of the first batches (up to 8) plus a quarter.
+uint64_t OutputArenaBytes(const LoaderOptions& o, const NeighborSampler& sampler, uint64_t dim) {
+  if (o.output_arena_bytes > 0) return o.output_arena_bytes;
+  uint64_t widest = 0;
+  for (uint64_t b = 0; b < std::min<uint64_t>(sampler.batches_per_epoch(), 8); ++b) {
+    widest = std::max<uint64_t>(widest, sampler.Sample(0, b).input_nodes().size());
+  }
+  const uint64_t batches = o.max_run_ahead + 1 + o.output_arena_batches;
+  return batches * widest * dim * sizeof(float) / 4 * 5;
+}
+
 }  // namespace
 
 // Members are destroyed in reverse order: the stream before the source and store it reads,
@@ -41,6 +62,7 @@ struct NeighborLoader::State {
   std::unique_ptr<CscGraph> graph;
   ChargedArray<int32_t> labels;  // empty when the dataset has none
   std::unique_ptr<NeighborSampler> sampler;
+  std::unique_ptr<HostArena> arena;     // the output region, when asked for
   std::unique_ptr<FeatureStore> store;  // neighbour sampling only
   std::unique_ptr<BatchSource> source;
   std::unique_ptr<BatchStream> stream;
@@ -69,9 +91,14 @@ NeighborLoader::NeighborLoader(const LoaderOptions& o)
   const std::vector<uint64_t> seeds = s.dataset.ReadSplit(o.split);
   s.sampler = std::make_unique<NeighborSampler>(*s.graph, seeds, o.fanouts, o.batch_size, o.seed,
                                                 s.budget, o.threads, o.order);
+  // Before the store, whose cache takes a share of what the budget has left.
+  if (o.output_arena_bytes > 0 || o.output_arena_batches > 0) {
+    s.arena = std::make_unique<HostArena>(
+        s.budget, OutputArenaBytes(o, *s.sampler, meta.feature_dim), "pinned batch buffers");
+  }
   if (o.multistage.enabled()) {
     s.source = std::make_unique<MacroBatchSource>(s.dataset, *s.graph, seeds, MultistageRunOf(o),
-                                                  s.budget);
+                                                  s.budget, s.arena.get());
     return;
   }
   TrainingStoreOptions store;
@@ -83,6 +110,7 @@ NeighborLoader::NeighborLoader(const LoaderOptions& o)
   PipelineOptions pipeline;
   pipeline.max_run_ahead = o.max_run_ahead;
   pipeline.max_reads_in_flight = o.io_depth;
+  pipeline.output_arena = s.arena.get();
   s.source = std::make_unique<NeighborBatchSource>(*s.sampler, *s.store, pipeline, s.budget);
 }
 
@@ -93,6 +121,11 @@ const Dataset& NeighborLoader::dataset() const { return state_->dataset; }
 uint64_t NeighborLoader::batches_per_epoch() const { return state_->source->batches_per_epoch(); }
 uint64_t NeighborLoader::seeds_per_epoch() const { return state_->sampler->seeds_per_epoch(); }
 const MemoryBudget& NeighborLoader::budget() const { return state_->budget; }
+
+std::pair<const std::byte*, uint64_t> NeighborLoader::output_arena() const {
+  if (!state_->arena) return {nullptr, 0};
+  return {state_->arena->base(), state_->arena->size_bytes()};
+}
 
 uint32_t NeighborLoader::macro_batch() const {
   const auto* macro = dynamic_cast<const MacroBatchSource*>(state_->source.get());
@@ -113,7 +146,20 @@ std::optional<LoaderBatch> NeighborLoader::Next(const std::function<void()>& pol
   if (!s.stream) return std::nullopt;
   // A finished stream stays until the next epoch, for epoch_stats().
   const uint64_t wait_start = MonotonicNs();
-  std::optional<ReadyBatch> ready = poll ? s.stream->Next(poll) : s.stream->Next();
+  const std::function<void()> check = [&] {
+    if (poll) {
+      poll();
+    } else {
+      ThrowIfInterrupted();
+    }
+    if (s.arena && s.arena->blocked_ns() > kArenaHeldNs) {
+      throw Error::Input(fmt::format(
+          "the loader's {:.0f} MiB of pinned batch buffers are all held by batches still "
+          "referenced; drop old batches, or give the loader more (pinned_memory=)",
+          s.arena->size_bytes() / 1048576.0));
+    }
+  };
+  std::optional<ReadyBatch> ready = s.stream->Next(check);
   s.epoch.stall_s += (MonotonicNs() - wait_start) * 1e-9;
   if (!ready) return std::nullopt;
   ++s.epoch.batches;

@@ -132,11 +132,14 @@ void BatchPipeline::FetchLoop() {
           continue;
         }
         const uint64_t rows = entry.ready.batch.input_nodes().size();
-        const bool fits = budget_.available() >= rows * dim * sizeof(float);
+        const bool fits = RowBuffer::Fits(budget_, options_.output_arena, rows * dim);
         const bool device_has_room = store_.reads_in_flight() < accumulator.target();
         if (i > 0 && !(fits && (i == 1 || device_has_room))) break;
+        std::optional<RowBuffer> features =
+            RowBuffer::Allocate(budget_, options_.output_arena, rows * dim, stopping_);
+        if (!features) break;  // stopping while the consumer held the arena
         entry.ready.rows = rows;
-        entry.ready.features = ChargedArray<float>(budget_, rows * dim, "batch input features");
+        entry.ready.features = std::move(*features);
         entry.ticket = store_.Submit(entry.ready.batch.input_nodes(),
                                      {entry.ready.features.data(), rows * dim});
         entry.submitted = true;
@@ -144,6 +147,7 @@ void BatchPipeline::FetchLoop() {
       }
       max_in_flight_ = std::max<uint64_t>(max_in_flight_, in_flight);
       fetch_ns_ += MonotonicNs() - start;
+      if (!window.front().submitted) break;  // stopped while waiting for room in the arena
       // Finish the oldest gather and hand it on. It stays in the window until it is unpinned,
       // so that an error here still releases its pins; Wait consumes the ticket even when it
       // throws.

@@ -34,6 +34,7 @@
 #include "strata/feature_store.h"
 #include "strata/memory_budget.h"
 #include "strata/neighbor_sampler.h"
+#include "strata/row_buffer.h"
 
 namespace strata {
 
@@ -42,6 +43,9 @@ struct PipelineOptions {
   uint64_t first_batch = 0;            // to resume mid-epoch
   uint32_t max_run_ahead = 8;          // batches sampled but not yet consumed
   uint64_t max_reads_in_flight = 256;  // the engine's queue depth: the least reads queued
+  // Where batch features go: this region (the Python loader's pinned buffers) when given,
+  // waiting for room while the consumer holds it; otherwise arrays charged to the budget.
+  HostArena* output_arena = nullptr;
 };
 
 class BatchPipeline final : public BatchStream {

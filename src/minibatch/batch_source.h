@@ -20,12 +20,13 @@
 #include "strata/epoch_report.h"
 #include "strata/feature_store.h"
 #include "strata/memory_budget.h"
+#include "strata/row_buffer.h"
 
 namespace strata {
 
 struct ReadyBatch {
   SampledBatch batch;
-  ChargedArray<float> features;  // input_nodes().size() x dim, row-major
+  RowBuffer features;  // input_nodes().size() x dim, row-major
   uint64_t rows = 0;
   uint64_t macro_batch = 0;  // macro-batch sources: the one it was sampled in
 };

@@ -36,7 +36,7 @@ StepBenchResult RunStepBench(const TrainOptions& o, uint64_t batches) {
     const auto t1 = std::chrono::steady_clock::now();
     ready.rows = ready.batch.input_nodes().size();
     ready.features =
-        ChargedArray<float>(session.budget(), ready.rows * dim, "batch input features");
+        RowBuffer(ChargedArray<float>(session.budget(), ready.rows * dim, "batch input features"));
     session.store().Gather(ready.batch.input_nodes(), {ready.features.data(), ready.rows * dim});
     const auto t2 = std::chrono::steady_clock::now();
     ResetGemmCounters();

@@ -18,6 +18,7 @@
 #include "multistage/partition_loader.h"
 #include "strata/error.h"
 #include "strata/neighbor_sampler.h"
+#include "strata/row_buffer.h"
 
 namespace strata {
 namespace {
@@ -29,12 +30,13 @@ constexpr EnumNames<MultistageMethod, 2> kMultistageMethodNames(
 class MacroBatchStream final : public BatchStream {
  public:
   MacroBatchStream(MacroBatchLoader& loader, const TrainOptions& o, uint64_t dim, uint64_t epoch,
-                   MemoryBudget& budget)
+                   MemoryBudget& budget, HostArena* output_arena)
       : loader_(loader),
         options_(o),
         dim_(dim),
         epoch_(epoch),
         budget_(budget),
+        output_arena_(output_arena),
         planned_(loader.macro_batches(epoch)),
         free_(2),
         loaded_(1),
@@ -133,7 +135,10 @@ class MacroBatchStream final : public BatchStream {
         ready.batch = sampler.Sample(stream, b);
         const std::vector<uint64_t>& inputs = ready.batch.input_nodes();
         ready.rows = inputs.size();
-        ready.features = ChargedArray<float>(budget_, inputs.size() * dim_, "batch input features");
+        std::optional<RowBuffer> features =
+            RowBuffer::Allocate(budget_, output_arena_, inputs.size() * dim_, stopping_);
+        if (!features) return false;
+        ready.features = std::move(*features);
         for (size_t i = 0; i < inputs.size(); ++i) {
           DecodeRow(batch.row_of[inputs[i]], batch.row_dtype,
                     {ready.features.data() + i * dim_, dim_});
@@ -161,6 +166,7 @@ class MacroBatchStream final : public BatchStream {
   uint64_t dim_;
   uint64_t epoch_;
   MemoryBudget& budget_;
+  HostArena* output_arena_;
   uint64_t planned_;
   BoundedQueue<int> free_;
   BoundedQueue<std::unique_ptr<MacroBatch>> loaded_;
@@ -210,9 +216,11 @@ void ParseReuse(std::string_view text, MultistageOptions& o) {
 
 MacroBatchSource::MacroBatchSource(const Dataset& dataset, const CscGraph& graph,
                                    const std::vector<uint64_t>& train_ids,
-                                   const TrainOptions& options, MemoryBudget& budget)
+                                   const TrainOptions& options, MemoryBudget& budget,
+                                   HostArena* output_arena)
     : options_(options),
       budget_(budget),
+      output_arena_(output_arena),
       train_count_(train_ids.size()),
       feature_dim_(dataset.meta().feature_dim),
       loader_(MakeLoader(dataset, graph, train_ids, options, budget)) {}
@@ -227,7 +235,8 @@ uint64_t MacroBatchSource::batches_per_epoch() const {
 }
 
 std::unique_ptr<BatchStream> MacroBatchSource::StartEpoch(uint64_t epoch) {
-  return std::make_unique<MacroBatchStream>(*loader_, options_, feature_dim_, epoch, budget_);
+  return std::make_unique<MacroBatchStream>(*loader_, options_, feature_dim_, epoch, budget_,
+                                            output_arena_);
 }
 
 }  // namespace strata

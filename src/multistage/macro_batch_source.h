@@ -32,10 +32,11 @@ namespace strata {
 class MacroBatchSource final : public BatchSource {
  public:
   // The loader options.multistage.method asks for; `graph` (the dataset's topology) must
-  // outlive the source.
+  // outlive the source. Batch features go to `output_arena` when given (the Python loader's
+  // pinned buffers), waiting for room; otherwise to arrays charged to the budget.
   MacroBatchSource(const Dataset& dataset, const CscGraph& graph,
                    const std::vector<uint64_t>& train_ids, const TrainOptions& options,
-                   MemoryBudget& budget);
+                   MemoryBudget& budget, HostArena* output_arena = nullptr);
   ~MacroBatchSource() override;
 
   // An estimate for progress: the exact count depends on how the training nodes fall into
@@ -48,6 +49,7 @@ class MacroBatchSource final : public BatchSource {
  private:
   TrainOptions options_;
   MemoryBudget& budget_;
+  HostArena* output_arena_;
   uint64_t train_count_;
   uint64_t feature_dim_;
   std::unique_ptr<MacroBatchLoader> loader_;

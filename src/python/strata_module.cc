@@ -289,7 +289,8 @@ void BindLoader(py::module_& m) {
                       const std::string& hot_policy, const std::string& cache_policy,
                       uint32_t io_depth, uint32_t run_ahead, unsigned threads, uint64_t hidden,
                       bool row_normalize, const std::string& multistage, uint32_t macro_batch,
-                      const py::object& reuse, std::vector<int> macro_fanouts) {
+                      const py::object& reuse, std::vector<int> macro_fanouts,
+                      const py::object& output_arena, uint32_t output_arena_batches) {
             LoaderOptions o;
             o.dataset = dataset;
             o.fanouts = std::move(fanouts);
@@ -309,6 +310,8 @@ void BindLoader(py::module_& m) {
             o.max_run_ahead = run_ahead;
             o.threads = threads;
             o.hidden = hidden;
+            o.output_arena_bytes = BudgetBytes(output_arena);
+            o.output_arena_batches = output_arena_batches;
             if (!multistage.empty()) {
               o.multistage.method = ParseMultistageMethod(multistage);
               o.multistage.macro_batch = macro_batch;
@@ -334,11 +337,19 @@ void BindLoader(py::module_& m) {
           py::arg("row_normalize") = d.features.row_normalize, py::arg("multistage") = "",
           py::arg("macro_batch") = d.multistage.macro_batch,
           py::arg("reuse") = py::int_(d.multistage.reuse),
-          py::arg("macro_fanouts") = std::vector<int>{})
+          py::arg("macro_fanouts") = std::vector<int>{}, py::arg("output_arena") = 0,
+          py::arg("output_arena_batches") = d.output_arena_batches)
       .def_property_readonly("batches_per_epoch", &NeighborLoader::batches_per_epoch)
       .def_property_readonly("seeds_per_epoch", &NeighborLoader::seeds_per_epoch)
       .def_property_readonly("dataset", &NeighborLoader::dataset)
       .def_property_readonly("macro_batch", &NeighborLoader::macro_batch)
+      .def_property_readonly(
+          "output_arena",
+          [](const NeighborLoader& loader) {
+            const auto [base, bytes] = loader.output_arena();
+            return py::make_tuple(reinterpret_cast<uintptr_t>(base), bytes);
+          },
+          "(address, bytes) of the region every batch's features lie in; (0, 0) without one.")
       .def("start_epoch", &NeighborLoader::StartEpoch, py::arg("epoch"),
            py::call_guard<py::gil_scoped_release>())
       .def("stop_epoch", &NeighborLoader::StopEpoch, py::call_guard<py::gil_scoped_release>())

@@ -182,6 +182,72 @@ TEST_F(NeighborLoaderTest, MultistageBatchesAreTheMacroBatchSources) {
   EXPECT_GT(batches, 0u);
 }
 
+// With an output region (the Python loader's pinned buffers) every batch's features lie in
+// it, the values are those of the loader without one, and the region is charged once.
+TEST_F(NeighborLoaderTest, OutputArenaHoldsEveryBatchsFeaturesUnchanged) {
+  for (const bool multistage : {false, true}) {
+    SCOPED_TRACE(multistage ? "multistage" : "neighbour sampling");
+    LoaderOptions plain = Options(FeatureStoreKind::kDirect);
+    if (multistage) {
+      plain.multistage.method = MultistageMethod::kLargeBatch;
+      plain.multistage.macro_batch = 3;
+    }
+    LoaderOptions pinned = plain;
+    pinned.output_arena_batches = 2;
+    NeighborLoader a(plain);
+    NeighborLoader b(pinned);
+    const auto [base, bytes] = b.output_arena();
+    ASSERT_NE(base, nullptr);
+    EXPECT_EQ(a.output_arena().second, 0u);
+    EXPECT_GE(b.budget().used(), bytes);
+    a.StartEpoch(0);
+    b.StartEpoch(0);
+    uint64_t batches = 0;
+    while (std::optional<LoaderBatch> x = a.Next()) {
+      std::optional<LoaderBatch> y = b.Next();
+      ASSERT_TRUE(y.has_value());
+      ExpectSameBatch(x->batch, y->batch);
+      const auto* rows = reinterpret_cast<const std::byte*>(y->features.data());
+      EXPECT_TRUE(y->features.in_arena());
+      EXPECT_TRUE(rows >= base && rows + y->features.size() * sizeof(float) <= base + bytes);
+      EXPECT_TRUE(std::equal(x->features.data(), x->features.data() + x->features.size(),
+                             y->features.data()));
+      ++batches;
+    }
+    EXPECT_FALSE(b.Next().has_value());
+    EXPECT_GT(batches, 1u);
+  }
+}
+
+// A consumer that keeps every batch eventually holds the whole region: the loader cannot make
+// the next batch, and Next says so instead of waiting forever.
+TEST_F(NeighborLoaderTest, HoldingTheWholeOutputArenaIsAnInputError) {
+  LoaderOptions o = Options(FeatureStoreKind::kMemory);
+  uint64_t widest = 0;
+  {
+    NeighborLoader sizing(o);
+    sizing.StartEpoch(0);
+    while (std::optional<LoaderBatch> batch = sizing.Next()) {
+      widest = std::max<uint64_t>(widest, batch->features.size() * sizeof(float));
+    }
+  }
+  o.output_arena_bytes = widest * 3 / 2;
+  NeighborLoader loader(o);
+  loader.StartEpoch(0);
+  std::vector<LoaderBatch> held;
+  try {
+    while (std::optional<LoaderBatch> batch = loader.Next()) held.push_back(std::move(*batch));
+    FAIL() << "the epoch ended with every batch held";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::kInput);
+    EXPECT_NE(std::string(e.what()).find("held by batches"), std::string::npos) << e.what();
+  }
+  EXPECT_GE(held.size(), 1u);
+  // Dropping them lets the epoch go on.
+  held.clear();
+  EXPECT_TRUE(loader.Next().has_value());
+}
+
 TEST_F(NeighborLoaderTest, BadOptionsAreInputErrors) {
   LoaderOptions o = Options(FeatureStoreKind::kMemory);
   o.fanouts = {5, 0};
