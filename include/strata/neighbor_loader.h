@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,17 +52,23 @@ struct LoaderOptions {
   // Batch features in one region allocated up front (the Python loader page-locks it for the
   // GPU once) instead of an array per batch: its size in bytes, or 0 with output_arena_batches
   // > 0 to size it from the widest of the first batches, for the run-ahead plus that many
-  // batches held by the consumer (with a quarter to spare). Both 0: no region. While the
-  // consumer holds the whole region the loader waits; Next then fails with an input error.
+  // batches held by the consumer, capped at half the budget left (at least the consumer's
+  // batches and one more). Both 0: no region. While the consumer holds the whole region the
+  // loader waits; Next then fails with an input error.
   uint64_t output_arena_bytes = 0;
   uint32_t output_arena_batches = 0;
 };
 
 struct LoaderBatch {
   SampledBatch batch;           // seeds, blocks, input nodes
-  RowBuffer features;           // input_nodes().size() x dim, row-major
+  RowBuffer features;           // input_nodes().size() x dim, row-major, unless partial
   std::vector<int64_t> labels;  // of the seeds, -1 for unlabelled
-  uint64_t macro_batch = 0;     // multistage loading: the macro-batch it was sampled in
+  // With rows left out (NeighborLoader::LeaveOutRows): `features` holds the rows of the other
+  // input nodes only, and `gathered` their positions in input_nodes(), ascending.
+  bool partial = false;
+  std::vector<uint32_t> gathered;
+  uint64_t feature_dim = 0;
+  uint64_t macro_batch = 0;  // multistage loading: the macro-batch it was sampled in
 };
 
 class NeighborLoader {
@@ -89,6 +96,17 @@ class NeighborLoader {
   std::optional<LoaderBatch> Next(const std::function<void()>& poll = {});
   // Stops the running epoch's threads and releases what they hold.
   void StopEpoch();
+
+  // The `count` nodes training is expected to read most, hottest first, as `policy` ranks them
+  // (the static hot tier's ranking): what a cache on the consumer's side should hold.
+  std::vector<uint64_t> HottestNodes(HotnessPolicy policy, uint64_t count) const;
+  // The rows of `ids` as batches hand them out (row-normalised if the loader normalises), into
+  // `out` (ids.size() x dim), read through a store of their own: callable while an epoch runs.
+  void GatherRows(std::span<const uint64_t> ids, std::span<float> out) const;
+  // Rows the consumer holds already (a GPU cache): from the next StartEpoch on, batches leave
+  // them out of their features (LoaderBatch::partial). Empty: every row again. The set is
+  // charged to the budget (a bit per node). Stops the running epoch.
+  void LeaveOutRows(std::span<const uint64_t> ids);
 
   // The store's counters since the loader opened (zero for multistage loading, which reads
   // macro-batches instead).

@@ -86,21 +86,28 @@ class DeviceBatch:
 
 def host_tensors(batch):
     """A host batch's arrays as CPU tensors sharing its buffers, in a flat list: features,
-    labels, input_nodes, then indptr, indices, src_nodes of each layer."""
+    labels, input_nodes, then indptr, indices, src_nodes of each layer, then the positions of
+    the gathered rows when the batch left some out (Batch.gathered)."""
     torch = _torch()
     arrays = [batch.features, batch.labels, batch.input_nodes]
     for block in batch.blocks:
         arrays += [block.indptr, block.indices, block.src_nodes]
+    if batch.gathered is not None:
+        arrays.append(batch.gathered)
     return [torch.from_numpy(a) for a in arrays]
 
 
-def assemble(tensors, batch):
-    """The DeviceBatch of host batch `batch` from its tensors, ordered as host_tensors gives."""
+def assemble(tensors, batch, cache=None):
+    """The DeviceBatch of host batch `batch` from its tensors, ordered as host_tensors gives;
+    a batch that left rows out gets them from `cache` (a DeviceFeatureCache)."""
     blocks = []
     for layer, block in enumerate(batch.blocks):
         indptr, indices, src_nodes = tensors[3 + 3 * layer:6 + 3 * layer]
         blocks.append(TensorBlock(indptr, indices, src_nodes, block.num_dst))
-    return DeviceBatch(features=tensors[0], labels=tensors[1], input_nodes=tensors[2],
+    features = tensors[0]
+    if batch.gathered is not None:
+        features = cache.assemble(tensors[2], tensors[-1], features)
+    return DeviceBatch(features=features, labels=tensors[1], input_nodes=tensors[2],
                        blocks=blocks, epoch=batch.epoch, index=batch.index,
                        macro_batch=batch.macro_batch,
                        nbytes=sum(t.element_size() * t.nelement() for t in tensors))
@@ -122,8 +129,8 @@ class CpuTransfer:
 
     copies = False
 
-    def start(self, host):
-        return InFlight(assemble(host_tensors(host), host), host)
+    def start(self, host, cache=None):
+        return InFlight(assemble(host_tensors(host), host, cache), host)
 
     def hand_over(self, flight):
         pass
@@ -146,15 +153,17 @@ class CudaTransfer:
         self.device = device
         self.stream = torch.cuda.Stream(device=device)
 
-    def start(self, host):
+    def start(self, host, cache=None):
         torch = self._torch
         begin = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
         with torch.cuda.stream(self.stream):
             begin.record(self.stream)
             tensors = [t.to(self.device, non_blocking=True) for t in host_tensors(host)]
+            # The cache's gather runs on the side stream too, after the copy.
+            batch = assemble(tensors, host, cache)
             end.record(self.stream)
-        return InFlight(assemble(tensors, host), host, done=end, start=begin)
+        return InFlight(batch, host, done=end, start=begin)
 
     def hand_over(self, flight):
         # The consumer's stream waits for the copy, not the host; the tensors were allocated on
@@ -214,8 +223,11 @@ class PinnedRegion:
         import torch
         self._cudart = torch.cuda.cudart()
         self._address = address
-        code = self._cudart.cudaHostRegister(address, nbytes, 0)
-        self.pinned = int(code) == 0
+        try:
+            code = self._cudart.cudaHostRegister(address, nbytes, 0)
+        except AttributeError:  # a torch without the binding
+            code = "this torch does not bind cudaHostRegister"
+        self.pinned = not isinstance(code, str) and int(code) == 0
         if not self.pinned and not PinnedRegion._warned:
             PinnedRegion._warned = True
             print(f"strata: cudaHostRegister of the loader's {nbytes >> 20} MiB of batch buffers "
@@ -230,17 +242,34 @@ class PinnedRegion:
 @dataclass
 class DeviceCounters:
     """What feeding the device cost in one epoch: batches handed out, bytes copied to the
-    device, the copies' time on the side stream, and the time the step waited for batches
-    (the host loader's stall plus waits for copies)."""
+    device, the copies' time on the side stream, the time the step waited for batches (the
+    host loader's stall plus issuing copies), and with a GPU cache its rows, the input rows
+    looked up in it and found there, and the bytes that did not cross PCIe for that."""
 
     batches: int = 0
     bytes_copied: int = 0
     copy_s: float = 0.0
     wait_s: float = 0.0
     pinned: bool = False
+    gpu_cache_rows: int = 0
+    gpu_lookups: int = 0
+    gpu_hits: int = 0
+    gpu_bytes_saved: int = 0
+
+    def count(self, host, row_bytes):
+        """Adds a host batch's GPU-cache lookups."""
+        if host.gathered is None:
+            return
+        lookups = len(host.input_nodes)
+        hits = lookups - len(host.gathered)
+        self.gpu_lookups += lookups
+        self.gpu_hits += hits
+        self.gpu_bytes_saved += hits * row_bytes
 
     def as_dict(self):
-        return dict(self.__dict__)
+        out = dict(self.__dict__)
+        out["gpu_hit_rate"] = self.gpu_hits / self.gpu_lookups if self.gpu_lookups else 0.0
+        return out
 
 
 @dataclass
@@ -252,6 +281,7 @@ class DeviceEpoch:
     transfer: object
     prefetch: int
     counters: DeviceCounters
+    cache: object = None  # a DeviceFeatureCache, when the loader has one
     _pending: deque = field(default_factory=deque)  # in flight, oldest first
     _retiring: deque = field(default_factory=deque)  # handed out, copies maybe unfinished
     _exhausted: bool = False
@@ -261,12 +291,16 @@ class DeviceEpoch:
 
     def __next__(self):
         started = time.perf_counter()
-        while not self._exhausted and len(self._pending) <= self.prefetch:
+        # Without a copy there is nothing to overlap: batches ahead would only hold memory.
+        ahead = self.prefetch if self.transfer.copies else 0
+        while not self._exhausted and len(self._pending) <= ahead:
             host = next(self.host, None)
             if host is None:
                 self._exhausted = True
                 break
-            self._pending.append(self.transfer.start(host))
+            self._pending.append(self.transfer.start(host, self.cache))
+            if self.cache is not None:
+                self.counters.count(host, self.cache.row_bytes)
         self._retire(wait=False)
         if not self._pending:
             self._retire(wait=True)

@@ -71,41 +71,60 @@ class NeighborLoader:
     With `device` ("cpu", "cuda", "cuda:1" or a torch.device) batches are DeviceBatches: torch
     tensors on that device (strata/device.py). On "cpu" they share the batch buffers. On
     "cuda" the features are gathered into `pinned_memory` bytes of page-locked host memory
-    (charged to the budget; "auto" sizes it for the run-ahead and `prefetch` + 3 batches), and
+    (charged to the budget; "auto" sizes it for the run-ahead and `prefetch` + 2 batches held
+    while their copies run, within half the budget left), and
     each batch is copied on a side stream `prefetch` batches ahead of the step, which waits on
     the copy's event. The loader then waits while the consumer holds every pinned buffer, and
     says so rather than hang if it holds them all. stats()["device"] has the epoch's bytes
     copied, copy time and wait time.
+
+    `gpu_cache` ("4G", bytes) keeps the hottest rows in device memory (strata/gpu_cache.py):
+    the loader then neither reads nor copies them, and assembles each batch's features on the
+    device. `gpu_cache_policy` ranks the rows ("presample", "rpr", "degree");
+    `gpu_memory_budget` bounds the cache and its slot map (default: three quarters of the
+    device's free memory). stats()["device"] adds the GPU hit rate and the bytes saved.
     """
 
     def __init__(self, dataset, fanouts, batch_size, split="train", shuffle=True, seed=0,
                  feature_store="direct", memory_budget="1G", drop_last=False, rank=0,
                  world_size=1, run_ahead=8, threads=2, row_normalize=False, device=None,
-                 prefetch=2, pinned_memory="auto", **options):
+                 prefetch=2, pinned_memory="auto", gpu_cache=0, gpu_cache_policy="presample",
+                 gpu_memory_budget=None, **options):
         """`dataset` is a strata.Dataset or a path. `fanouts` are listed from the input layer
         to the output layer (-1: all neighbours). `feature_store`: "direct" (direct I/O behind
         a tiered cache, for features larger than memory), "memory" or "mmap". `memory_budget`
         ("1G", "512M" or bytes) bounds the loader's memory. `device`, `prefetch` and
         `pinned_memory` as above (pinned_memory=0: none; a size on a CPU device gives the
-        same region unpinned). `options`: cache_fraction, hot_share, hot_policy, cache_policy,
-        io_depth, hidden (as `strata train`'s options)."""
+        same region unpinned), and the GPU cache's `gpu_cache`, `gpu_cache_policy` and
+        `gpu_memory_budget` (on a CPU device the same tier in host memory). `options`:
+        cache_fraction, hot_share, hot_policy, cache_policy, io_depth, hidden (as `strata
+        train`'s options)."""
         path = dataset.path if isinstance(dataset, _strata.Dataset) else str(dataset)
         if prefetch < 0:
             raise _strata.InputError(f"prefetch must be 0 or more, not {prefetch}")
         self._device = None if device is None else _device.resolve_device(device)
+        cache_bytes = _strata._byte_size(gpu_cache)
+        if cache_bytes > 0 and self._device is None:
+            raise _strata.InputError("gpu_cache= needs a device= to keep the rows on")
         on_gpu = self._device is not None and self._device.type == "cuda"
         auto = isinstance(pinned_memory, str) and pinned_memory == "auto"
         self._loader = _strata._NeighborLoader(
             path, list(fanouts), batch_size, split, shuffle, drop_last, rank, world_size, seed,
             feature_store, memory_budget, threads=threads, run_ahead=run_ahead,
             row_normalize=row_normalize, output_arena=0 if auto else pinned_memory,
-            output_arena_batches=prefetch + 3 if auto and on_gpu else 0, **options)
+            output_arena_batches=prefetch + 2 if auto and on_gpu else 0, **options)
         self._prefetch = prefetch
         self._pinned = None
         if on_gpu and self._loader.output_arena[1] > 0:
             self._pinned = _device.PinnedRegion(*self._loader.output_arena)
             # Unregistered before the C++ loader frees the region.
             weakref.finalize(self._loader, self._pinned.release)
+        self._cache = None
+        if cache_bytes > 0:
+            from strata.gpu_cache import DeviceFeatureCache
+            self._cache = DeviceFeatureCache(
+                self._loader, self._device, cache_bytes, gpu_cache_policy,
+                None if gpu_memory_budget is None else _strata._byte_size(gpu_memory_budget))
         self._counters = _device.DeviceCounters()
         self._next_epoch = 0
         self._active = lambda: None  # a weak reference to the running epoch's iterator
@@ -132,10 +151,11 @@ class NeighborLoader:
         self.close()
         iterator = _Epoch(self, epoch)
         if self._device is not None:
-            self._counters = _device.DeviceCounters(pinned=self._pinned is not None
-                                                    and self._pinned.pinned)
+            self._counters = _device.DeviceCounters(
+                pinned=self._pinned is not None and self._pinned.pinned,
+                gpu_cache_rows=0 if self._cache is None else len(self._cache))
             iterator = _device.DeviceEpoch(iterator, _device.transfer_for(self._device),
-                                           self._prefetch, self._counters)
+                                           self._prefetch, self._counters, self._cache)
         # Weak, so that dropping the iterator (a break, an exception) stops the epoch.
         self._active = weakref.ref(iterator)
         return iterator

@@ -80,10 +80,9 @@ class RecordingTransfer:
         self.log = []
         self.done = set()
 
-    def start(self, host):
-        flight = strata_device.InFlight(
-            strata_device.assemble([t.clone() for t in strata_device.host_tensors(host)], host),
-            host)
+    def start(self, host, cache=None):
+        tensors = [t.clone() for t in strata_device.host_tensors(host)]
+        flight = strata_device.InFlight(strata_device.assemble(tensors, host, cache), host)
         self.log.append(("start", host.index))
         return flight
 

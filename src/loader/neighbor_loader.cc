@@ -10,6 +10,7 @@
 #include "common/interrupt.h"
 #include "features/row_normalize.h"
 #include "minibatch/batch_pipeline.h"
+#include "minibatch/node_set.h"
 #include "minibatch/training_store.h"
 #include "multistage/macro_batch_source.h"
 #include "multistage/multistage_options.h"
@@ -40,15 +41,20 @@ TrainOptions MultistageRunOf(const LoaderOptions& o) {
 constexpr uint64_t kArenaHeldNs = 1'000'000'000;
 
 // The output region's size: as asked, or room for the run-ahead plus the batches the consumer
-// holds, at the widest of the first batches (up to 8) plus a quarter.
-uint64_t OutputArenaBytes(const LoaderOptions& o, const NeighborSampler& sampler, uint64_t dim) {
+// holds, at the widest of the first batches (up to 8) plus an eighth, but no more than half of
+// what the budget has left (the run-ahead then shrinks to what fits) and no less than room for
+// the consumer's batches and one more.
+uint64_t OutputArenaBytes(const LoaderOptions& o, const NeighborSampler& sampler, uint64_t dim,
+                          uint64_t available_bytes) {
   if (o.output_arena_bytes > 0) return o.output_arena_bytes;
   uint64_t widest = 0;
   for (uint64_t b = 0; b < std::min<uint64_t>(sampler.batches_per_epoch(), 8); ++b) {
     widest = std::max<uint64_t>(widest, sampler.Sample(0, b).input_nodes().size());
   }
-  const uint64_t batches = o.max_run_ahead + 1 + o.output_arena_batches;
-  return batches * widest * dim * sizeof(float) / 4 * 5;
+  const uint64_t batch_bytes = widest * dim * sizeof(float) / 8 * 9;
+  const uint64_t wanted = (o.max_run_ahead + 1 + o.output_arena_batches) * batch_bytes;
+  const uint64_t least = (o.output_arena_batches + 1) * batch_bytes;
+  return std::max(least, std::min(wanted, available_bytes / 2));
 }
 
 }  // namespace
@@ -63,6 +69,8 @@ struct NeighborLoader::State {
   ChargedArray<int32_t> labels;  // empty when the dataset has none
   std::unique_ptr<NeighborSampler> sampler;
   std::unique_ptr<HostArena> arena;     // the output region, when asked for
+  std::vector<uint64_t> seeds;          // the split's
+  std::unique_ptr<NodeSet> left_out;    // rows the consumer holds
   std::unique_ptr<FeatureStore> store;  // neighbour sampling only
   std::unique_ptr<BatchSource> source;
   std::unique_ptr<BatchStream> stream;
@@ -88,13 +96,15 @@ NeighborLoader::NeighborLoader(const LoaderOptions& o)
   topology.io.depth = o.io_depth;
   s.graph = std::make_unique<CscGraph>(s.dataset, s.budget, topology);
   if (meta.num_classes > 0) s.labels = s.dataset.ReadLabels(s.budget);
-  const std::vector<uint64_t> seeds = s.dataset.ReadSplit(o.split);
+  s.seeds = s.dataset.ReadSplit(o.split);
+  const std::vector<uint64_t>& seeds = s.seeds;
   s.sampler = std::make_unique<NeighborSampler>(*s.graph, seeds, o.fanouts, o.batch_size, o.seed,
                                                 s.budget, o.threads, o.order);
   // Before the store, whose cache takes a share of what the budget has left.
   if (o.output_arena_bytes > 0 || o.output_arena_batches > 0) {
     s.arena = std::make_unique<HostArena>(
-        s.budget, OutputArenaBytes(o, *s.sampler, meta.feature_dim), "pinned batch buffers");
+        s.budget, OutputArenaBytes(o, *s.sampler, meta.feature_dim, s.budget.available()),
+        "pinned batch buffers");
   }
   if (o.multistage.enabled()) {
     s.source = std::make_unique<MacroBatchSource>(s.dataset, *s.graph, seeds, MultistageRunOf(o),
@@ -141,6 +151,37 @@ void NeighborLoader::StartEpoch(uint64_t epoch) {
 
 void NeighborLoader::StopEpoch() { state_->stream.reset(); }
 
+std::vector<uint64_t> NeighborLoader::HottestNodes(HotnessPolicy policy, uint64_t count) const {
+  const State& s = *state_;
+  count = std::min<uint64_t>(count, s.dataset.meta().num_nodes);
+  return strata::HottestNodes(*s.graph, *s.sampler, s.seeds, policy, count, state_->budget);
+}
+
+void NeighborLoader::GatherRows(std::span<const uint64_t> ids, std::span<float> out) const {
+  const uint64_t dim = state_->dataset.meta().feature_dim;
+  if (out.size() != ids.size() * dim) throw Error::Input("GatherRows: out must be ids x dim");
+  std::unique_ptr<FeatureStore> store =
+      OpenFeatureStore(state_->dataset, FeatureStoreKind::kDirect, {}, state_->budget);
+  store->Gather(ids, out);
+  if (state_->options.features.row_normalize) NormalizeRows(out, dim);
+}
+
+void NeighborLoader::LeaveOutRows(std::span<const uint64_t> ids) {
+  State& s = *state_;
+  StopEpoch();  // its stream reads the set
+  s.source->LeaveOutRows(nullptr);
+  s.left_out.reset();
+  if (ids.empty()) return;
+  const uint64_t n = s.dataset.meta().num_nodes;
+  auto rows = std::make_unique<NodeSet>(n, s.budget, "rows the consumer holds");
+  for (uint64_t id : ids) {
+    if (id >= n) throw Error::Input(fmt::format("node {} is not below the {} nodes", id, n));
+    rows->Insert(id);
+  }
+  s.left_out = std::move(rows);
+  s.source->LeaveOutRows(s.left_out.get());
+}
+
 std::optional<LoaderBatch> NeighborLoader::Next(const std::function<void()>& poll) {
   State& s = *state_;
   if (!s.stream) return std::nullopt;
@@ -167,9 +208,12 @@ std::optional<LoaderBatch> NeighborLoader::Next(const std::function<void()>& pol
   out.batch = std::move(ready->batch);
   out.features = std::move(ready->features);
   out.macro_batch = ready->macro_batch;
+  out.partial = ready->partial;
+  out.gathered = std::move(ready->gathered);
   const uint64_t dim = s.dataset.meta().feature_dim;
+  out.feature_dim = dim;
   if (s.options.features.row_normalize) {
-    NormalizeRows({out.features.data(), out.batch.input_nodes().size() * dim}, dim);
+    NormalizeRows({out.features.data(), out.features.size()}, dim);
   }
   const Block& last = out.batch.blocks.back();
   out.labels.resize(last.num_dst());

@@ -14,7 +14,29 @@ struct WindowEntry {
   ReadyBatch ready;
   bool submitted = false;
   FeatureStore::Ticket ticket = 0;
+  std::vector<uint64_t> read_ids;  // a partial batch's: the input nodes not left out
+
+  // The ids whose rows the batch pins and reads.
+  const std::vector<uint64_t>& ids() const {
+    return ready.partial ? read_ids : ready.batch.input_nodes();
+  }
 };
+
+// Takes `batch` into a window entry, noting which of its rows to read when some are left out.
+WindowEntry EntryFor(SampledBatch batch, const NodeSet* left_out) {
+  WindowEntry entry;
+  entry.ready.batch = std::move(batch);
+  if (left_out != nullptr) {
+    entry.ready.partial = true;
+    const std::vector<uint64_t>& input = entry.ready.batch.input_nodes();
+    for (size_t i = 0; i < input.size(); ++i) {
+      if (left_out->Contains(input[i])) continue;
+      entry.ready.gathered.push_back(static_cast<uint32_t>(i));
+      entry.read_ids.push_back(input[i]);
+    }
+  }
+  return entry;
+}
 
 // Finishes what the window still holds when the pipeline stops early or fails: submitted
 // gathers are waited for, so that no read lands in a freed matrix, and every batch's pins are
@@ -27,7 +49,7 @@ void ReleaseWindow(FeatureStore& store, std::deque<WindowEntry>& window) noexcep
     } catch (...) {
     }
     try {
-      store.Unpin(entry.ready.batch.input_nodes());
+      store.Unpin(entry.ids());
     } catch (...) {
     }
   }
@@ -112,9 +134,8 @@ void BatchPipeline::FetchLoop() {
           break;
         }
         uint64_t start = MonotonicNs();
-        store_.Pin(batch->input_nodes());
-        WindowEntry entry;
-        entry.ready.batch = std::move(*batch);
+        WindowEntry entry = EntryFor(std::move(*batch), options_.left_out);
+        store_.Pin(entry.ids());
         window.push_back(std::move(entry));
         fetch_ns_ += MonotonicNs() - start;
       }
@@ -131,7 +152,7 @@ void BatchPipeline::FetchLoop() {
           ++in_flight;
           continue;
         }
-        const uint64_t rows = entry.ready.batch.input_nodes().size();
+        const uint64_t rows = entry.ids().size();
         const bool fits = RowBuffer::Fits(budget_, options_.output_arena, rows * dim);
         const bool device_has_room = store_.reads_in_flight() < accumulator.target();
         if (i > 0 && !(fits && (i == 1 || device_has_room))) break;
@@ -140,8 +161,7 @@ void BatchPipeline::FetchLoop() {
         if (!features) break;  // stopping while the consumer held the arena
         entry.ready.rows = rows;
         entry.ready.features = std::move(*features);
-        entry.ticket = store_.Submit(entry.ready.batch.input_nodes(),
-                                     {entry.ready.features.data(), rows * dim});
+        entry.ticket = store_.Submit(entry.ids(), {entry.ready.features.data(), rows * dim});
         entry.submitted = true;
         ++in_flight;
       }
@@ -154,7 +174,7 @@ void BatchPipeline::FetchLoop() {
       start = MonotonicNs();
       window.front().submitted = false;
       store_.Wait(window.front().ticket);
-      store_.Unpin(window.front().ready.batch.input_nodes());
+      store_.Unpin(window.front().ids());
       ReadyBatch ready = std::move(window.front().ready);
       window.pop_front();
       fetch_wait_ns_ += MonotonicNs() - start;

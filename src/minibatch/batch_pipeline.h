@@ -46,6 +46,8 @@ struct PipelineOptions {
   // Where batch features go: this region (the Python loader's pinned buffers) when given,
   // waiting for room while the consumer holds it; otherwise arrays charged to the budget.
   HostArena* output_arena = nullptr;
+  // Rows the consumer holds already: not read, left out of the batches' features.
+  const NodeSet* left_out = nullptr;
 };
 
 class BatchPipeline final : public BatchStream {
@@ -100,6 +102,7 @@ class NeighborBatchSource final : public BatchSource {
     options.first_batch = 0;
     return std::make_unique<BatchPipeline>(sampler_, store_, options, budget_);
   }
+  void LeaveOutRows(const NodeSet* rows) override { options_.left_out = rows; }
 
  private:
   const NeighborSampler& sampler_;

@@ -14,8 +14,10 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "common/interrupt.h"
+#include "minibatch/node_set.h"
 #include "strata/block.h"
 #include "strata/epoch_report.h"
 #include "strata/feature_store.h"
@@ -26,8 +28,12 @@ namespace strata {
 
 struct ReadyBatch {
   SampledBatch batch;
-  RowBuffer features;  // input_nodes().size() x dim, row-major
+  RowBuffer features;  // rows x dim, row-major: every input node's row, in order, unless partial
   uint64_t rows = 0;
+  // With rows left out (BatchSource::LeaveOutRows): `features` holds the other input nodes'
+  // rows only, and `gathered` their positions in input_nodes(), ascending.
+  bool partial = false;
+  std::vector<uint32_t> gathered;
   uint64_t macro_batch = 0;  // macro-batch sources: the one it was sampled in
 };
 
@@ -55,6 +61,10 @@ class BatchSource {
   virtual uint64_t batches_per_epoch() const = 0;
   // Starts producing epoch `epoch`; destroying the stream stops its work.
   virtual std::unique_ptr<BatchStream> StartEpoch(uint64_t epoch) = 0;
+  // Rows the consumer holds already (the Python loader's GPU cache), null for none: from the
+  // next StartEpoch on, batches neither read nor hand out their features (ReadyBatch::partial).
+  // The set must outlive the streams started while it is set.
+  virtual void LeaveOutRows(const NodeSet* rows) = 0;
 };
 
 }  // namespace strata

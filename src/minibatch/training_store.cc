@@ -11,9 +11,11 @@ namespace {
 constexpr uint64_t kPresampleBatches = 32;
 constexpr uint64_t kPresampleEpoch = uint64_t{1} << 40;  // a stream training never samples
 
-std::vector<uint64_t> HotIds(const CscGraph& graph, const NeighborSampler& sampler,
-                             std::span<const uint64_t> seeds, HotnessPolicy policy, uint64_t count,
-                             MemoryBudget& budget) {
+}  // namespace
+
+std::vector<uint64_t> HottestNodes(const CscGraph& graph, const NeighborSampler& sampler,
+                                   std::span<const uint64_t> seeds, HotnessPolicy policy,
+                                   uint64_t count, MemoryBudget& budget) {
   const uint64_t presample_batches = std::min(kPresampleBatches, sampler.batches_per_epoch());
   ChargedArray<float> scores = HotnessScores(
       policy, graph, seeds,
@@ -21,8 +23,6 @@ std::vector<uint64_t> HotIds(const CscGraph& graph, const NeighborSampler& sampl
       presample_batches, budget);
   return TopScored(scores, count, budget);
 }
-
-}  // namespace
 
 std::unique_ptr<FeatureStore> OpenTrainingStore(const Dataset& dataset, const CscGraph& graph,
                                                 const NeighborSampler& sampler,
@@ -59,7 +59,7 @@ std::unique_ptr<FeatureStore> OpenTrainingStore(const Dataset& dataset, const Cs
     direct.dynamic_rows = sizes.dynamic_rows;
     direct.max_pinned_ids = sizes.max_pinned_ids;
     if (sizes.hot_rows > 0) {
-      direct.hot_ids = HotIds(graph, sampler, seeds, f.hot_policy, sizes.hot_rows, budget);
+      direct.hot_ids = HottestNodes(graph, sampler, seeds, f.hot_policy, sizes.hot_rows, budget);
     }
   }
   return OpenFeatureStore(dataset, f.store, direct, budget);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "strata/dataset.h"
 #include "strata/feature_store.h"
@@ -24,6 +25,13 @@ struct TrainingStoreOptions {
   uint64_t hidden = 0;     // the model's width: its activations are provided for
   bool cache_rows = true;  // false: no cache (multistage runs read macro-batches instead)
 };
+
+// The `count` nodes whose features training is expected to read most, hottest first, as
+// `policy` ranks them (graph/hotness.h; presampling draws batches of a stream training never
+// samples). The static hot tier's rows; the Python loader's GPU cache takes them too.
+std::vector<uint64_t> HottestNodes(const CscGraph& graph, const NeighborSampler& sampler,
+                                   std::span<const uint64_t> seeds, HotnessPolicy policy,
+                                   uint64_t count, MemoryBudget& budget);
 
 // Opens the store; `sampler` draws the batches it will serve (presampled for sizing and for
 // the hot tier), `seeds` are their seeds. Everything is charged to `budget`.

@@ -30,13 +30,14 @@ constexpr EnumNames<MultistageMethod, 2> kMultistageMethodNames(
 class MacroBatchStream final : public BatchStream {
  public:
   MacroBatchStream(MacroBatchLoader& loader, const TrainOptions& o, uint64_t dim, uint64_t epoch,
-                   MemoryBudget& budget, HostArena* output_arena)
+                   MemoryBudget& budget, HostArena* output_arena, const NodeSet* left_out)
       : loader_(loader),
         options_(o),
         dim_(dim),
         epoch_(epoch),
         budget_(budget),
         output_arena_(output_arena),
+        left_out_(left_out),
         planned_(loader.macro_batches(epoch)),
         free_(2),
         loaded_(1),
@@ -133,15 +134,21 @@ class MacroBatchStream final : public BatchStream {
         const uint64_t start = MonotonicNs();
         ReadyBatch ready;
         ready.batch = sampler.Sample(stream, b);
-        const std::vector<uint64_t>& inputs = ready.batch.input_nodes();
-        ready.rows = inputs.size();
+        const std::vector<uint64_t>& inputs = ready.batch.input_nodes();  // local ids
+        ready.partial = left_out_ != nullptr;
+        for (size_t i = 0; ready.partial && i < inputs.size(); ++i) {
+          if (!left_out_->Contains(batch.global_of[inputs[i]])) {
+            ready.gathered.push_back(static_cast<uint32_t>(i));
+          }
+        }
+        ready.rows = ready.partial ? ready.gathered.size() : inputs.size();
         std::optional<RowBuffer> features =
-            RowBuffer::Allocate(budget_, output_arena_, inputs.size() * dim_, stopping_);
+            RowBuffer::Allocate(budget_, output_arena_, ready.rows * dim_, stopping_);
         if (!features) return false;
         ready.features = std::move(*features);
-        for (size_t i = 0; i < inputs.size(); ++i) {
-          DecodeRow(batch.row_of[inputs[i]], batch.row_dtype,
-                    {ready.features.data() + i * dim_, dim_});
+        for (size_t r = 0; r < ready.rows; ++r) {
+          const uint64_t local = inputs[ready.partial ? ready.gathered[r] : r];
+          DecodeRow(batch.row_of[local], batch.row_dtype, {ready.features.data() + r * dim_, dim_});
         }
         for (Block& block : ready.batch.blocks) {
           for (uint64_t& id : block.src_nodes) id = batch.global_of[id];
@@ -167,6 +174,7 @@ class MacroBatchStream final : public BatchStream {
   uint64_t epoch_;
   MemoryBudget& budget_;
   HostArena* output_arena_;
+  const NodeSet* left_out_;
   uint64_t planned_;
   BoundedQueue<int> free_;
   BoundedQueue<std::unique_ptr<MacroBatch>> loaded_;
@@ -236,7 +244,7 @@ uint64_t MacroBatchSource::batches_per_epoch() const {
 
 std::unique_ptr<BatchStream> MacroBatchSource::StartEpoch(uint64_t epoch) {
   return std::make_unique<MacroBatchStream>(*loader_, options_, feature_dim_, epoch, budget_,
-                                            output_arena_);
+                                            output_arena_, left_out_);
 }
 
 }  // namespace strata

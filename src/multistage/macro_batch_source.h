@@ -43,6 +43,7 @@ class MacroBatchSource final : public BatchSource {
   // macro-batches; with adaptive reuse, the count for one pass each.
   uint64_t batches_per_epoch() const override;
   std::unique_ptr<BatchStream> StartEpoch(uint64_t epoch) override;
+  void LeaveOutRows(const NodeSet* rows) override { left_out_ = rows; }
 
   uint32_t macro_batch() const { return loader_->macro_batch(); }
 
@@ -50,6 +51,7 @@ class MacroBatchSource final : public BatchSource {
   TrainOptions options_;
   MemoryBudget& budget_;
   HostArena* output_arena_;
+  const NodeSet* left_out_ = nullptr;
   uint64_t train_count_;
   uint64_t feature_dim_;
   std::unique_ptr<MacroBatchLoader> loader_;

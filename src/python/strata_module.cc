@@ -225,14 +225,24 @@ void BindBatch(py::module_& m) {
             const auto& nodes = self.cast<const LoaderBatch&>().batch.input_nodes();
             return View<int64_t>(nodes.data(), {static_cast<py::ssize_t>(nodes.size())}, self);
           })
+      .def_property_readonly("features",
+                             [](py::object self) {
+                               LoaderBatch& b = self.cast<LoaderBatch&>();
+                               const auto dim = static_cast<py::ssize_t>(b.feature_dim);
+                               const auto rows =
+                                   dim == 0 ? 0 : static_cast<py::ssize_t>(b.features.size()) / dim;
+                               return View<float>(b.features.data(), {rows, dim}, self);
+                             })
       .def_property_readonly(
-          "features",
-          [](py::object self) {
-            LoaderBatch& b = self.cast<LoaderBatch&>();
-            const auto rows = static_cast<py::ssize_t>(b.batch.input_nodes().size());
-            const auto dim = rows == 0 ? 0 : static_cast<py::ssize_t>(b.features.size()) / rows;
-            return View<float>(b.features.data(), {rows, dim}, self);
-          })
+          "gathered",
+          [](py::object self) -> py::object {
+            const LoaderBatch& b = self.cast<const LoaderBatch&>();
+            if (!b.partial) return py::none();
+            return View<int32_t>(b.gathered.data(), {static_cast<py::ssize_t>(b.gathered.size())},
+                                 self);
+          },
+          "With rows left out (a GPU cache): the positions in input_nodes of the rows in "
+          "features; None when features has every input node's row.")
       .def_property_readonly(
           "features_address",
           [](const LoaderBatch& b) { return reinterpret_cast<uintptr_t>(b.features.data()); })
@@ -368,6 +378,44 @@ void BindLoader(py::module_& m) {
             return std::make_shared<LoaderBatch>(std::move(*batch));
           },
           py::keep_alive<0, 1>(), "The epoch's next batch, or None after its last.")
+      .def(
+          "hottest_nodes",
+          [](const NeighborLoader& loader, const std::string& policy, uint64_t count) {
+            std::vector<uint64_t> ids;
+            {
+              py::gil_scoped_release release;
+              ids = loader.HottestNodes(ParseHotnessPolicy(policy), count);
+            }
+            return IdArray(ids);
+          },
+          py::arg("policy"), py::arg("count"),
+          "The `count` nodes training reads most, hottest first, as `policy` (presample, rpr, "
+          "degree) ranks them.")
+      .def(
+          "gather_rows",
+          [](const NeighborLoader& loader, const py::array_t<int64_t, py::array::c_style>& ids) {
+            const uint64_t dim = loader.dataset().meta().feature_dim;
+            const std::vector<uint64_t> nodes(ids.data(), ids.data() + ids.size());
+            py::array_t<float> out(
+                {static_cast<py::ssize_t>(nodes.size()), static_cast<py::ssize_t>(dim)});
+            std::span<float> rows(out.mutable_data(), nodes.size() * dim);
+            {
+              py::gil_scoped_release release;
+              loader.GatherRows(nodes, rows);
+            }
+            return out;
+          },
+          py::arg("ids"), "The rows of `ids` as batches hand them out (float32, ids x dim).")
+      .def(
+          "leave_out_rows",
+          [](NeighborLoader& loader, const py::array_t<int64_t, py::array::c_style>& ids) {
+            const std::vector<uint64_t> nodes(ids.data(), ids.data() + ids.size());
+            py::gil_scoped_release release;
+            loader.LeaveOutRows(nodes);
+          },
+          py::arg("ids"),
+          "From the next epoch on, batches leave these rows out of their features (see "
+          "Batch.gathered); empty: none. Stops the running epoch.")
       .def("stats", [](const NeighborLoader& loader) {
         const FeatureStoreStats s = loader.store_stats();
         py::dict out;
@@ -405,6 +453,8 @@ PYBIND11_MODULE(_strata, m) {
   // NumPy and PyTorch share Debian's OpenBLAS with this module, so matching its kernels to the
   // CPU speeds up the user's model too; at import no other thread is inside it yet.
   MatchBlasCoreToCpu();
+  m.def("_byte_size", &BudgetBytes, py::arg("size"),
+        "Bytes from 4096, '512M' or '4G', as memory_budget= takes them.");
   m.def(
       "blas_core",
       [] {

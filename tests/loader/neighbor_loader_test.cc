@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <vector>
 
 #include "minibatch/batch_source.h"
@@ -246,6 +247,67 @@ TEST_F(NeighborLoaderTest, HoldingTheWholeOutputArenaIsAnInputError) {
   // Dropping them lets the epoch go on.
   held.clear();
   EXPECT_TRUE(loader.Next().has_value());
+}
+
+// Rows the consumer holds (a GPU cache) are left out: a batch's features are the other input
+// nodes' rows, at the positions `gathered` names, equal to the full batch's; the same batches
+// otherwise. LeaveOutRows with no ids brings every row back.
+TEST_F(NeighborLoaderTest, LeftOutRowsAreNeitherReadNorHandedOut) {
+  for (const bool multistage : {false, true}) {
+    SCOPED_TRACE(multistage ? "multistage" : "neighbour sampling");
+    LoaderOptions o = Options(FeatureStoreKind::kDirect);
+    if (multistage) {
+      o.multistage.method = MultistageMethod::kLargeBatch;
+      o.multistage.macro_batch = 3;
+    }
+    NeighborLoader full(o);
+    NeighborLoader partial(o);
+    const std::vector<uint64_t> hot = partial.HottestNodes(HotnessPolicy::kDegree, 500);
+    ASSERT_EQ(hot.size(), 500u);
+    partial.LeaveOutRows(hot);
+    const std::set<uint64_t> left_out(hot.begin(), hot.end());
+    full.StartEpoch(0);
+    partial.StartEpoch(0);
+    uint64_t rows_left_out = 0;
+    while (std::optional<LoaderBatch> x = full.Next()) {
+      std::optional<LoaderBatch> y = partial.Next();
+      ASSERT_TRUE(y.has_value());
+      ExpectSameBatch(x->batch, y->batch);
+      ASSERT_TRUE(y->partial);
+      const std::vector<uint64_t>& input = y->batch.input_nodes();
+      ASSERT_EQ(y->features.size(), y->gathered.size() * kDim);
+      size_t next = 0;
+      for (uint32_t i = 0; i < input.size(); ++i) {
+        const bool gathered = next < y->gathered.size() && y->gathered[next] == i;
+        ASSERT_NE(gathered, left_out.count(input[i]) == 1) << "input " << i;
+        if (!gathered) continue;
+        EXPECT_TRUE(std::equal(y->features.data() + next * kDim,
+                               y->features.data() + (next + 1) * kDim,
+                               x->features.data() + i * kDim));
+        ++next;
+      }
+      rows_left_out += input.size() - y->gathered.size();
+    }
+    EXPECT_GT(rows_left_out, 0u);
+    partial.LeaveOutRows({});
+    partial.StartEpoch(0);
+    std::optional<LoaderBatch> whole = partial.Next();
+    ASSERT_TRUE(whole.has_value());
+    EXPECT_FALSE(whole->partial);
+    EXPECT_EQ(whole->features.size(), whole->batch.input_nodes().size() * kDim);
+  }
+}
+
+// GatherRows reads what batches hand out, whatever the store.
+TEST_F(NeighborLoaderTest, GatherRowsReadsTheBatchesRows) {
+  NeighborLoader loader(Options(FeatureStoreKind::kMemory));
+  loader.StartEpoch(0);
+  std::optional<LoaderBatch> batch = loader.Next();
+  ASSERT_TRUE(batch.has_value());
+  const std::vector<uint64_t>& input = batch->batch.input_nodes();
+  std::vector<float> rows(input.size() * kDim);
+  loader.GatherRows(input, rows);
+  EXPECT_TRUE(std::equal(rows.begin(), rows.end(), batch->features.data()));
 }
 
 TEST_F(NeighborLoaderTest, BadOptionsAreInputErrors) {
