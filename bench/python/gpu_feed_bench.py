@@ -46,7 +46,7 @@ def parse_args():
     p.add_argument("--batch-size", type=int, default=1000)
     p.add_argument("--hidden", type=int, default=256)
     p.add_argument("--gpu-cache-shares", default="0,0.25,1")
-    p.add_argument("--gpu-cache-policies", default="presample",
+    p.add_argument("--gpu-cache-policies", default="degree",
                    help="rankings to compare (presample, rpr, degree)")
     p.add_argument("--train", type=int, default=1, help="0: feed the batches, no model")
     p.add_argument("--runs", default="resident,strata,memmap")

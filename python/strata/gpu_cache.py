@@ -1,9 +1,9 @@
 """The GPU cache tier of the loaders' `gpu_cache=`: the hottest feature rows held in device
 memory, so that only the other rows of a batch cross PCIe.
 
-At the start the loader ranks the nodes (`gpu_cache_policy`: "presample" counts the rows
-presampled batches read, as GNNLab does; "rpr" and "degree" are the static hot tier's other
-rankings), reads the top rows once and copies them to the device, with a slot map (node id ->
+At the start the loader ranks the nodes (`gpu_cache_policy`: "degree", the default, which
+ranked best on make run's graph (docs/python.md); "presample" counts the rows presampled
+batches read, as GNNLab does; "rpr" is reverse PageRank from the seeds), reads the top rows once and copies them to the device, with a slot map (node id ->
 row of the cache, -1 for none). From then on the loader's fetch thread leaves those rows out
 of every batch (Batch.gathered names the rows it did gather), and each batch's features are
 assembled on the device: every row taken from the cache, then the gathered rows copied over

@@ -80,7 +80,7 @@ class NeighborLoader:
 
     `gpu_cache` ("4G", bytes) keeps the hottest rows in device memory (strata/gpu_cache.py):
     the loader then neither reads nor copies them, and assembles each batch's features on the
-    device. `gpu_cache_policy` ranks the rows ("presample", "rpr", "degree");
+    device. `gpu_cache_policy` ranks the rows ("degree", "presample", "rpr");
     `gpu_memory_budget` bounds the cache and its slot map (default: three quarters of the
     device's free memory). stats()["device"] adds the GPU hit rate and the bytes saved.
     """
@@ -88,7 +88,7 @@ class NeighborLoader:
     def __init__(self, dataset, fanouts, batch_size, split="train", shuffle=True, seed=0,
                  feature_store="direct", memory_budget="1G", drop_last=False, rank=0,
                  world_size=1, run_ahead=8, threads=2, row_normalize=False, device=None,
-                 prefetch=2, pinned_memory="auto", gpu_cache=0, gpu_cache_policy="presample",
+                 prefetch=2, pinned_memory="auto", gpu_cache=0, gpu_cache_policy="degree",
                  gpu_memory_budget=None, **options):
         """`dataset` is a strata.Dataset or a path. `fanouts` are listed from the input layer
         to the output layer (-1: all neighbours). `feature_store`: "direct" (direct I/O behind
