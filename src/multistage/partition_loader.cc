@@ -1,6 +1,9 @@
 #include "multistage/partition_loader.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <numeric>
@@ -61,13 +64,19 @@ PartitionLoader::PartitionLoader(const Dataset& dataset, const CscGraph& graph,
       ReadValues(dataset.PathOf(kPartitionOffsetsFile), 8, budget);
   offsets_.assign(offsets.data(), offsets.data() + offsets.size());
   partition_of_ = PartitionLookup(offsets_, budget);
-  LoadHubs(dataset);
   for (uint32_t p = 0; p < parts(); ++p) {
     sorted_spans_.push_back(FeatureSpan(p) + IndicesSpan(p));
     sorted_nodes_.push_back(offsets_[p + 1] - offsets_[p]);
+    sorted_edges_.push_back(graph_.EdgeBegin(offsets_[p + 1]) - graph_.EdgeBegin(offsets_[p]));
   }
   std::sort(sorted_spans_.rbegin(), sorted_spans_.rend());
   std::sort(sorted_nodes_.rbegin(), sorted_nodes_.rend());
+  std::sort(sorted_edges_.rbegin(), sorted_edges_.rend());
+  LoadHubs(dataset);
+  for (uint32_t p = 0; p < parts(); ++p) {
+    sorted_hub_edges_.push_back(edges_by_partition_start_[p + 1] - edges_by_partition_start_[p]);
+  }
+  std::sort(sorted_hub_edges_.rbegin(), sorted_hub_edges_.rend());
 
   std::vector<uint32_t> sizes(parts());
   std::iota(sizes.begin(), sizes.end(), 1);
@@ -110,25 +119,105 @@ uint64_t PartitionLoader::IndicesSpan(uint32_t p) const {
 }
 
 uint64_t PartitionLoader::BufferBytes(uint32_t count) const {
-  uint64_t span = 0, nodes = hub_ids_.size();
+  uint64_t span = 0, nodes = hub_ids_.size(), edges = MaxKeptHubEdges(count);
   for (uint32_t i = 0; i < count; ++i) {
     span += sorted_spans_[i];
     nodes += sorted_nodes_[i];
+    edges += sorted_edges_[i];
   }
-  // The macro-batch graph holds at most every edge read (4-byte local ids, no wider than a
-  // stored id) and the hubs' lists; each node has an offset and three map entries.
-  return span + (span / id_bytes_ + edge_hub_.size()) * 4 + (nodes + 1) * 8 + nodes * 24;
+  // The macro-batch graph holds at most every in-edge of its partitions and the hub edges it
+  // keeps (4-byte local ids); each node has an offset and three map entries.
+  return span + edges * 4 + (nodes + 1) * 8 + nodes * 24;
+}
+
+uint64_t PartitionLoader::MaxKeptHubEdges(uint32_t count) const {
+  uint64_t edges = edge_hub_.size() - edges_by_partition_start_[parts()];  // hub to hub
+  for (uint32_t i = 0; i < count && i < sorted_hub_edges_.size(); ++i) {
+    edges += sorted_hub_edges_[i];
+  }
+  return edges;
+}
+
+std::vector<uint64_t> PartitionLoader::HubsWithin(const ChargedArray<uint64_t>& ids,
+                                                  const ChargedArray<uint64_t>& indptr,
+                                                  const ChargedArray<uint64_t>& indices,
+                                                  uint64_t available_bytes) const {
+  const uint64_t all = ids.size();
+  std::vector<uint64_t> order(all);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) {
+    return indptr[a + 1] - indptr[a] > indptr[b + 1] - indptr[b];
+  });
+  std::vector<uint32_t> rank(all);
+  for (uint64_t r = 0; r < all; ++r) rank[order[r]] = static_cast<uint32_t>(r);
+  const HubLookup hub_of({ids.data(), all}, graph_.num_nodes(), budget_);
+  // What the `k` first hubs of `order` need: the section (a row, id, lookup entry and two
+  // 4-byte entries per edge), and room for two buffers of the largest partition in half of
+  // what is left, their graphs holding the hub nodes and the most hub edges one partition
+  // keeps (the hub-to-hub edges and the largest partition's edges into hubs).
+  const uint64_t one_partition = sorted_spans_[0] + sorted_edges_[0] * 4 + sorted_nodes_[0] * 32;
+  std::vector<uint64_t> into_hubs(parts());
+  auto fits = [&](uint64_t k) {
+    std::fill(into_hubs.begin(), into_hubs.end(), 0);
+    uint64_t section = 0, hub_to_hub = 0;
+    for (uint64_t r = 0; r < k; ++r) {
+      const uint64_t h = order[r];
+      section += row_stride_ + 12 + (indptr[h + 1] - indptr[h]) * 8;
+      for (uint64_t e = indptr[h]; e < indptr[h + 1]; ++e) {
+        const int64_t source = hub_of(indices[e]);
+        if (source >= 0 && rank[source] < k) {
+          ++hub_to_hub;
+        } else {
+          ++into_hubs[partition_of_(indices[e])];
+        }
+      }
+    }
+    const uint64_t kept_edges =
+        hub_to_hub + (k == 0 ? 0 : *std::max_element(into_hubs.begin(), into_hubs.end()));
+    return section + 4 * (one_partition + 32 * k + 4 * kept_edges) <= available_bytes;
+  };
+  uint64_t count = all;
+  if (!fits(all)) {
+    uint64_t low = 0, high = all;  // fits(low) or low == 0; !fits(high)
+    while (high - low > 1) {
+      const uint64_t mid = (low + high) / 2;
+      (fits(mid) ? low : high) = mid;
+    }
+    count = low;
+  }
+  order.resize(count);
+  std::sort(order.begin(), order.end());
+  return order;
 }
 
 void PartitionLoader::LoadHubs(const Dataset& dataset) {
-  hub_ids_ = ReadValues(dataset.PathOf(kHubIdsFile), id_bytes_, budget_);
+  const ChargedArray<uint64_t> all_ids =
+      ReadValues(dataset.PathOf(kHubIdsFile), id_bytes_, budget_);
   const ChargedArray<uint64_t> indptr = ReadValues(dataset.PathOf(kHubIndptrFile), 8, budget_);
   const ChargedArray<uint64_t> indices =
       ReadValues(dataset.PathOf(kHubIndicesFile), id_bytes_, budget_);
-  const uint64_t hubs = hub_ids_.size();
+  const std::vector<uint64_t> kept = HubsWithin(all_ids, indptr, indices, budget_.available());
+  if (kept.size() < all_ids.size()) {
+    std::fprintf(stderr, "%s\n",
+                 fmt::format("strata: note: the hub section keeps the {} most connected of its {} "
+                             "hubs, all that fit the budget ({}) with macro-batches of one "
+                             "partition; the others load with their partitions",
+                             kept.size(), all_ids.size(), FormatBytes(budget_.limit()))
+                     .c_str());
+  }
+  const uint64_t hubs = kept.size();
+  hub_ids_ = ChargedArray<uint64_t>(budget_, hubs, "hub section");
+  for (uint64_t i = 0; i < hubs; ++i) hub_ids_[i] = all_ids[kept[i]];
   const uint64_t bytes = hubs * row_stride_;
   hub_rows_ = AlignedBuffer(budget_, AlignUp(std::max<uint64_t>(bytes, 1)), "hub feature rows");
-  if (bytes > 0) FileReader(dataset.PathOf(kHubFeaturesFile)).ReadExact(0, hub_rows_.data(), bytes);
+  const FileReader rows(dataset.PathOf(kHubFeaturesFile));
+  if (hubs == all_ids.size()) {
+    if (bytes > 0) rows.ReadExact(0, hub_rows_.data(), bytes);
+  } else {
+    for (uint64_t i = 0; i < hubs; ++i) {
+      rows.ReadExact(kept[i] * row_stride_, hub_rows_.data() + i * row_stride_, row_stride_);
+    }
+  }
   hub_index_ = HubLookup({hub_ids_.data(), hubs}, graph_.num_nodes(), budget_);
 
   // A hub's in-neighbour is kept in a macro-batch when it is a hub too (always) or when its
@@ -136,25 +225,30 @@ void PartitionLoader::LoadHubs(const Dataset& dataset) {
   // partition, hub-to-hub edges apart, and a macro-batch visits only its own partitions'.
   std::vector<uint64_t> count(parts() + 1, 0);
   uint64_t hub_to_hub = 0;
-  for (uint64_t e = 0; e < indices.size(); ++e) {
-    if (hub_index_(indices[e]) >= 0) {
-      ++hub_to_hub;
-    } else {
-      ++count[partition_of_(indices[e]) + 1];
+  for (uint64_t k : kept) {
+    for (uint64_t e = indptr[k]; e < indptr[k + 1]; ++e) {
+      if (hub_index_(indices[e]) >= 0) {
+        ++hub_to_hub;
+      } else {
+        ++count[partition_of_(indices[e]) + 1];
+      }
     }
   }
   for (uint32_t p = 0; p < parts(); ++p) count[p + 1] += count[p];
   edges_by_partition_start_.assign(count.begin(), count.end());
-  edge_hub_ = ChargedArray<uint32_t>(budget_, indices.size(), "hub section");
-  edge_source_ = ChargedArray<uint64_t>(budget_, indices.size(), "hub section");
+  const uint64_t kept_edges = count[parts()] + hub_to_hub;
+  edge_hub_ = ChargedArray<uint32_t>(budget_, kept_edges, "hub section");
+  edge_source_ = ChargedArray<uint32_t>(budget_, kept_edges, "hub section");
   uint64_t next_hub_edge = count[parts()];
   for (uint64_t h = 0; h < hubs; ++h) {
-    for (uint64_t e = indptr[h]; e < indptr[h + 1]; ++e) {
+    for (uint64_t e = indptr[kept[h]]; e < indptr[kept[h] + 1]; ++e) {
       const uint64_t v = indices[e];
       const int64_t hub = hub_index_(v);
-      const uint64_t slot = hub >= 0 ? next_hub_edge++ : count[partition_of_(v)]++;
+      const uint32_t p = partition_of_(v);
+      const uint64_t slot = hub >= 0 ? next_hub_edge++ : count[p]++;
       edge_hub_[slot] = static_cast<uint32_t>(h);
-      edge_source_[slot] = hub >= 0 ? static_cast<uint64_t>(hub) : v;
+      edge_source_[slot] =
+          static_cast<uint32_t>(hub >= 0 ? static_cast<uint64_t>(hub) : v - offsets_[p]);
     }
   }
 }
@@ -242,13 +336,15 @@ void PartitionLoader::BuildGraph(MacroBatch& batch, std::span<const uint32_t> pa
 
   const uint64_t nodes = next;
   ChargedArray<uint64_t> indptr(budget_, nodes + 1, "macro-batch graph");
-  // At most every edge of the partitions and of the hub section: reserved, never regrown.
+  // At most every edge of the partitions and the hub edges the macro-batch keeps: reserved,
+  // never regrown.
   std::vector<uint32_t> kept;
-  uint64_t partition_edges = 0;
+  uint64_t most_edges = edge_hub_.size() - edges_by_partition_start_[parts()];
   for (uint32_t p : partitions) {
-    partition_edges += graph_.EdgeBegin(offsets_[p + 1]) - graph_.EdgeBegin(offsets_[p]);
+    most_edges += graph_.EdgeBegin(offsets_[p + 1]) - graph_.EdgeBegin(offsets_[p]);
+    most_edges += edges_by_partition_start_[p + 1] - edges_by_partition_start_[p];
   }
-  kept.reserve(partition_edges + edge_hub_.size());
+  kept.reserve(most_edges);
   uint64_t local = 0;
   indptr[0] = 0;
   for (size_t i = 0; i < partitions.size(); ++i) {
@@ -275,7 +371,7 @@ void PartitionLoader::BuildGraph(MacroBatch& batch, std::span<const uint32_t> pa
     }
     for (uint32_t p : partitions) {
       for (uint64_t e = edges_by_partition_start_[p]; e < edges_by_partition_start_[p + 1]; ++e) {
-        fn(e, first_local[p] + static_cast<int64_t>(edge_source_[e] - offsets_[p]));
+        fn(e, first_local[p] + static_cast<int64_t>(edge_source_[e]));
       }
     }
   };

@@ -7,9 +7,13 @@
 // partitions' nodes and the hubs, in local ids.
 //
 // The hub section (ids, rows, in-neighbour lists) is read once and stays in memory; a hub
-// is in every macro-batch. Local ids number the macro-batch's partitions in the order given,
-// then the hubs outside them; a local node's in-neighbours are those of its global
-// in-neighbours that are in the macro-batch, in the CSC's order.
+// is in every macro-batch. Where the whole section and two buffers of one partition do not
+// fit the budget, the most connected hubs that do stay and the others are ordinary nodes,
+// loaded with their partitions (said on stderr): the hubs come before macro-batches larger
+// than one partition, and the refusal is left for budgets where one partition does not fit. Local
+// ids number the macro-batch's partitions in the order given, then the hubs outside them; a local
+// node's in-neighbours are those of its global in-neighbours that are in the macro-batch, in the
+// CSC's order.
 //
 // Memory: both buffers are allocated up front for the largest macro-batch of the given size
 // and charged to the budget, with the hub section; the graph and id maps of a loaded
@@ -53,6 +57,11 @@ class PartitionLoader final : public MacroBatchLoader {
   // macro-batch, whose seeds are its partitions' training nodes in ascending local id.
   std::unique_ptr<MacroBatch> LoadPartitions(std::span<const uint32_t> partitions, int buffer);
 
+  // The most edges of the hub section a macro-batch of `count` partitions keeps in the lists
+  // of the hubs outside its partitions: the hub-to-hub edges and the `count` partitions' with
+  // the most edges into hubs. The buffers are sized with it, not with every hub edge.
+  uint64_t MaxKeptHubEdges(uint32_t count) const;
+
  private:
   // Bytes of one partition's aligned feature and indices ranges.
   uint64_t FeatureSpan(uint32_t p) const;
@@ -60,6 +69,14 @@ class PartitionLoader final : public MacroBatchLoader {
   // Buffer bytes for the `count` largest partitions, and what their graph and maps take.
   uint64_t BufferBytes(uint32_t count) const;
   void LoadHubs(const Dataset& dataset);
+  // The hubs of the section (positions in `ids`, ascending; `indptr` and `indices` their
+  // lists) to keep in `available_bytes`: all of them when they fit with two buffers of one
+  // partition, else the most connected that do (in-degree: on the undirected graphs hubs are
+  // chosen on, how many lists a hub is in).
+  std::vector<uint64_t> HubsWithin(const ChargedArray<uint64_t>& ids,
+                                   const ChargedArray<uint64_t>& indptr,
+                                   const ChargedArray<uint64_t>& indices,
+                                   uint64_t available_bytes) const;
   // Fills everything of `batch` but the reads, from the indices at `indices_at[i]` for its
   // i-th partition.
   void BuildGraph(MacroBatch& batch, std::span<const uint32_t> partitions,
@@ -81,8 +98,10 @@ class PartitionLoader final : public MacroBatchLoader {
   // The hub section's edges: those from non-hub sources by source partition (partition p's
   // are [start[p], start[p+1])), then those between hubs, from start[parts] to the end.
   std::vector<uint64_t> edges_by_partition_start_;
-  ChargedArray<uint32_t> edge_hub_;     // the hub an edge leads to
-  ChargedArray<uint64_t> edge_source_;  // its source: a node id, or a hub's index
+  ChargedArray<uint32_t> edge_hub_;  // the hub an edge leads to
+  // Its source: the offset in its partition (partition edges), or a hub's index (hub to hub);
+  // four bytes either way, where node ids would take eight.
+  ChargedArray<uint32_t> edge_source_;
   AlignedBuffer hub_rows_;
   AlignedBuffer buffers_;  // two halves of buffer_bytes_
   uint64_t buffer_bytes_ = 0;
@@ -90,6 +109,10 @@ class PartitionLoader final : public MacroBatchLoader {
   int features_file_ = 0, indices_file_ = 0;
   std::vector<uint64_t> sorted_spans_;  // per-partition buffer bytes, largest first
   std::vector<uint64_t> sorted_nodes_;  // per-partition nodes, largest first
+  std::vector<uint64_t> sorted_edges_;  // per-partition in-edges, most first
+  // Per-partition hub edges (from its nodes into hubs), most first: a macro-batch of n
+  // partitions keeps at most the hub-to-hub edges and the n largest of these.
+  std::vector<uint64_t> sorted_hub_edges_;
 };
 
 }  // namespace strata

@@ -41,6 +41,10 @@ class MacroBatchTest : public MacroBatchFixture {
     p.hub_fraction = 0.02;
     p.memory_budget_bytes = 64 << 20;
     PartitionDataset(p);
+    // A third of the nodes hubs: a hub section larger than the partitions.
+    p.out = *dir_ / "hub-heavy";
+    p.hub_fraction = 0.3;
+    PartitionDataset(p);
   }
   static void TearDownTestSuite() { delete dir_; }
 
@@ -63,6 +67,25 @@ class MacroBatchTest : public MacroBatchFixture {
 
 ScratchDir* MacroBatchTest::dir_ = nullptr;
 
+// `batch`'s graph is the subgraph of `graph` induced on its nodes, each node once.
+void ExpectInducedGraph(const MacroBatch& batch, const CscGraph& graph) {
+  const std::vector<uint64_t>& global = batch.global_of;
+  const std::set<uint64_t> members(global.begin(), global.end());
+  ASSERT_EQ(members.size(), global.size()) << "a node twice in the macro-batch";
+  ASSERT_EQ(batch.graphs[0]->num_nodes(), global.size());
+  for (uint64_t local = 0; local < global.size(); ++local) {
+    std::multiset<uint64_t> expected, actual;
+    const uint64_t v = global[local];
+    for (uint64_t k = 0; k < graph.InDegree(v); ++k) {
+      if (members.contains(graph.InNeighbor(v, k))) expected.insert(graph.InNeighbor(v, k));
+    }
+    for (uint64_t k = 0; k < batch.graphs[0]->InDegree(local); ++k) {
+      actual.insert(global[batch.graphs[0]->InNeighbor(local, k)]);
+    }
+    ASSERT_EQ(actual, expected) << "node " << v;
+  }
+}
+
 TEST_F(MacroBatchTest, GraphIsInducedOnThePartitionsAndTheHubs) {
   std::vector<bool> train(graph_->num_nodes(), false);
   for (uint64_t v : train_) train[v] = true;
@@ -71,20 +94,7 @@ TEST_F(MacroBatchTest, GraphIsInducedOnThePartitionsAndTheHubs) {
   const uint32_t partitions[] = {5, 0, 2};
   std::unique_ptr<MacroBatch> batch = loader.LoadPartitions(partitions, 1);
   const std::vector<uint64_t>& global = batch->global_of;
-  const std::set<uint64_t> members(global.begin(), global.end());
-  ASSERT_EQ(members.size(), global.size()) << "a node twice in the macro-batch";
-  ASSERT_EQ(batch->graphs[0]->num_nodes(), global.size());
-  for (uint64_t local = 0; local < global.size(); ++local) {
-    std::multiset<uint64_t> expected, actual;
-    const uint64_t v = global[local];
-    for (uint64_t k = 0; k < graph_->InDegree(v); ++k) {
-      if (members.contains(graph_->InNeighbor(v, k))) expected.insert(graph_->InNeighbor(v, k));
-    }
-    for (uint64_t k = 0; k < batch->graphs[0]->InDegree(local); ++k) {
-      actual.insert(global[batch->graphs[0]->InNeighbor(local, k)]);
-    }
-    ASSERT_EQ(actual, expected) << "node " << v;
-  }
+  ExpectInducedGraph(*batch, *graph_);
   // Rows and training seeds follow their node.
   std::vector<float> rows(global.size() * 16);
   store->Gather(global, rows);
@@ -171,6 +181,91 @@ TEST_F(MacroBatchTest, BuffersAreChargedAndSizedToTheBudget) {
     EXPECT_EQ(e.kind(), Error::Kind::kInput);
     EXPECT_NE(std::string(e.what()).find("--macro-batch 8 needs"), std::string::npos) << e.what();
   }
+}
+
+// Where the whole hub section does not fit a quarter of what the budget leaves, the loader
+// keeps the hubs that fit, and a macro-batch is the graph induced on its partitions and those.
+TEST_F(MacroBatchTest, HubsBeyondTheirShareOfTheBudgetLoadWithTheirPartitions) {
+  Open(*dir_ / "hub-heavy");
+  std::vector<bool> train(graph_->num_nodes(), false);
+  const uint32_t partitions[] = {6};
+  // The macro-batch's nodes: its partition's and the hubs outside it that the loader kept.
+  auto macro_batch_nodes = [&](MemoryBudget& budget) {
+    PartitionLoader loader(*dataset_, *graph_, train, 1, 8, 0, budget);
+    std::unique_ptr<MacroBatch> batch = loader.LoadPartitions(partitions, 0);
+    ExpectInducedGraph(*batch, *graph_);
+    return batch->global_of.size();
+  };
+  MemoryBudget roomy(64 << 20);
+  const uint64_t all = macro_batch_nodes(roomy);
+  // The smallest budget that opens the loader keeps fewer hubs, and still loads.
+  uint64_t low = 0, high = 64 << 20;
+  while (high - low > 256) {
+    const uint64_t mid = (low + high) / 2;
+    MemoryBudget budget(mid);
+    try {
+      PartitionLoader loader(*dataset_, *graph_, train, 1, 8, 0, budget);
+      high = mid;
+    } catch (const Error&) {
+      low = mid;
+    }
+  }
+  MemoryBudget tight(high);
+  EXPECT_LT(macro_batch_nodes(tight), all);
+}
+
+// The hub lists a macro-batch builds for the hubs outside its partitions stay within the bound
+// its buffers are sized with, which is below the whole hub section.
+TEST_F(MacroBatchTest, OutsideHubListsStayWithinTheSizingBound) {
+  std::vector<bool> train(graph_->num_nodes(), false);
+  PartitionLoader loader(*dataset_, *graph_, train, 1, 8, 0, *budget_);
+  EXPECT_LT(loader.MaxKeptHubEdges(1), loader.MaxKeptHubEdges(kParts));
+  const std::string raw = ReadWholeFile(dataset_->PathOf(kPartitionOffsetsFile));
+  std::vector<uint64_t> offsets(raw.size() / 8);
+  std::memcpy(offsets.data(), raw.data(), raw.size());
+  uint64_t most = 0;
+  for (uint32_t p = 0; p < kParts; ++p) {
+    const uint32_t partitions[] = {p};
+    std::unique_ptr<MacroBatch> batch = loader.LoadPartitions(partitions, 0);
+    const CscGraph& g = *batch->graphs[0];
+    // Local ids: the partition's nodes, then the hubs outside it.
+    uint64_t kept = 0;
+    for (uint64_t local = offsets[p + 1] - offsets[p]; local < g.num_nodes(); ++local) {
+      kept += g.InDegree(local);
+    }
+    EXPECT_LE(kept, loader.MaxKeptHubEdges(1)) << "partition " << p;
+    most = std::max(most, kept);
+  }
+  EXPECT_GT(most, 0u);
+}
+
+// The buffers are sized for the largest graph a macro-batch can build (the hub edges that many
+// partitions can keep, not every hub edge): at the smallest budget that admits macro-batches
+// of one partition, a whole epoch runs within it.
+TEST_F(MacroBatchTest, AnEpochRunsAtTheSmallestBudgetThatAdmitsIt) {
+  TrainOptions o = Options(1);
+  o.max_run_ahead = 1;
+  o.threads = 1;
+  auto admits = [&](uint64_t limit) {
+    MemoryBudget budget(limit);
+    try {
+      MacroBatchSource source(*dataset_, *graph_, train_, o, budget);
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
+  };
+  uint64_t low = 0, high = 64 << 20;
+  ASSERT_TRUE(admits(high));
+  while (high - low > 1024) {
+    const uint64_t mid = (low + high) / 2;
+    (admits(mid) ? high : low) = mid;
+  }
+  MemoryBudget smallest(high);
+  MacroBatchSource source(*dataset_, *graph_, train_, o, smallest);
+  std::vector<ReadyBatch> batches;
+  EXPECT_NO_THROW(batches = Epoch(source, 0));
+  EXPECT_FALSE(batches.empty());
 }
 
 TEST_F(MacroBatchTest, AFailedReadIsOneErrorFromNext) {
