@@ -3,7 +3,7 @@
 
     examples/train_sage.py DATASET [--seed S] [--epochs E] [--feature-store direct|memory|mmap]
                            [--memory-budget B] [--fanouts 10,10] [--batch-size N]
-                           [--device cpu|cuda]
+                           [--device cpu|cuda] [--multistage partition|lbs]
 
 The defaults reproduce GraphSAGE's accuracy on Cora (`strata import data/cora --npy datasets/cora.npz`).
 Batches arrive as torch tensors on --device (on cuda through pinned buffers, copied ahead on a
@@ -86,6 +86,9 @@ def parse_args(argv=None):
     p.add_argument("--row-normalize", type=int, default=1, help="1: rows scaled to unit L1 norm")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    p.add_argument("--multistage", default="", choices=["", "partition", "lbs"],
+                   help="train on multistage batches (partition: a strata partition dataset)")
+    p.add_argument("--macro-batch", type=int, default=0, help="0: the most the budget holds")
     return p.parse_args(argv)
 
 
@@ -94,6 +97,12 @@ def fanout_list(text, layers):
 
 
 def loader_for(args, split, fanouts, rank=0, world_size=1):
+    if split == "train" and args.multistage:
+        return strata.MultistageLoader(
+            args.dataset, fanouts, args.batch_size, method=args.multistage,
+            macro_batch=args.macro_batch, seed=args.seed, memory_budget=args.memory_budget,
+            rank=rank, world_size=world_size, row_normalize=bool(args.row_normalize),
+            hidden=args.hidden, device=args.device)
     return strata.NeighborLoader(
         args.dataset, fanouts, args.batch_size if split == "train" else 1024, split=split,
         shuffle=split == "train", seed=args.seed, feature_store=args.feature_store,

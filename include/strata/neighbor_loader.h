@@ -7,7 +7,7 @@
 // of epoch e is the one `strata train` trains on (strata/neighbor_sampler.h); the store and
 // the run-ahead never change a batch. With `multistage` enabled the batches are those of
 // `strata train --multistage ...` instead: sampled inside macro-batches read whole (the
-// training split only, one rank).
+// training split only; with ranks, each a share of the macro-batches, MultistageOptions).
 //
 // Lifetime: a batch owns its arrays (charged to the loader's budget until it is destroyed) and
 // must not outlive the loader. One epoch runs at a time; StartEpoch stops the previous one.

@@ -61,6 +61,12 @@ struct MultistageOptions {
   // setting where a seed does not fix the numbers, hence off by default.
   bool adaptive_reuse = false;
   std::vector<int> fanouts;  // of the mini-batches inside a macro-batch (empty: the sampling's)
+  // Data-parallel loading: rank `rank` of `world_size` takes macro-batches rank, rank +
+  // world_size, ... of each epoch, and every rank's epoch ends after as many batches as the
+  // rank with the fewest has (the others drop the rest of their last macro-batch), so that
+  // all ranks take the same number of steps. Adaptive reuse is one rank only.
+  uint32_t rank = 0;
+  uint32_t world_size = 1;
 
   bool enabled() const { return method != MultistageMethod::kNone; }
 };

@@ -194,7 +194,11 @@ class MultistageLoader(NeighborLoader):
     next macro-batch is still loading (the batches then depend on the disk's speed).
     macro_batch=0 takes the most whose two buffers fit the
     budget. Batches have the NeighborLoader's fields plus `macro_batch`; len() is an estimate.
-    The training split of one rank only; same seed, same batches, whatever the run-ahead.
+    The training split; same seed, same batches, whatever the run-ahead. With `rank` and
+    `world_size` (DDP) rank r takes macro-batches r, r + world_size, ... of each epoch, and
+    every rank's epoch ends after as many batches as the rank with the fewest has, so that all
+    take the same number of steps (a rank's batches are those one process would sample in the
+    same macro-batches; adaptive reuse is one rank only).
     """
 
     def __init__(self, dataset, fanouts, batch_size, method="partition", macro_batch=0, reuse=1,

@@ -281,3 +281,23 @@ def test_a_signal_while_waiting_for_a_batch_interrupts_the_wait(tmp_path):
     del epoch, raised
     gc.collect()
     assert loader.stats()["memory_used_bytes"] == idle
+
+
+@pytest.mark.parametrize("method", ["partition", "lbs"])
+def test_multistage_ranks_take_alternate_macro_batches_and_as_many_steps(partitioned, method):
+    kwargs = dict(method=method, macro_batch=2, seed=3, memory_budget="64M")
+    ranks = [strata.MultistageLoader(partitioned, [4, 3], 64, rank=r, world_size=2, **kwargs)
+             for r in (0, 1)]
+    for epoch in (0, 1):
+        macro, steps, seeds = [], [], []
+        for loader in ranks:
+            loader.set_epoch(epoch)
+            batches = list(loader)
+            steps.append(len(batches))
+            macro.append({b.macro_batch for b in batches})
+            seeds.append(np.concatenate([b.seeds for b in batches]))
+        assert steps[0] == steps[1] > 0
+        assert all(m % 2 == 0 for m in macro[0]) and all(m % 2 == 1 for m in macro[1])
+        # One pass: no seed twice, across the ranks.
+        both = np.concatenate(seeds)
+        assert len(np.unique(both)) == len(both)

@@ -28,6 +28,8 @@ TrainOptions MultistageRunOf(const LoaderOptions& o) {
   run.sampling.batch_size = o.batch_size;
   run.features = o.features;
   run.multistage = o.multistage;
+  run.multistage.rank = o.order.rank;
+  run.multistage.world_size = o.order.world_size;
   run.seed = o.seed;
   run.memory_budget_bytes = o.memory_budget_bytes;
   run.io_depth = o.io_depth;
@@ -87,10 +89,8 @@ NeighborLoader::NeighborLoader(const LoaderOptions& o)
   if (meta.feature_dim == 0) throw Error::Input("dataset has no features", s.dataset.dir());
   if (o.max_run_ahead == 0) throw Error::Input("run_ahead must be positive");
   if (o.multistage.enabled()) {
-    if (o.split != Split::kTrain || o.order.world_size != 1) {
-      throw Error::Input("multistage loading serves the train split of one rank");
-    }
-    CheckMultistageOptions(o.multistage, o.fanouts.size());
+    if (o.split != Split::kTrain) throw Error::Input("multistage loading serves the train split");
+    CheckMultistageOptions(MultistageRunOf(o).multistage, o.fanouts.size());
   }
   TopologyOptions topology = {TopologyPlacement::kAuto, -1, {}};
   topology.io.depth = o.io_depth;

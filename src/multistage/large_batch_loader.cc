@@ -53,8 +53,10 @@ LargeBatchLoader::LargeBatchLoader(const Dataset& dataset, const CscGraph& graph
   store_ = OpenFeatureStore(dataset, FeatureStoreKind::kDirect, direct, budget);
 
   const uint64_t batch = std::max<uint64_t>(options.sampling.batch_size, 1);
+  // At most a rank's share of the mini-batches, so that every rank gets a macro-batch.
+  const uint64_t ranks = std::max<uint32_t>(options.multistage.world_size, 1);
   const uint32_t most =
-      static_cast<uint32_t>(std::max<uint64_t>((train_ids.size() + batch - 1) / batch, 1));
+      static_cast<uint32_t>(std::max<uint64_t>((train_ids.size() + batch - 1) / batch / ranks, 1));
   std::vector<uint32_t> sizes;
   for (uint32_t n = 1; n < most; n *= 2) sizes.push_back(n);
   sizes.push_back(most);
@@ -105,6 +107,13 @@ float* LargeBatchLoader::Reserve(int buffer, uint64_t rows) {
 
 uint64_t LargeBatchLoader::macro_batches(uint64_t epoch) const {
   return first_stage_->batches_per_epoch();
+}
+
+uint64_t LargeBatchLoader::seeds_in(uint64_t epoch, uint64_t m) const {
+  // The first stage's batches take macro_batch mini-batches of seeds each, the last the rest.
+  const uint64_t seeds = first_stage_->seeds_per_epoch();
+  const uint64_t per = std::max<uint64_t>(options_.sampling.batch_size, 1) * macro_batch_;
+  return m * per >= seeds ? 0 : std::min(per, seeds - m * per);
 }
 
 std::unique_ptr<MacroBatch> LargeBatchLoader::Load(uint64_t epoch, uint64_t m, int buffer) {

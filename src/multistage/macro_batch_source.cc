@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <chrono>
@@ -27,6 +28,46 @@ constexpr EnumNames<MultistageMethod, 2> kMultistageMethodNames(
     "--multistage",
     {{{MultistageMethod::kPartition, "partition"}, {MultistageMethod::kLargeBatch, "lbs"}}});
 
+// The macro-batches one rank loads in an epoch, in order, and the batches it hands out.
+struct RankShare {
+  std::vector<uint64_t> macro_batches;
+  uint64_t batches = 0;
+};
+
+// Rank r of w takes macro-batches r, r + w, ...; every rank hands out as many batches as the
+// rank with the fewest has (fixed passes: each macro-batch's count is known before it loads),
+// and loads no macro-batch beyond them.
+RankShare ShareOf(const MacroBatchLoader& loader, const TrainOptions& o, uint64_t epoch) {
+  const uint64_t planned = loader.macro_batches(epoch);
+  const uint32_t world = std::max<uint32_t>(o.multistage.world_size, 1);
+  const uint64_t batch = std::max<uint64_t>(o.sampling.batch_size, 1);
+  const uint64_t passes = std::max<uint32_t>(o.multistage.reuse, 1);
+  auto batches_in = [&](uint64_t m) {
+    return (loader.seeds_in(epoch, m) + batch - 1) / batch * passes;
+  };
+  RankShare share;
+  if (world == 1) {
+    for (uint64_t m = 0; m < planned; ++m) share.macro_batches.push_back(m);
+    share.batches = UINT64_MAX;
+    return share;
+  }
+  std::vector<uint64_t> per_rank(world, 0);
+  for (uint64_t m = 0; m < planned; ++m) per_rank[m % world] += batches_in(m);
+  share.batches = *std::min_element(per_rank.begin(), per_rank.end());
+  if (share.batches == 0) {
+    throw Error::Input(
+        fmt::format("epoch {} has {} macro-batches with seeds for {} ranks; "
+                    "every rank needs one: lower the macro-batch size",
+                    epoch, planned, world));
+  }
+  uint64_t taken = 0;
+  for (uint64_t m = o.multistage.rank; m < planned && taken < share.batches; m += world) {
+    share.macro_batches.push_back(m);
+    taken += batches_in(m);
+  }
+  return share;
+}
+
 class MacroBatchStream final : public BatchStream {
  public:
   MacroBatchStream(MacroBatchLoader& loader, const TrainOptions& o, uint64_t dim, uint64_t epoch,
@@ -38,7 +79,7 @@ class MacroBatchStream final : public BatchStream {
         budget_(budget),
         output_arena_(output_arena),
         left_out_(left_out),
-        planned_(loader.macro_batches(epoch)),
+        share_(ShareOf(loader, o, epoch)),
         free_(2),
         loaded_(1),
         ready_(std::max<uint32_t>(o.max_run_ahead, 1)) {
@@ -66,7 +107,7 @@ class MacroBatchStream final : public BatchStream {
     PipelineStats stats;
     stats.sample_s = sample_ns_ * 1e-9;
     MacroBatchStats& macro = stats.multistage.emplace();
-    macro.planned = planned_;
+    macro.planned = share_.macro_batches.size();
     macro.macro_batches = macro_batches_;
     macro.passes = macro_passes_;
     macro.load_bytes = load_bytes_;
@@ -79,7 +120,7 @@ class MacroBatchStream final : public BatchStream {
  private:
   void LoadLoop() {
     try {
-      for (uint64_t m = 0; m < planned_; ++m) {
+      for (uint64_t m : share_.macro_batches) {
         std::optional<int> buffer = free_.Pop();
         if (!buffer || stopping_) return;
         const uint64_t start = MonotonicNs();
@@ -97,13 +138,13 @@ class MacroBatchStream final : public BatchStream {
   void ProduceLoop() {
     try {
       uint64_t index = 0;
-      for (uint64_t m = 0;; ++m) {
+      for (uint64_t i = 0;; ++i) {
         const uint64_t wait_start = MonotonicNs();
         std::optional<std::unique_ptr<MacroBatch>> batch = loaded_.Pop();
         load_wait_ns_ += MonotonicNs() - wait_start;
         if (!batch) break;
         const int buffer = (*batch)->buffer;
-        if (!Produce(**batch, m, index)) return;
+        if (!Produce(**batch, i, index)) return;
         batch->reset();  // releases the graph's charge before the buffer is reused
         ++macro_batches_;
         if (!free_.Push(buffer)) return;
@@ -114,8 +155,10 @@ class MacroBatchStream final : public BatchStream {
     }
   }
 
-  // Queues the mini-batches of every pass over `batch`; false when the stream was stopped.
-  bool Produce(const MacroBatch& batch, uint64_t m, uint64_t& index) {
+  // Queues the mini-batches of every pass over `batch`, the `i`-th macro-batch of this rank's
+  // share, up to the share's batches; false when the stream was stopped.
+  bool Produce(const MacroBatch& batch, uint64_t i, uint64_t& index) {
+    const uint64_t m = share_.macro_batches[i];
     if (batch.train_local.empty()) return true;
     const SamplingOptions& s = options_.sampling;
     const std::vector<int>& fanouts =
@@ -129,7 +172,7 @@ class MacroBatchStream final : public BatchStream {
     for (uint32_t r = 0; r < passes; ++r) {
       // The sampler's "epoch" names the stream: (epoch, macro-batch, pass).
       const uint64_t stream = (epoch_ << 24) | (m << 3) | r;
-      for (uint64_t b = 0; b < sampler.batches_per_epoch(); ++b) {
+      for (uint64_t b = 0; b < sampler.batches_per_epoch() && index < share_.batches; ++b) {
         if (stopping_) return false;
         const uint64_t start = MonotonicNs();
         ReadyBatch ready;
@@ -160,13 +203,15 @@ class MacroBatchStream final : public BatchStream {
         if (!ready_.Push(std::move(ready))) return false;
       }
       ++macro_passes_;
-      if (options_.multistage.adaptive_reuse && !NextStillLoading(m)) break;
+      if (options_.multistage.adaptive_reuse && !NextStillLoading(i)) break;
     }
     return true;
   }
 
-  // Whether the loader is still reading the macro-batch after `m`.
-  bool NextStillLoading(uint64_t m) const { return m + 1 < planned_ && loaded_.size() == 0; }
+  // Whether the loader is still reading the macro-batch after the share's `i`-th.
+  bool NextStillLoading(uint64_t i) const {
+    return i + 1 < share_.macro_batches.size() && loaded_.size() == 0;
+  }
 
   MacroBatchLoader& loader_;
   const TrainOptions& options_;
@@ -175,7 +220,7 @@ class MacroBatchStream final : public BatchStream {
   MemoryBudget& budget_;
   HostArena* output_arena_;
   const NodeSet* left_out_;
-  uint64_t planned_;
+  RankShare share_;
   BoundedQueue<int> free_;
   BoundedQueue<std::unique_ptr<MacroBatch>> loaded_;
   BoundedQueue<ReadyBatch> ready_;
@@ -198,7 +243,8 @@ std::unique_ptr<MacroBatchLoader> MakeLoader(const Dataset& dataset, const CscGr
     return std::make_unique<LargeBatchLoader>(dataset, graph, train_ids, o, budget);
   }
   return std::make_unique<PartitionLoader>(dataset, graph, TrainMask(graph.num_nodes(), train_ids),
-                                           o.multistage.macro_batch, o.io_depth, o.seed, budget);
+                                           o.multistage.macro_batch, o.io_depth, o.seed, budget,
+                                           o.multistage.world_size);
 }
 
 }  // namespace
@@ -239,7 +285,9 @@ uint64_t MacroBatchSource::batches_per_epoch() const {
   const uint64_t batch = std::max<uint64_t>(options_.sampling.batch_size, 1);
   const uint32_t passes =
       options_.multistage.adaptive_reuse ? 1 : std::max<uint32_t>(options_.multistage.reuse, 1);
-  return (train_count_ + batch - 1) / batch * passes;
+  // Each rank about its share.
+  return (train_count_ + batch - 1) / batch * passes /
+         std::max<uint32_t>(options_.multistage.world_size, 1);
 }
 
 std::unique_ptr<BatchStream> MacroBatchSource::StartEpoch(uint64_t epoch) {

@@ -40,7 +40,7 @@ class MacroBatchSource final : public BatchSource {
   ~MacroBatchSource() override;
 
   // An estimate for progress: the exact count depends on how the training nodes fall into
-  // macro-batches; with adaptive reuse, the count for one pass each.
+  // macro-batches; with adaptive reuse, the count for one pass each; with ranks, one rank's.
   uint64_t batches_per_epoch() const override;
   std::unique_ptr<BatchStream> StartEpoch(uint64_t epoch) override;
   void LeaveOutRows(const NodeSet* rows) override { left_out_ = rows; }

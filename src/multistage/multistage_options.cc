@@ -14,6 +14,15 @@ void CheckMultistageOptions(const MultistageOptions& options, size_t layers) {
     throw Error::Input(fmt::format("--macro-fanouts lists {} layers, the model has {}",
                                    options.fanouts.size(), layers));
   }
+  if (options.world_size == 0 || options.rank >= options.world_size) {
+    throw Error::Input(
+        fmt::format("rank {} is not one of world_size {}", options.rank, options.world_size));
+  }
+  if (options.world_size > 1 && options.adaptive_reuse) {
+    throw Error::Input(
+        "adaptive reuse (reuse auto) serves one rank: the ranks would take "
+        "different numbers of steps");
+  }
 }
 
 }  // namespace strata

@@ -47,7 +47,7 @@ std::vector<uint32_t> PartitionOrder(uint32_t parts, uint64_t seed, uint64_t epo
 
 PartitionLoader::PartitionLoader(const Dataset& dataset, const CscGraph& graph,
                                  std::vector<bool> train, uint32_t macro_batch, uint32_t io_depth,
-                                 uint64_t seed, MemoryBudget& budget)
+                                 uint64_t seed, MemoryBudget& budget, uint32_t ranks)
     : graph_(graph),
       train_(std::move(train)),
       budget_(budget),
@@ -72,13 +72,18 @@ PartitionLoader::PartitionLoader(const Dataset& dataset, const CscGraph& graph,
   std::sort(sorted_spans_.rbegin(), sorted_spans_.rend());
   std::sort(sorted_nodes_.rbegin(), sorted_nodes_.rend());
   std::sort(sorted_edges_.rbegin(), sorted_edges_.rend());
+  for (uint32_t p = 0; p < parts(); ++p) {
+    train_in_partition_.push_back(static_cast<uint64_t>(
+        std::count(train_.begin() + static_cast<int64_t>(offsets_[p]),
+                   train_.begin() + static_cast<int64_t>(offsets_[p + 1]), true)));
+  }
   LoadHubs(dataset);
   for (uint32_t p = 0; p < parts(); ++p) {
     sorted_hub_edges_.push_back(edges_by_partition_start_[p + 1] - edges_by_partition_start_[p]);
   }
   std::sort(sorted_hub_edges_.rbegin(), sorted_hub_edges_.rend());
 
-  std::vector<uint32_t> sizes(parts());
+  std::vector<uint32_t> sizes(std::max<uint32_t>(parts() / std::max<uint32_t>(ranks, 1), 1));
   std::iota(sizes.begin(), sizes.end(), 1);
   macro_batch_ =
       ChooseMacroBatch(macro_batch, sizes, [&](uint32_t n) { return 2 * BufferBytes(n); }, budget,
@@ -100,6 +105,16 @@ PartitionLoader::~PartitionLoader() = default;
 
 uint64_t PartitionLoader::macro_batches(uint64_t epoch) const {
   return (parts() + macro_batch_ - 1) / macro_batch_;
+}
+
+uint64_t PartitionLoader::seeds_in(uint64_t epoch, uint64_t m) const {
+  const std::vector<uint32_t> order = PartitionOrder(parts(), seed_, epoch);
+  uint64_t seeds = 0;
+  for (uint64_t i = m * macro_batch_; i < std::min<uint64_t>((m + 1) * macro_batch_, parts());
+       ++i) {
+    seeds += train_in_partition_[order[i]];
+  }
+  return seeds;
 }
 
 std::unique_ptr<MacroBatch> PartitionLoader::Load(uint64_t epoch, uint64_t m, int buffer) {

@@ -41,15 +41,17 @@ class PartitionLoader final : public MacroBatchLoader {
   // `dataset` must have the partitioned layout; `graph` is its topology (only indptr is
   // used); `train` marks the training nodes. Throws an input error naming the budget when two
   // buffers of `macro_batch` partitions (0: the most that fit in half of what the budget has
-  // left) do not fit.
+  // left, and at most a `ranks`-th of the partitions, so that every rank gets one) do not fit.
   PartitionLoader(const Dataset& dataset, const CscGraph& graph, std::vector<bool> train,
-                  uint32_t macro_batch, uint32_t io_depth, uint64_t seed, MemoryBudget& budget);
+                  uint32_t macro_batch, uint32_t io_depth, uint64_t seed, MemoryBudget& budget,
+                  uint32_t ranks = 1);
   ~PartitionLoader() override;
   PartitionLoader(const PartitionLoader&) = delete;
   PartitionLoader& operator=(const PartitionLoader&) = delete;
 
   uint32_t parts() const { return static_cast<uint32_t>(offsets_.size() - 1); }
   uint64_t macro_batches(uint64_t epoch) const override;
+  uint64_t seeds_in(uint64_t epoch, uint64_t m) const override;
   uint32_t macro_batch() const override { return macro_batch_; }
   std::unique_ptr<MacroBatch> Load(uint64_t epoch, uint64_t m, int buffer) override;
 
@@ -84,6 +86,7 @@ class PartitionLoader final : public MacroBatchLoader {
 
   const CscGraph& graph_;
   std::vector<bool> train_;
+  std::vector<uint64_t> train_in_partition_;  // training nodes per partition
   MemoryBudget& budget_;
   std::vector<uint64_t> offsets_;
   uint64_t row_stride_;

@@ -268,6 +268,37 @@ TEST_F(MacroBatchTest, AnEpochRunsAtTheSmallestBudgetThatAdmitsIt) {
   EXPECT_FALSE(batches.empty());
 }
 
+// Two ranks take alternate macro-batches, disjoint, and as many batches each; a rank's batches
+// are the one-rank run's batches of the same macro-batches.
+TEST_F(MacroBatchTest, RanksTakeAlternateMacroBatchesAndEqualSteps) {
+  for (const MultistageMethod method :
+       {MultistageMethod::kPartition, MultistageMethod::kLargeBatch}) {
+    SCOPED_TRACE(MultistageMethodName(method));
+    TrainOptions one = Options(1, 2);
+    one.multistage.method = method;
+    MacroBatchSource whole(*dataset_, *graph_, train_, one, *budget_);
+    std::map<uint64_t, std::vector<std::vector<uint64_t>>> seeds_of;  // macro-batch -> batches
+    for (const ReadyBatch& b : Epoch(whole, 1)) seeds_of[b.macro_batch].push_back(b.batch.seeds());
+    std::vector<size_t> steps;
+    for (uint32_t rank : {0u, 1u}) {
+      TrainOptions o = one;
+      o.multistage.rank = rank;
+      o.multistage.world_size = 2;
+      MacroBatchSource source(*dataset_, *graph_, train_, o, *budget_);
+      std::map<uint64_t, size_t> next;
+      const std::vector<ReadyBatch> batches = Epoch(source, 1);
+      for (const ReadyBatch& b : batches) {
+        EXPECT_EQ(b.macro_batch % 2, rank);  // so the ranks' macro-batches are disjoint
+        ASSERT_LT(next[b.macro_batch], seeds_of[b.macro_batch].size());
+        EXPECT_EQ(b.batch.seeds(), seeds_of[b.macro_batch][next[b.macro_batch]++]);
+      }
+      steps.push_back(batches.size());
+    }
+    EXPECT_EQ(steps[0], steps[1]);
+    EXPECT_GT(steps[0], 0u);
+  }
+}
+
 TEST_F(MacroBatchTest, AFailedReadIsOneErrorFromNext) {
   const std::string copy = *dir_ / "truncated";
   std::filesystem::copy(*dir_ / "parts", copy, std::filesystem::copy_options::recursive);

@@ -42,5 +42,17 @@ TEST(MultistageOptions, MacroFanoutsListOnePerLayerOrNone) {
   EXPECT_EQ(Refusal(o, 2), "--macro-fanouts lists 1 layers, the model has 2");
 }
 
+TEST(MultistageOptions, RanksAreBelowTheWorldSizeWithFixedReuse) {
+  MultistageOptions o;
+  o.rank = 1;
+  o.world_size = 2;
+  EXPECT_EQ(Refusal(o, 2), "accepted");
+  o.rank = 2;
+  EXPECT_EQ(Refusal(o, 2), "rank 2 is not one of world_size 2");
+  o.rank = 0;
+  o.adaptive_reuse = true;
+  EXPECT_NE(Refusal(o, 2).find("adaptive reuse (reuse auto) serves one rank"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace strata
