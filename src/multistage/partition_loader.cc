@@ -275,10 +275,10 @@ std::unique_ptr<MacroBatch> PartitionLoader::LoadPartitions(std::span<const uint
   batch->buffer = buffer;
   batch->row_dtype = row_dtype_;
   std::byte* const base = buffers_.data() + buffer * buffer_bytes_;
-  std::vector<ReadRequest> reads;
+  std::vector<ReadRequest> index_reads, row_reads;
   std::vector<const std::byte*> rows_at, indices_at;
   uint64_t used = 0;
-  auto add_range = [&](int file, uint64_t begin, uint64_t end) {
+  auto add_range = [&](std::vector<ReadRequest>& reads, int file, uint64_t begin, uint64_t end) {
     const uint64_t first = AlignDown(begin), last = AlignUp(end);
     for (uint64_t offset = first; offset < last; offset += kReadBytes) {
       const uint64_t length = std::min(kReadBytes, last - offset);
@@ -290,34 +290,58 @@ std::unique_ptr<MacroBatch> PartitionLoader::LoadPartitions(std::span<const uint
     return start;
   };
   for (uint32_t p : partitions) {
-    rows_at.push_back(
-        add_range(features_file_, offsets_[p] * row_stride_, offsets_[p + 1] * row_stride_));
-    indices_at.push_back(add_range(indices_file_, graph_.EdgeBegin(offsets_[p]) * id_bytes_,
+    rows_at.push_back(add_range(row_reads, features_file_, offsets_[p] * row_stride_,
+                                offsets_[p + 1] * row_stride_));
+    indices_at.push_back(add_range(index_reads, indices_file_,
+                                   graph_.EdgeBegin(offsets_[p]) * id_bytes_,
                                    graph_.EdgeBegin(offsets_[p + 1]) * id_bytes_));
   }
-  std::erase_if(reads, [](const ReadRequest& r) { return r.length == 0; });
-  engine_->Submit(reads);
-  std::vector<ReadCompletion> done(reads.size());
-  for (size_t reaped = 0; reaped < reads.size();) {
-    reaped += engine_->Reap({done.data(), done.size()}, 1);
-    ThrowIfInterrupted();
+  for (std::vector<ReadRequest>* reads : {&index_reads, &row_reads}) {
+    std::erase_if(*reads, [](const ReadRequest& r) { return r.length == 0; });
+    for (const ReadRequest& r : *reads) batch->bytes_read += r.length;
   }
-  for (const ReadRequest& r : reads) batch->bytes_read += r.length;
+  std::vector<ReadCompletion> done(std::max(index_reads.size(), row_reads.size()));
+  auto reap = [&](size_t count) {
+    for (size_t reaped = 0; reaped < count;) {
+      reaped += engine_->Reap({done.data(), count - reaped}, 1);
+      ThrowIfInterrupted();
+    }
+  };
+  // The lists first (a few percent of the bytes); the graph is then built while the rows
+  // stream in, so the build costs no time the reads do not take anyway.
+  engine_->Submit(index_reads);
+  reap(index_reads.size());
+  engine_->Submit(row_reads);
+  try {
+    BuildBatch(*batch, partitions, rows_at, indices_at);
+  } catch (...) {
+    // No read may land in the buffer after it is handed to another macro-batch.
+    try {
+      reap(row_reads.size());
+    } catch (...) {
+    }
+    throw;
+  }
+  reap(row_reads.size());
+  return batch;
+}
 
+void PartitionLoader::BuildBatch(MacroBatch& batch, std::span<const uint32_t> partitions,
+                                 std::span<const std::byte* const> rows_at,
+                                 std::span<const std::byte* const> indices_at) {
   // Rows of the partitions' nodes, then of the hubs outside them.
   uint64_t nodes = hub_ids_.size();
   for (uint32_t p : partitions) nodes += offsets_[p + 1] - offsets_[p];
-  batch->global_of.reserve(nodes);
-  batch->row_of.reserve(nodes);
+  batch.global_of.reserve(nodes);
+  batch.row_of.reserve(nodes);
   for (size_t i = 0; i < partitions.size(); ++i) {
     const uint32_t p = partitions[i];
     for (uint64_t v = offsets_[p]; v < offsets_[p + 1]; ++v) {
-      batch->global_of.push_back(v);
-      batch->row_of.push_back(rows_at[i] + (v - offsets_[p]) * row_stride_);
+      batch.global_of.push_back(v);
+      batch.row_of.push_back(rows_at[i] + (v - offsets_[p]) * row_stride_);
     }
   }
-  BuildGraph(*batch, partitions, indices_at);
-  return batch;
+  BuildGraph(batch, partitions, indices_at);
 }
 
 void PartitionLoader::BuildGraph(MacroBatch& batch, std::span<const uint32_t> partitions,

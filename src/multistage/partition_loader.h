@@ -79,6 +79,11 @@ class PartitionLoader final : public MacroBatchLoader {
                                    const ChargedArray<uint64_t>& indptr,
                                    const ChargedArray<uint64_t>& indices,
                                    uint64_t available_bytes) const;
+  // Fills the maps and graph of `batch`, the rows of its i-th partition to be at `rows_at[i]`
+  // (they may still be arriving) and its lists at `indices_at[i]` (read already).
+  void BuildBatch(MacroBatch& batch, std::span<const uint32_t> partitions,
+                  std::span<const std::byte* const> rows_at,
+                  std::span<const std::byte* const> indices_at);
   // Fills everything of `batch` but the reads, from the indices at `indices_at[i]` for its
   // i-th partition.
   void BuildGraph(MacroBatch& batch, std::span<const uint32_t> partitions,

@@ -22,7 +22,9 @@ namespace strata {
 
 class MacroBatchFixture : public ::testing::Test {
  protected:
+  // Opens `dir`; a second Open replaces the first (its graph released before its budget).
   void Open(const std::string& dir) {
+    graph_.reset();
     dataset_ = std::make_unique<Dataset>(Dataset::Open(dir));
     budget_ = std::make_unique<MemoryBudget>(256 << 20);
     graph_ = std::make_unique<CscGraph>(*dataset_, *budget_);
