@@ -34,51 +34,48 @@ RECIPES = {
 RELU_GAIN = math.sqrt(2.0)  # the recipes' Glorot gain, as DGL's layers use
 
 
-class PygSage(torch.nn.Module):
+class PygStack(torch.nn.Module):
+    """PyG layers applied to a Strata batch's per-layer (edge_index, size) pairs, each layer
+    bipartite (the targets are the first size[1] sources), with input dropout and, between
+    layers, `activation` then dropout."""
+
+    def __init__(self, convs, activation, dropout, input_dropout):
+        super().__init__()
+        self.convs = torch.nn.ModuleList(convs)
+        self.activation = activation
+        self.dropout, self.input_dropout = dropout, input_dropout
+
+    def forward(self, data):
+        x = F.dropout(data.x, self.input_dropout, self.training)
+        for i, (conv, (edge_index, size)) in enumerate(zip(self.convs, data.adjs)):
+            x = conv((x, x[:size[1]]), edge_index)
+            if i + 1 < len(self.convs):
+                x = F.dropout(self.activation(x), self.dropout, self.training)
+        return x
+
+
+def pyg_sage(in_dim, hidden, classes, dropout, input_dropout):
     """GraphSAGE-mean from PyG's SAGEConv: lin_r on the node itself (no bias), lin_l (with the
-    layer's bias) on the mean of its neighbours."""
-
-    def __init__(self, in_dim, hidden, classes, dropout, input_dropout):
-        super().__init__()
-        self.convs = torch.nn.ModuleList([SAGEConv(in_dim, hidden), SAGEConv(hidden, classes)])
-        self.dropout, self.input_dropout = dropout, input_dropout
-        for conv in self.convs:
-            torch.nn.init.xavier_uniform_(conv.lin_l.weight, gain=RELU_GAIN)
-            torch.nn.init.xavier_uniform_(conv.lin_r.weight, gain=RELU_GAIN)
-            torch.nn.init.zeros_(conv.lin_l.bias)
-
-    def forward(self, data):
-        x = F.dropout(data.x, self.input_dropout, self.training)
-        for i, (conv, (edge_index, size)) in enumerate(zip(self.convs, data.adjs)):
-            x = conv((x, x[:size[1]]), edge_index)
-            if i + 1 < len(self.convs):
-                x = F.dropout(F.relu(x), self.dropout, self.training)
-        return x
+    layer's bias) on the mean of its neighbours; ReLU."""
+    convs = [SAGEConv(in_dim, hidden), SAGEConv(hidden, classes)]
+    for conv in convs:
+        torch.nn.init.xavier_uniform_(conv.lin_l.weight, gain=RELU_GAIN)
+        torch.nn.init.xavier_uniform_(conv.lin_r.weight, gain=RELU_GAIN)
+        torch.nn.init.zeros_(conv.lin_l.bias)
+    return PygStack(convs, F.relu, dropout, input_dropout)
 
 
-class PygGat(torch.nn.Module):
+def pyg_gat(in_dim, hidden, heads, classes, dropout, input_dropout):
     """GAT from PyG's GATConv: hidden heads concatenated, one output head, ELU, dropout on the
-    inputs of each layer and on the attention weights, a self loop per target."""
-
-    def __init__(self, in_dim, hidden, heads, classes, dropout, input_dropout):
-        super().__init__()
-        self.convs = torch.nn.ModuleList([
-            GATConv(in_dim, hidden, heads=heads, dropout=dropout),
-            GATConv(hidden * heads, classes, heads=1, concat=False, dropout=dropout)])
-        self.dropout, self.input_dropout = dropout, input_dropout
-        for conv in self.convs:
-            torch.nn.init.xavier_uniform_(conv.lin.weight, gain=RELU_GAIN)
-            torch.nn.init.xavier_uniform_(conv.att_src, gain=RELU_GAIN)
-            torch.nn.init.xavier_uniform_(conv.att_dst, gain=RELU_GAIN)
-            torch.nn.init.zeros_(conv.bias)
-
-    def forward(self, data):
-        x = F.dropout(data.x, self.input_dropout, self.training)
-        for i, (conv, (edge_index, size)) in enumerate(zip(self.convs, data.adjs)):
-            x = conv((x, x[:size[1]]), edge_index)
-            if i + 1 < len(self.convs):
-                x = F.dropout(F.elu(x), self.dropout, self.training)
-        return x
+    attention weights too, a self loop per target."""
+    convs = [GATConv(in_dim, hidden, heads=heads, dropout=dropout),
+             GATConv(hidden * heads, classes, heads=1, concat=False, dropout=dropout)]
+    for conv in convs:
+        torch.nn.init.xavier_uniform_(conv.lin.weight, gain=RELU_GAIN)
+        torch.nn.init.xavier_uniform_(conv.att_src, gain=RELU_GAIN)
+        torch.nn.init.xavier_uniform_(conv.att_dst, gain=RELU_GAIN)
+        torch.nn.init.zeros_(conv.bias)
+    return PygStack(convs, F.elu, dropout, input_dropout)
 
 
 def parse_args(argv=None):
@@ -108,10 +105,10 @@ def build_model(args, dataset):
     torch.manual_seed(args.seed)
     r = RECIPES[args.model]
     if args.model == "sage":
-        return PygSage(dataset.feature_dim, r["hidden"], dataset.num_classes, r["dropout"],
-                       r["input_dropout"])
-    return PygGat(dataset.feature_dim, r["hidden"], r["heads"], dataset.num_classes,
-                  r["dropout"], r["input_dropout"])
+        return pyg_sage(dataset.feature_dim, r["hidden"], dataset.num_classes, r["dropout"],
+                        r["input_dropout"])
+    return pyg_gat(dataset.feature_dim, r["hidden"], r["heads"], dataset.num_classes,
+                   r["dropout"], r["input_dropout"])
 
 
 def evaluate(model, loader):

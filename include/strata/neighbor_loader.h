@@ -100,9 +100,13 @@ class NeighborLoader {
   // The `count` nodes training is expected to read most, hottest first, as `policy` ranks them
   // (the static hot tier's ranking): what a cache on the consumer's side should hold.
   std::vector<uint64_t> HottestNodes(HotnessPolicy policy, uint64_t count) const;
+  // A store to read rows outside the batches with (the loader's own belongs to its fetch thread
+  // while an epoch runs): direct I/O without a cache, charged to the budget while it lives.
+  // Open one for a run of GatherRows calls, not one per call.
+  std::unique_ptr<FeatureStore> OpenRowReader() const;
   // The rows of `ids` as batches hand them out (row-normalised if the loader normalises), into
-  // `out` (ids.size() x dim), read through a store of their own: callable while an epoch runs.
-  void GatherRows(std::span<const uint64_t> ids, std::span<float> out) const;
+  // `out` (ids.size() x dim), read through `reader` (from OpenRowReader).
+  void GatherRows(FeatureStore& reader, std::span<const uint64_t> ids, std::span<float> out) const;
   // Rows the consumer holds already (a GPU cache): from the next StartEpoch on, batches leave
   // them out of their features (LoaderBatch::partial). Empty: every row again. The set is
   // charged to the budget (a bit per node). Stops the running epoch.

@@ -42,10 +42,11 @@ class DeviceFeatureCache:
         self.bytes = need
         ids = loader.hottest_nodes(policy, rows)
         self.rows = torch.empty((len(ids), dim), dtype=torch.float32, device=device)
+        reader = loader.row_reader()  # one store for the whole fill
         for start in range(0, len(ids), FILL_CHUNK_ROWS):
             chunk = ids[start:start + FILL_CHUNK_ROWS]
-            self.rows[start:start + len(chunk)] = torch.from_numpy(
-                loader.gather_rows(chunk)).to(device)
+            self.rows[start:start + len(chunk)] = torch.from_numpy(reader.gather(chunk)).to(device)
+        del reader  # its buffers go back to the budget
         self.slot = torch.full((nodes,), -1, dtype=torch.int32, device=device)
         self.slot[torch.from_numpy(ids).to(device)] = torch.arange(
             len(ids), dtype=torch.int32, device=device)

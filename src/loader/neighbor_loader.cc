@@ -157,12 +157,15 @@ std::vector<uint64_t> NeighborLoader::HottestNodes(HotnessPolicy policy, uint64_
   return strata::HottestNodes(*s.graph, *s.sampler, s.seeds, policy, count, state_->budget);
 }
 
-void NeighborLoader::GatherRows(std::span<const uint64_t> ids, std::span<float> out) const {
+std::unique_ptr<FeatureStore> NeighborLoader::OpenRowReader() const {
+  return OpenFeatureStore(state_->dataset, FeatureStoreKind::kDirect, {}, state_->budget);
+}
+
+void NeighborLoader::GatherRows(FeatureStore& reader, std::span<const uint64_t> ids,
+                                std::span<float> out) const {
   const uint64_t dim = state_->dataset.meta().feature_dim;
   if (out.size() != ids.size() * dim) throw Error::Input("GatherRows: out must be ids x dim");
-  std::unique_ptr<FeatureStore> store =
-      OpenFeatureStore(state_->dataset, FeatureStoreKind::kDirect, {}, state_->budget);
-  store->Gather(ids, out);
+  reader.Gather(ids, out);
   if (state_->options.features.row_normalize) NormalizeRows(out, dim);
 }
 

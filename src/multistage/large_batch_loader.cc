@@ -109,11 +109,13 @@ uint64_t LargeBatchLoader::macro_batches(uint64_t epoch) const {
   return first_stage_->batches_per_epoch();
 }
 
-uint64_t LargeBatchLoader::seeds_in(uint64_t epoch, uint64_t m) const {
+std::vector<uint64_t> LargeBatchLoader::seeds_per_macro_batch(uint64_t epoch) const {
   // The first stage's batches take macro_batch mini-batches of seeds each, the last the rest.
   const uint64_t seeds = first_stage_->seeds_per_epoch();
   const uint64_t per = std::max<uint64_t>(options_.sampling.batch_size, 1) * macro_batch_;
-  return m * per >= seeds ? 0 : std::min(per, seeds - m * per);
+  std::vector<uint64_t> counts(macro_batches(epoch));
+  for (uint64_t m = 0; m < counts.size(); ++m) counts[m] = std::min(per, seeds - m * per);
+  return counts;
 }
 
 std::unique_ptr<MacroBatch> LargeBatchLoader::Load(uint64_t epoch, uint64_t m, int buffer) {

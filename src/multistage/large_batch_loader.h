@@ -48,7 +48,7 @@ class LargeBatchLoader final : public MacroBatchLoader {
                    MemoryBudget& budget);
   ~LargeBatchLoader() override;
 
-  uint64_t seeds_in(uint64_t epoch, uint64_t m) const override;
+  std::vector<uint64_t> seeds_per_macro_batch(uint64_t epoch) const override;
   uint64_t macro_batches(uint64_t epoch) const override;
   uint32_t macro_batch() const override { return macro_batch_; }
   std::unique_ptr<MacroBatch> Load(uint64_t epoch, uint64_t m, int buffer) override;

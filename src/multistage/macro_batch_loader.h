@@ -44,8 +44,8 @@ class MacroBatchLoader {
   virtual uint64_t macro_batches(uint64_t epoch) const = 0;
   // Its size: partitions, or mini-batches of seeds.
   virtual uint32_t macro_batch() const = 0;
-  // The training seeds macro-batch `m` of `epoch` will hold, known before it is loaded.
-  virtual uint64_t seeds_in(uint64_t epoch, uint64_t m) const = 0;
+  // The training seeds each macro-batch of `epoch` will hold, known before any is loaded.
+  virtual std::vector<uint64_t> seeds_per_macro_batch(uint64_t epoch) const = 0;
   // Loads macro-batch `m` of `epoch` into buffer `buffer` (0 or 1, not in use by another live
   // MacroBatch). One call at a time, from any one thread.
   virtual std::unique_ptr<MacroBatch> Load(uint64_t epoch, uint64_t m, int buffer) = 0;

@@ -40,19 +40,18 @@ struct RankShare {
 RankShare ShareOf(const MacroBatchLoader& loader, const TrainOptions& o, uint64_t epoch) {
   const uint64_t planned = loader.macro_batches(epoch);
   const uint32_t world = std::max<uint32_t>(o.multistage.world_size, 1);
-  const uint64_t batch = std::max<uint64_t>(o.sampling.batch_size, 1);
-  const uint64_t passes = std::max<uint32_t>(o.multistage.reuse, 1);
-  auto batches_in = [&](uint64_t m) {
-    return (loader.seeds_in(epoch, m) + batch - 1) / batch * passes;
-  };
   RankShare share;
   if (world == 1) {
     for (uint64_t m = 0; m < planned; ++m) share.macro_batches.push_back(m);
     share.batches = UINT64_MAX;
     return share;
   }
+  const uint64_t batch = std::max<uint64_t>(o.sampling.batch_size, 1);
+  const uint64_t passes = std::max<uint32_t>(o.multistage.reuse, 1);
+  std::vector<uint64_t> batches_in = loader.seeds_per_macro_batch(epoch);
+  for (uint64_t& count : batches_in) count = (count + batch - 1) / batch * passes;
   std::vector<uint64_t> per_rank(world, 0);
-  for (uint64_t m = 0; m < planned; ++m) per_rank[m % world] += batches_in(m);
+  for (uint64_t m = 0; m < planned; ++m) per_rank[m % world] += batches_in[m];
   share.batches = *std::min_element(per_rank.begin(), per_rank.end());
   if (share.batches == 0) {
     throw Error::Input(
@@ -63,7 +62,7 @@ RankShare ShareOf(const MacroBatchLoader& loader, const TrainOptions& o, uint64_
   uint64_t taken = 0;
   for (uint64_t m = o.multistage.rank; m < planned && taken < share.batches; m += world) {
     share.macro_batches.push_back(m);
-    taken += batches_in(m);
+    taken += batches_in[m];
   }
   return share;
 }

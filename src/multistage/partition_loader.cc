@@ -107,13 +107,10 @@ uint64_t PartitionLoader::macro_batches(uint64_t epoch) const {
   return (parts() + macro_batch_ - 1) / macro_batch_;
 }
 
-uint64_t PartitionLoader::seeds_in(uint64_t epoch, uint64_t m) const {
+std::vector<uint64_t> PartitionLoader::seeds_per_macro_batch(uint64_t epoch) const {
   const std::vector<uint32_t> order = PartitionOrder(parts(), seed_, epoch);
-  uint64_t seeds = 0;
-  for (uint64_t i = m * macro_batch_; i < std::min<uint64_t>((m + 1) * macro_batch_, parts());
-       ++i) {
-    seeds += train_in_partition_[order[i]];
-  }
+  std::vector<uint64_t> seeds(macro_batches(epoch), 0);
+  for (uint32_t i = 0; i < parts(); ++i) seeds[i / macro_batch_] += train_in_partition_[order[i]];
   return seeds;
 }
 

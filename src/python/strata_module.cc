@@ -288,7 +288,29 @@ py::dict LoaderEpochDict(const EpochReport& report) {
   return out;
 }
 
+// NeighborLoader::OpenRowReader's store with the loader it reads for.
+struct RowReader {
+  const NeighborLoader* loader;
+  std::unique_ptr<FeatureStore> store;
+};
+
 void BindLoader(py::module_& m) {
+  py::class_<RowReader>(m, "_RowReader")
+      .def(
+          "gather",
+          [](RowReader& reader, const py::array_t<int64_t, py::array::c_style>& ids) {
+            const uint64_t dim = reader.loader->dataset().meta().feature_dim;
+            const std::vector<uint64_t> nodes(ids.data(), ids.data() + ids.size());
+            py::array_t<float> out(
+                {static_cast<py::ssize_t>(nodes.size()), static_cast<py::ssize_t>(dim)});
+            std::span<float> rows(out.mutable_data(), nodes.size() * dim);
+            {
+              py::gil_scoped_release release;
+              reader.loader->GatherRows(*reader.store, nodes, rows);
+            }
+            return out;
+          },
+          py::arg("ids"), "The rows of `ids` as batches hand them out (float32, ids x dim).");
   const LoaderOptions d;
   py::class_<NeighborLoader>(m, "_NeighborLoader")
       .def(
@@ -392,20 +414,13 @@ void BindLoader(py::module_& m) {
           "The `count` nodes training reads most, hottest first, as `policy` (presample, rpr, "
           "degree) ranks them.")
       .def(
-          "gather_rows",
-          [](const NeighborLoader& loader, const py::array_t<int64_t, py::array::c_style>& ids) {
-            const uint64_t dim = loader.dataset().meta().feature_dim;
-            const std::vector<uint64_t> nodes(ids.data(), ids.data() + ids.size());
-            py::array_t<float> out(
-                {static_cast<py::ssize_t>(nodes.size()), static_cast<py::ssize_t>(dim)});
-            std::span<float> rows(out.mutable_data(), nodes.size() * dim);
-            {
-              py::gil_scoped_release release;
-              loader.GatherRows(nodes, rows);
-            }
-            return out;
+          "row_reader",
+          [](const NeighborLoader& loader) {
+            return RowReader{&loader, loader.OpenRowReader()};
           },
-          py::arg("ids"), "The rows of `ids` as batches hand them out (float32, ids x dim).")
+          py::keep_alive<0, 1>(),
+          "A reader of rows outside the batches (its store charged to the budget while it "
+          "lives): reader.gather(ids).")
       .def(
           "leave_out_rows",
           [](NeighborLoader& loader, const py::array_t<int64_t, py::array::c_style>& ids) {

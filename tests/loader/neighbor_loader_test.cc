@@ -306,7 +306,8 @@ TEST_F(NeighborLoaderTest, GatherRowsReadsTheBatchesRows) {
   ASSERT_TRUE(batch.has_value());
   const std::vector<uint64_t>& input = batch->batch.input_nodes();
   std::vector<float> rows(input.size() * kDim);
-  loader.GatherRows(input, rows);
+  std::unique_ptr<FeatureStore> reader = loader.OpenRowReader();
+  loader.GatherRows(*reader, input, rows);
   EXPECT_TRUE(std::equal(rows.begin(), rows.end(), batch->features.data()));
 }
 

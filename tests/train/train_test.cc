@@ -174,9 +174,9 @@ TEST(Trainer, DirectStoreOutOfCoreGivesTheSameLossesAsMemory) {
   EXPECT_LT(direct.epochs.back().train_loss, direct.epochs.front().train_loss);
 }
 
-// Two epochs of 2-layer GraphSAGE on a small generated SBM at dir/sbm.
-TrainOptions SmallSbmRun(const testing::ScratchDir& dir) {
-  GenerateDataset(testing::SmallGraph(dir / "sbm", 5000, 16, 3));
+// Two epochs of 2-layer GraphSAGE on a small generated SBM of `nodes` nodes at dir/sbm.
+TrainOptions SmallSbmRun(const testing::ScratchDir& dir, uint64_t nodes = 5000) {
+  GenerateDataset(testing::SmallGraph(dir / "sbm", nodes, 16, 3));
   TrainOptions o;
   o.dataset = dir / "sbm";
   o.model.layers = 2;
@@ -248,17 +248,10 @@ TEST(Trainer, EvalNoneMeasuresNoAccuracy) {
 // (its epoch and accuracy carried by the checkpoint) and the same reported accuracy.
 TEST(Trainer, ResumesFromItsCheckpoint) {
   testing::ScratchDir dir;
-  GenerateDataset(testing::SmallGraph(dir / "sbm", 3000, 16, 3));
-  TrainOptions o;
-  o.dataset = dir / "sbm";
-  o.model.layers = 2;
-  o.model.hidden = 16;
-  o.sampling.fanouts = {4, 4};
-  o.sampling.batch_size = 64;
+  TrainOptions o = SmallSbmRun(dir, 3000);
   o.eval_every = 1;
   o.eval_point = EvalPoint::kBest;
   o.features.store = FeatureStoreKind::kMemory;
-  o.memory_budget_bytes = uint64_t{128} << 20;
   o.epochs = 4;
   TrainResult straight = Train(o);
   o.checkpoint_dir = dir / "ckpt";
