@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Test accuracy of GraphSAGE with ordinary neighbour sampling against multistage training on
-# GAP + hub and random partitions and large-batch sampling (LBS), mean ± std over seeds, on a
+# GAP + hub and random partitions, partition-based sampling (PBS: GAP + hubs with the halo and
+# historical embeddings) and large-batch sampling (LBS), mean ± std over seeds, on a
 # dataset imported from .npy (e.g. datasets/cora.npz). Prints one JSON line per
 # configuration.
 #   [HUBS=0.05] bench/multistage_accuracy.sh NPY_DIR [PARTS] [MACRO_BATCH] [SEEDS] [LBS_MACRO_BATCH]
@@ -37,5 +38,6 @@ print(json.dumps({'run': sys.argv[1], 'test_acc_mean': round(statistics.mean(a),
 
 evaluate neighbour-sampling "$work/gap"
 evaluate "multistage-gap-hubs-k${parts}-b${macro}" "$work/gap" --multistage partition --macro-batch "$macro"
+evaluate "pbs-gap-hubs-k${parts}-b${macro}" "$work/gap" --multistage pbs --macro-batch "$macro"
 evaluate "multistage-random-k${parts}-b${macro}" "$work/random" --multistage partition --macro-batch "$macro"
 evaluate "multistage-lbs-m${lbs_macro}" "$work/in" --multistage lbs --macro-batch "$lbs_macro"

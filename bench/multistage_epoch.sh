@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Epoch time of the three ways to train on `make run`'s graph, in one run so that the disk's
 # drift affects them alike: features in memory (the ceiling), today's direct store behind
-# the cache, multistage macro-batches of a GAP-partitioned copy and large-batch sampling (LBS)
+# the cache, multistage macro-batches of a GAP-partitioned copy (alone, and with their halo
+# and historical embeddings: PBS) and large-batch sampling (LBS)
 # — all but the first within a 1 GiB budget, a quarter of the feature bytes. Prints one JSON
 # line per run.
 #   bench/multistage_epoch.sh [STRATA] [DATASET] [EPOCHS]
@@ -37,6 +38,9 @@ print(json.dumps({
     "stall_s": [round(r.get("stall_s", 0), 2) for r in epochs],
     "reuse_mean": [round(r.get("reuse_mean", 0), 2) for r in epochs],
     "disk_mb": [round(r["disk_bytes"] / 1e6) for r in epochs],
+    "halo_nodes": [r.get("halo_nodes", 0) for r in epochs],
+    "history_mb": [round((r.get("historical_bytes_read", 0) +
+                          r.get("historical_bytes_written", 0)) / 1e6) for r in epochs],
     "peak_rss_mb": round(final["peak_rss_bytes"] / 2**20),
 }))
 PY
@@ -45,6 +49,7 @@ PY
 run memory "$dataset" --feature-store memory --memory-budget 8G
 run direct "$dataset" --feature-store direct --memory-budget 1G
 run multistage "$partitioned" --multistage partition --memory-budget 1G
+run pbs "$partitioned" --multistage pbs --memory-budget 1G
 run multistage-reuse2 "$partitioned" --multistage partition --reuse 2 --memory-budget 1G
 run multistage-reuse-auto "$partitioned" --multistage partition --reuse auto --memory-budget 1G
 run multistage-lbs "$dataset" --multistage lbs --memory-budget 1G

@@ -27,6 +27,13 @@ struct MacroBatchStats {
   uint64_t load_bytes = 0;
   double load_busy_s = 0;
   double load_wait_s = 0;
+  // Partition-based sampling.
+  uint64_t halo_nodes = 0;             // summed over the macro-batches
+  uint64_t halo_bytes = 0;             // their feature rows, read through the direct store
+  uint64_t history_bytes_read = 0;     // historical rows: partitions' and halo's
+  uint64_t history_bytes_written = 0;  // the partitions' rows written back
+  double history_age_steps = 0;        // mean age of the halo rows used, in steps
+  uint64_t history_never_written = 0;  // halo rows used before any step wrote them (zeros)
 };
 
 // What a batch stream's stages did: seconds working (not waiting) and how its reads went.

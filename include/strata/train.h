@@ -47,8 +47,10 @@ struct FeatureOptions {
 // macro-batch is a few partitions of a partitioned dataset (`strata partition`) and the hubs,
 // read with large sequential reads. kLargeBatch (Joestar's LBS): a macro-batch is the sampled
 // neighbourhood of `macro_batch` mini-batches' seeds, gathered once.
-enum class MultistageMethod { kNone, kPartition, kLargeBatch };
-MultistageMethod ParseMultistageMethod(std::string_view name);  // partition | lbs
+// kPbs: partition-based sampling, the partitions' macro-batches with their halo and historical
+// embeddings (Joestar-II).
+enum class MultistageMethod { kNone, kPartition, kLargeBatch, kPbs };
+MultistageMethod ParseMultistageMethod(std::string_view name);  // partition | lbs | pbs
 std::string_view MultistageMethodName(MultistageMethod method);
 
 struct MultistageOptions {
@@ -67,6 +69,8 @@ struct MultistageOptions {
   // all ranks take the same number of steps. Adaptive reuse is one rank only.
   uint32_t rank = 0;
   uint32_t world_size = 1;
+  // PBS: hops of halo around a macro-batch's partitions (1, the thesis's).
+  uint32_t halo_hops = 1;
 
   bool enabled() const { return method != MultistageMethod::kNone; }
 };

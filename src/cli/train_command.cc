@@ -152,11 +152,15 @@ Runner AddTrainCommand(CLI::App& app) {
   cmd->add_option("--run-ahead", o.max_run_ahead, "most batches sampled ahead of training")
       ->capture_default_str();
   cmd->add_option("--multistage", args->multistage,
-                  "partition: macro-batches of a partitioned dataset's partitions; lbs: "
+                  "partition: macro-batches of a partitioned dataset's partitions; pbs: those "
+                  "with their halo, its hidden layers from historical embeddings; lbs: "
                   "large-batch sampling, on any dataset");
   cmd->add_option("--macro-batch", o.multistage.macro_batch,
                   "partitions (lbs: mini-batches) per macro-batch (default: the most whose two "
                   "buffers fit)");
+  cmd->add_option("--halo-hops", o.multistage.halo_hops,
+                  "pbs: hops of halo nodes around a macro-batch's partitions (1)")
+      ->capture_default_str();
   cmd->add_option("--macro-fanouts", args->macro_fanouts,
                   "fanouts of the mini-batches inside a macro-batch (default: --fanouts)");
   cmd->add_option("--reuse", args->reuse,

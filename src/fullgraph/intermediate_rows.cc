@@ -16,32 +16,7 @@
 namespace strata {
 namespace {
 
-std::atomic<bool> buffered_scratch_said{false};
-
 uint64_t RoundUp(uint64_t value, uint64_t unit) { return (value + unit - 1) / unit * unit; }
-
-std::atomic<bool> no_reservation_said{false};
-
-// Moves `bytes` between `buffer` and the file at `offset`, whole: short transfers continue,
-// EINTR retries. A direct transfer cut short off a 4 KiB boundary cannot be continued (the
-// rest would be misaligned): it is the device's error, ENOSPC for a write and EIO for a read.
-void Transfer(int fd, bool direct, bool write, std::byte* buffer, uint64_t offset, uint64_t bytes,
-              const std::string& what, const std::string& dir) {
-  auto fail = [&](int err) {
-    throw Error::System(write ? fmt::format("cannot write {} to a scratch file in", what)
-                              : fmt::format("cannot read {} back from a scratch file in", what),
-                        dir, err);
-  };
-  for (uint64_t done = 0; done < bytes;) {
-    const ssize_t n = write ? ::pwrite(fd, buffer + done, bytes - done, offset + done)
-                            : ::pread(fd, buffer + done, bytes - done, offset + done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail(errno);
-    if (n == 0) fail(write ? ENOSPC : EIO);
-    done += static_cast<uint64_t>(n);
-    if (direct && done < bytes && done % kDirectIoAlignment != 0) fail(write ? ENOSPC : EIO);
-  }
-}
 
 // float16 in place, a block at a time through a copy: narrowing front to back, a block's halves
 // land before the floats not yet copied; widening back to front, a block's floats land on
@@ -73,11 +48,6 @@ void WidenInPlace(std::byte* raw, uint64_t count) {
 
 }  // namespace
 
-std::string ScratchDirectory(const std::string& configured) {
-  const char* tmpdir = std::getenv("TMPDIR");
-  return !configured.empty() ? configured : tmpdir != nullptr && *tmpdir != 0 ? tmpdir : "/tmp";
-}
-
 uint64_t IntermediateRows::ResidentBytes(uint64_t rows, size_t max_width) {
   return rows * max_width * sizeof(float);
 }
@@ -103,29 +73,8 @@ IntermediateRows::IntermediateRows(uint64_t rows, size_t max_width, uint64_t chu
     return;
   }
   buffers_ = AlignedBuffer(budget, OnDiskBytes(rows, max_width, chunk_rows), what);
-  // O_TMPFILE: an inode with no name, so a crash or a kill leaves nothing in scratch_dir.
-  fd_ = ::open(scratch_dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC | O_DIRECT, 0600);
-  direct_ = fd_ >= 0;
-  if (fd_ < 0 && errno == EINVAL) {
-    fd_ = ::open(scratch_dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd_ >= 0) {
-      NoteOnce(buffered_scratch_said,
-               scratch_dir +
-                   " does not support O_DIRECT; intermediates written there go through the "
-                   "page cache");
-    }
-  }
-  if (fd_ < 0) {
-    throw Error::System(fmt::format("cannot make a scratch file for {} in", what), scratch_dir,
-                        errno);
-  }
   const uint64_t chunks = (rows + chunk_rows - 1) / chunk_rows;
-  const uint64_t bytes = chunks * chunk_rows * max_width * disk_value_bytes_;
-  if (const int err = ::posix_fallocate(fd_, 0, static_cast<off_t>(bytes)); err != 0) {
-    Close();
-    throw Error::System(fmt::format("cannot reserve {} for {} in", FormatBytes(bytes), what),
-                        scratch_dir, err);
-  }
+  file_ = ScratchFile(scratch_dir, chunks * chunk_rows * max_width * disk_value_bytes_, what);
 }
 
 IntermediateRows::~IntermediateRows() { Close(); }
@@ -143,8 +92,7 @@ IntermediateRows& IntermediateRows::operator=(IntermediateRows&& other) noexcept
   what_ = std::move(other.what_);
   scratch_dir_ = std::move(other.scratch_dir_);
   resident_ = std::move(other.resident_);
-  fd_ = std::exchange(other.fd_, -1);
-  direct_ = other.direct_;
+  file_ = std::move(other.file_);
   disk_value_bytes_ = other.disk_value_bytes_;
   buffers_ = std::move(other.buffers_);
   for (int b = 0; b < 2; ++b) transfers_[b] = std::move(other.transfers_[b]);
@@ -165,8 +113,7 @@ void IntermediateRows::Close() {
       // Closing after a failure: the error was, or will not be, reported by the pass.
     }
   }
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
+  file_ = ScratchFile();
 }
 
 uint64_t IntermediateRows::ChunkRows(uint64_t chunk) const {
@@ -180,15 +127,16 @@ void IntermediateRows::Start(uint64_t chunk, bool write) {
   const uint64_t offset = chunk * chunk_rows_ * width_ * disk_value_bytes_;
   // Direct I/O moves whole 4 KiB units: the last chunk's tail is padding, inside both the
   // buffer and the reserved file.
-  const uint64_t bytes = RoundUp(count * disk_value_bytes_, direct_ ? kDirectIoAlignment : 1);
+  const uint64_t bytes =
+      RoundUp(count * disk_value_bytes_, file_.direct() ? kDirectIoAlignment : 1);
   (write ? stats_.bytes_written : stats_.bytes_read) += bytes;
   ++(write ? stats_.writes : stats_.reads);
   transfers_[chunk % 2] =
-      std::async(std::launch::async, [fd = fd_, direct = direct_, write, half, values, count,
-                                      offset, bytes, what = what_, dir = scratch_dir_] {
+      std::async(std::launch::async, [fd = file_.fd(), direct = file_.direct(), write, half, values,
+                                      count, offset, bytes, what = what_, dir = scratch_dir_] {
         auto* raw = reinterpret_cast<std::byte*>(values);
         if (write && half) NarrowInPlace(raw, count);
-        Transfer(fd, direct, write, raw, offset, bytes, what, dir);
+        TransferScratch(fd, direct, write, raw, offset, bytes, what, dir);
         if (!write && half) WidenInPlace(raw, count);
       });
 }

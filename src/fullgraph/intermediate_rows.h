@@ -26,6 +26,7 @@
 
 #include "nn/matrix.h"
 #include "storage/aligned_buffer.h"
+#include "storage/scratch_file.h"
 #include "strata/memory_budget.h"
 
 namespace strata {
@@ -46,11 +47,6 @@ struct IntermediateStats {
     return *this;
   }
 };
-
-// Where scratch files go: `configured` when set, else $TMPDIR, else /tmp. Not
-// std::filesystem::temp_directory_path(): it throws its own error for a TMPDIR that is not a
-// directory, where opening the scratch file there gives Strata's, naming it.
-std::string ScratchDirectory(const std::string& configured);
 
 class IntermediateRows {
  public:
@@ -89,7 +85,7 @@ class IntermediateRows {
   // Waits for a read still in flight (a read pass may stop early).
   void EndRead();
 
-  bool on_disk() const { return fd_ >= 0; }
+  bool on_disk() const { return file_.is_open(); }
   const IntermediateStats& stats() const { return stats_; }
 
  private:
@@ -112,8 +108,7 @@ class IntermediateRows {
   std::string what_;
   std::string scratch_dir_;
   ChargedArray<float> resident_;
-  int fd_ = -1;
-  bool direct_ = false;
+  ScratchFile file_;
   size_t disk_value_bytes_ = sizeof(float);  // 2 with half_on_disk
   AlignedBuffer buffers_;
   std::future<void> transfers_[2];  // by buffer

@@ -90,6 +90,12 @@ NeighborLoader::NeighborLoader(const LoaderOptions& o)
   if (o.max_run_ahead == 0) throw Error::Input("run_ahead must be positive");
   if (o.multistage.enabled()) {
     if (o.split != Split::kTrain) throw Error::Input("multistage loading serves the train split");
+    if (o.multistage.method == MultistageMethod::kPbs) {
+      // Its halo's hidden-layer inputs come from, and go back to, the trainer's model.
+      throw Error::Input(
+          "multistage 'pbs' trains with strata train only: its historical embeddings are "
+          "exchanged with Strata's model; use 'partition' or 'lbs' here");
+    }
     CheckMultistageOptions(MultistageRunOf(o).multistage, o.fanouts.size());
   }
   TopologyOptions topology = {TopologyPlacement::kAuto, -1, {}};

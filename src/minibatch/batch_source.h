@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/interrupt.h"
+#include "minibatch/batch_history.h"
 #include "minibatch/node_set.h"
 #include "strata/block.h"
 #include "strata/epoch_report.h"
@@ -35,6 +36,8 @@ struct ReadyBatch {
   bool partial = false;
   std::vector<uint32_t> gathered;
   uint64_t macro_batch = 0;  // macro-batch sources: the one it was sampled in
+  // Partition-based sampling: what the step exchanges with the historical embeddings.
+  std::unique_ptr<BatchHistory> history;
 };
 
 class BatchStream {

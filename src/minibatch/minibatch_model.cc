@@ -25,14 +25,17 @@ MiniBatchModel::MiniBatchModel(const ModelConfig& config, const CscGraph& graph,
 StepLoss MiniBatchModel::TrainStep(ReadyBatch& ready, uint64_t epoch, Optimizer& optimizer) {
   const SampledBatch& batch = ready.batch;
   const uint64_t step_seed = MixSeed(config().seed, (epoch << 32) | batch.index);
+  std::span<HiddenHistory<float>> history;
+  if (ready.history) history = ready.history->layers;
   auto logits =
       model_.Forward(batch.blocks, Inputs(batch, {ready.features.data(), ready.features.size()}),
-                     GcnNorm(batch.input_nodes()), true, step_seed);
+                     GcnNorm(batch.input_nodes()), true, step_seed, history);
   std::span<const int32_t> labels = SeedLabels(batch);
   grad_.Resize(logits.rows(), logits.cols());
   LossResult loss = SoftmaxCrossEntropy<float>(logits, labels, grad_.span());
   model_.Backward(grad_.span());
   optimizer.Step();
+  if (ready.history) ready.history->Commit();
   ChargeModelMemory();
   return {loss.loss * loss.labelled, loss.labelled};
 }

@@ -90,7 +90,10 @@ void MiniBatchRunner::Measure(const PipelineStats& pipeline, const FeatureStoreS
   CountEpochReads(start.store, store_now, start.adjacency, session_.graph().adjacency_stats(),
                   report);
   // The macro-batches' sequential reads.
-  if (pipeline.multistage) report.disk_bytes += pipeline.multistage->load_bytes;
+  if (pipeline.multistage) {
+    const MacroBatchStats& macro = *pipeline.multistage;
+    report.disk_bytes += macro.load_bytes + macro.halo_bytes + macro.history_bytes_read;
+  }
   report.time_s = Seconds(start.time);
 }
 

@@ -15,13 +15,37 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
+#include "multistage/history_write_back.h"
+#include "strata/block.h"
 #include "strata/dataset.h"
 #include "strata/graph.h"
 #include "strata/memory_budget.h"
 
 namespace strata {
+
+// Partition-based sampling's halo of a macro-batch: the first-hop in-neighbours of its
+// partitions' nodes that are outside them, local ids [begin, end); their in-lists in the
+// macro-batch graph are empty, so sampling stops there. Only the rows some mini-batch uses are
+// loaded (ahead-of-time: the mini-batches are sampled before): feature rows for the halo
+// nodes among the input layer's, historical rows for those among a hidden layer's.
+struct Halo {
+  static constexpr uint32_t kNotLoaded = UINT32_MAX;
+  uint64_t begin = 0;
+  std::vector<uint32_t> partitions;  // the macro-batch's, in local id order
+  int buffer = 0;
+  std::vector<uint32_t> feature_slot;  // per halo node: its row in `features`, or kNotLoaded
+  std::vector<uint32_t> history_slot;  // per halo node: its row in `history`, or kNotLoaded
+  ChargedArray<float> features;        // float32 rows
+  ChargedArray<uint16_t> history;      // float16 historical rows
+  std::vector<uint32_t> stamps;        // per history row: the step that wrote it
+  // Takes the fresh rows the macro-batch's steps compute for its partitions' nodes.
+  std::shared_ptr<HistoryWriteBack> write_back;
+  uint64_t feature_bytes_read = 0;
+  uint64_t history_bytes_read = 0;
+};
 
 struct MacroBatch {
   int buffer = 0;  // which of the two buffers holds its rows
@@ -34,6 +58,9 @@ struct MacroBatch {
   std::vector<std::unique_ptr<CscGraph>> graphs;
   std::unique_ptr<TrackedCharge> maps_charge;  // for the three vectors above
   uint64_t bytes_read = 0;
+  std::unique_ptr<Halo> halo;  // partition-based sampling only
+  // Partition-based sampling: the mini-batches of every pass, sampled before the halo loads.
+  std::vector<SampledBatch> presampled;
 };
 
 class MacroBatchLoader {
@@ -49,6 +76,15 @@ class MacroBatchLoader {
   // Loads macro-batch `m` of `epoch` into buffer `buffer` (0 or 1, not in use by another live
   // MacroBatch). One call at a time, from any one thread.
   virtual std::unique_ptr<MacroBatch> Load(uint64_t epoch, uint64_t m, int buffer) = 0;
+  // Partition-based sampling: writes a macro-batch's fresh historical rows (every batch of it
+  // trained) to the table, before a later macro-batch loads into its buffer. Returns the
+  // bytes written.
+  virtual uint64_t WriteBack(HistoryWriteBack& write_back) { return 0; }
+  // Partition-based sampling: loads a macro-batch's rows of the halo nodes `input` and `hidden`
+  // (local ids, ascending: those of the input layer's, of a hidden layer's) and the history of
+  // its partitions' nodes, after the table has every write-back before it.
+  virtual void LoadHalo(MacroBatch& batch, std::span<const uint64_t> input,
+                        std::span<const uint64_t> hidden) {}
 };
 
 }  // namespace strata

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <iterator>
 #include <numeric>
 #include <optional>
 #include <thread>
@@ -13,10 +14,12 @@
 #include "common/bounded_queue.h"
 #include "common/clock.h"
 #include "common/enum_names.h"
+#include "common/float16.h"
 #include "common/interrupt.h"
 #include "features/row_codec.h"
 #include "multistage/large_batch_loader.h"
 #include "multistage/partition_loader.h"
+#include "storage/scratch_file.h"
 #include "strata/error.h"
 #include "strata/neighbor_sampler.h"
 #include "strata/row_buffer.h"
@@ -24,9 +27,10 @@
 namespace strata {
 namespace {
 
-constexpr EnumNames<MultistageMethod, 2> kMultistageMethodNames(
-    "--multistage",
-    {{{MultistageMethod::kPartition, "partition"}, {MultistageMethod::kLargeBatch, "lbs"}}});
+constexpr EnumNames<MultistageMethod, 3> kMultistageMethodNames(
+    "--multistage", {{{MultistageMethod::kPartition, "partition"},
+                      {MultistageMethod::kLargeBatch, "lbs"},
+                      {MultistageMethod::kPbs, "pbs"}}});
 
 // The macro-batches one rank loads in an epoch, in order, and the batches it hands out.
 struct RankShare {
@@ -67,10 +71,39 @@ RankShare ShareOf(const MacroBatchLoader& loader, const TrainOptions& o, uint64_
   return share;
 }
 
+// A PBS batch's exchange with its macro-batch's history: the fresh rows go to the macro-batch's
+// write-back when the step commits them; the batch counts as done when it is destroyed.
+class HaloBatchHistory final : public BatchHistory {
+ public:
+  HaloBatchHistory(std::shared_ptr<HistoryWriteBack> write_back, uint64_t width, uint32_t step)
+      : write_back_(std::move(write_back)), width_(width), step_(step) {
+    write_back_->AddBatch();
+  }
+  ~HaloBatchHistory() override { write_back_->BatchDone(); }
+
+  void Commit() override {
+    for (size_t l = 0; l < layers.size(); ++l) {
+      const HiddenHistory<float>& h = layers[l];
+      for (size_t i = 0; i < h.fresh.size(); ++i) {
+        write_back_->Store(fresh_local[l][i], l * width_, h.fresh_rows.data() + i * width_, width_,
+                           step_);
+      }
+    }
+  }
+
+  std::vector<std::vector<uint64_t>> fresh_local;  // per layer, the local id of each fresh row
+
+ private:
+  std::shared_ptr<HistoryWriteBack> write_back_;
+  uint64_t width_;
+  uint32_t step_;
+};
+
 class MacroBatchStream final : public BatchStream {
  public:
   MacroBatchStream(MacroBatchLoader& loader, const TrainOptions& o, uint64_t dim, uint64_t epoch,
-                   MemoryBudget& budget, HostArena* output_arena, const NodeSet* left_out)
+                   MemoryBudget& budget, HostArena* output_arena, const NodeSet* left_out,
+                   uint64_t& steps)
       : loader_(loader),
         options_(o),
         dim_(dim),
@@ -78,6 +111,7 @@ class MacroBatchStream final : public BatchStream {
         budget_(budget),
         output_arena_(output_arena),
         left_out_(left_out),
+        steps_(steps),
         share_(ShareOf(loader, o, epoch)),
         free_(2),
         loaded_(1),
@@ -112,6 +146,14 @@ class MacroBatchStream final : public BatchStream {
     macro.load_bytes = load_bytes_;
     macro.load_busy_s = load_ns_ * 1e-9;
     macro.load_wait_s = load_wait_ns_ * 1e-9;
+    macro.halo_nodes = halo_nodes_;
+    macro.halo_bytes = halo_bytes_;
+    macro.history_bytes_read = history_bytes_read_;
+    macro.history_bytes_written = history_bytes_written_;
+    macro.history_age_steps =
+        history_aged_ ? static_cast<double>(history_age_sum_) / static_cast<double>(history_aged_)
+                      : 0.0;
+    macro.history_never_written = history_never_written_;
     return stats;
   }
   FeatureStoreStats store_stats() const override { return {}; }
@@ -122,16 +164,87 @@ class MacroBatchStream final : public BatchStream {
       for (uint64_t m : share_.macro_batches) {
         std::optional<int> buffer = free_.Pop();
         if (!buffer || stopping_) return;
+        // The macro-batch that had this buffer, two before, is written back before this one
+        // reads the table: so macro-batch m sees every step of those up to m - 2, and none of
+        // m - 1's, whatever the timing.
+        if (!WriteBack(*buffer)) return;
         const uint64_t start = MonotonicNs();
         std::unique_ptr<MacroBatch> batch = loader_.Load(epoch_, m, *buffer);
+        if (batch->halo) LoadHalo(*batch, m);
         load_ns_ += MonotonicNs() - start;
         load_bytes_ += batch->bytes_read;
+        if (batch->halo) {
+          const Halo& halo = *batch->halo;
+          halo_bytes_ += halo.feature_bytes_read;
+          history_bytes_read_ += halo.history_bytes_read;
+          pending_[*buffer] = halo.write_back;
+        }
         if (!loaded_.Push(std::move(batch))) return;
+      }
+      // The epoch ends with the table holding all of it.
+      for (int buffer : {0, 1}) {
+        if (!WriteBack(buffer)) return;
       }
       loaded_.Close();
     } catch (...) {
       loaded_.Close(std::current_exception());
     }
+  }
+
+  // Samples every pass of a macro-batch with a halo ahead of time and has the loader read
+  // the halo rows those mini-batches use, and no other.
+  void LoadHalo(MacroBatch& batch, uint64_t m) {
+    const uint64_t begin = batch.halo->begin;
+    std::vector<uint64_t> input, hidden;
+    if (!batch.train_local.empty()) {
+      const NeighborSampler sampler = SamplerOf(batch);
+      for (uint32_t r = 0; r < Passes(); ++r) {
+        for (uint64_t b = 0; b < sampler.batches_per_epoch(); ++b) {
+          SampledBatch& sample = batch.presampled.emplace_back(sampler.Sample(Stream(m, r), b));
+          for (size_t l = 0; l < sample.blocks.size(); ++l) {
+            for (uint64_t local : sample.blocks[l].src_nodes) {
+              if (local >= begin) (l == 0 ? input : hidden).push_back(local);
+            }
+          }
+        }
+      }
+    }
+    for (std::vector<uint64_t>* locals : {&input, &hidden}) {
+      std::sort(locals->begin(), locals->end());
+      locals->erase(std::unique(locals->begin(), locals->end()), locals->end());
+    }
+    std::vector<uint64_t> used;
+    std::set_union(input.begin(), input.end(), hidden.begin(), hidden.end(),
+                   std::back_inserter(used));
+    halo_nodes_ += used.size();
+    loader_.LoadHalo(batch, input, hidden);
+  }
+
+  NeighborSampler SamplerOf(const MacroBatch& batch) const {
+    const SamplingOptions& s = options_.sampling;
+    const std::vector<int>& fanouts =
+        options_.multistage.fanouts.empty() ? s.fanouts : options_.multistage.fanouts;
+    std::vector<const CscGraph*> graphs;
+    for (const std::unique_ptr<CscGraph>& graph : batch.graphs) graphs.push_back(graph.get());
+    return NeighborSampler(std::move(graphs), batch.train_local, fanouts, s.batch_size,
+                           options_.seed, budget_, options_.threads,
+                           SeedOrder{.even_batches = true});
+  }
+  uint32_t Passes() const { return std::max<uint32_t>(options_.multistage.reuse, 1); }
+  // The sampler's "epoch" names the stream: (epoch, macro-batch, pass).
+  uint64_t Stream(uint64_t m, uint32_t r) const { return (epoch_ << 24) | (m << 3) | r; }
+
+  // Writes back the macro-batch pending in `buffer` once its batches are trained; false when
+  // the stream stopped first.
+  bool WriteBack(int buffer) {
+    std::shared_ptr<HistoryWriteBack>& pending = pending_[buffer];
+    if (!pending) return true;
+    if (!pending->WaitTrained(stopping_)) return false;
+    const uint64_t start = MonotonicNs();
+    history_bytes_written_ += loader_.WriteBack(*pending);
+    load_ns_ += MonotonicNs() - start;
+    pending.reset();
+    return true;
   }
 
   void ProduceLoop() {
@@ -156,26 +269,25 @@ class MacroBatchStream final : public BatchStream {
 
   // Queues the mini-batches of every pass over `batch`, the `i`-th macro-batch of this rank's
   // share, up to the share's batches; false when the stream was stopped.
-  bool Produce(const MacroBatch& batch, uint64_t i, uint64_t& index) {
+  bool Produce(MacroBatch& batch, uint64_t i, uint64_t& index) {
+    // However the passes end, no more batches of it follow.
+    struct Sealer {
+      HistoryWriteBack* write_back;
+      ~Sealer() {
+        if (write_back) write_back->Seal();
+      }
+    } sealer{batch.halo ? batch.halo->write_back.get() : nullptr};
     const uint64_t m = share_.macro_batches[i];
     if (batch.train_local.empty()) return true;
-    const SamplingOptions& s = options_.sampling;
-    const std::vector<int>& fanouts =
-        options_.multistage.fanouts.empty() ? s.fanouts : options_.multistage.fanouts;
-    std::vector<const CscGraph*> graphs;
-    for (const std::unique_ptr<CscGraph>& graph : batch.graphs) graphs.push_back(graph.get());
-    const NeighborSampler sampler(std::move(graphs), batch.train_local, fanouts, s.batch_size,
-                                  options_.seed, budget_, options_.threads,
-                                  SeedOrder{.even_batches = true});
-    const uint32_t passes = std::max<uint32_t>(options_.multistage.reuse, 1);
-    for (uint32_t r = 0; r < passes; ++r) {
-      // The sampler's "epoch" names the stream: (epoch, macro-batch, pass).
-      const uint64_t stream = (epoch_ << 24) | (m << 3) | r;
-      for (uint64_t b = 0; b < sampler.batches_per_epoch() && index < share_.batches; ++b) {
+    const NeighborSampler sampler = SamplerOf(batch);
+    const uint64_t per_pass = sampler.batches_per_epoch();
+    for (uint32_t r = 0; r < Passes(); ++r) {
+      for (uint64_t b = 0; b < per_pass && index < share_.batches; ++b) {
         if (stopping_) return false;
         const uint64_t start = MonotonicNs();
         ReadyBatch ready;
-        ready.batch = sampler.Sample(stream, b);
+        ready.batch = batch.presampled.empty() ? sampler.Sample(Stream(m, r), b)
+                                               : std::move(batch.presampled[r * per_pass + b]);
         const std::vector<uint64_t>& inputs = ready.batch.input_nodes();  // local ids
         ready.partial = left_out_ != nullptr;
         for (size_t i = 0; ready.partial && i < inputs.size(); ++i) {
@@ -190,14 +302,22 @@ class MacroBatchStream final : public BatchStream {
         ready.features = std::move(*features);
         for (size_t r = 0; r < ready.rows; ++r) {
           const uint64_t local = inputs[ready.partial ? ready.gathered[r] : r];
-          DecodeRow(batch.row_of[local], batch.row_dtype, {ready.features.data() + r * dim_, dim_});
+          float* row = ready.features.data() + r * dim_;
+          if (batch.halo && local >= batch.halo->begin) {
+            const uint32_t slot = batch.halo->feature_slot[local - batch.halo->begin];
+            std::copy_n(batch.halo->features.data() + slot * dim_, dim_, row);
+          } else {
+            DecodeRow(batch.row_of[local], batch.row_dtype, {row, dim_});
+          }
         }
+        if (batch.halo) ready.history = HistoryOf(batch, ready.batch);
         for (Block& block : ready.batch.blocks) {
           for (uint64_t& id : block.src_nodes) id = batch.global_of[id];
         }
         ready.macro_batch = m;
         ready.batch.epoch = epoch_;
         ready.batch.index = index++;
+        ++steps_;
         sample_ns_ += MonotonicNs() - start;
         if (!ready_.Push(std::move(ready))) return false;
       }
@@ -205,6 +325,45 @@ class MacroBatchStream final : public BatchStream {
       if (options_.multistage.adaptive_reuse && !NextStillLoading(i)) break;
     }
     return true;
+  }
+
+  // What a batch of a macro-batch with a halo exchanges with the history (the blocks still in
+  // local ids): for each hidden layer's input, the halo nodes' rows from the table, and the
+  // partitions' nodes' rows to write back.
+  std::unique_ptr<BatchHistory> HistoryOf(const MacroBatch& macro, const SampledBatch& batch) {
+    const Halo& halo = *macro.halo;
+    const uint64_t hidden = batch.blocks.size() - 1;
+    const uint64_t width = halo.write_back->row_values() / hidden;
+    const uint64_t inner = halo.write_back->inner_nodes();
+    const auto step = static_cast<uint32_t>(steps_);
+    auto history = std::make_unique<HaloBatchHistory>(halo.write_back, width, step);
+    history->layers.resize(hidden);
+    history->fresh_local.resize(hidden);
+    for (uint64_t l = 0; l < hidden; ++l) {
+      const std::vector<uint64_t>& nodes = batch.blocks[l + 1].src_nodes;
+      HiddenHistory<float>& h = history->layers[l];
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        const uint64_t local = nodes[i];
+        if (local >= halo.begin) {
+          const uint32_t k = halo.history_slot[local - halo.begin];
+          h.stale.push_back(static_cast<uint32_t>(i));
+          h.stale_rows.resize(h.stale_rows.size() + width);
+          HalvesToFloats(
+              {halo.history.data() + k * halo.write_back->row_values() + l * width, width},
+              h.stale_rows.data() + h.stale_rows.size() - width);
+          if (halo.stamps[k] == HistoryTable::kNeverWritten) {
+            ++history_never_written_;
+          } else {
+            history_age_sum_ += step - halo.stamps[k];
+            ++history_aged_;
+          }
+        } else if (local < inner) {
+          h.fresh.push_back(static_cast<uint32_t>(i));
+          history->fresh_local[l].push_back(local);
+        }
+      }
+    }
+    return history;
   }
 
   // Whether the loader is still reading the macro-batch after the share's `i`-th.
@@ -219,6 +378,7 @@ class MacroBatchStream final : public BatchStream {
   MemoryBudget& budget_;
   HostArena* output_arena_;
   const NodeSet* left_out_;
+  uint64_t& steps_;  // steps handed out by the source so far: the history's clock
   RankShare share_;
   BoundedQueue<int> free_;
   BoundedQueue<std::unique_ptr<MacroBatch>> loaded_;
@@ -226,6 +386,10 @@ class MacroBatchStream final : public BatchStream {
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> sample_ns_{0}, load_ns_{0}, load_wait_ns_{0}, load_bytes_{0};
   std::atomic<uint64_t> macro_batches_{0}, macro_passes_{0};
+  std::shared_ptr<HistoryWriteBack> pending_[2];  // by buffer: not yet written back
+  std::atomic<uint64_t> halo_nodes_{0}, halo_bytes_{0}, history_bytes_read_{0};
+  std::atomic<uint64_t> history_bytes_written_{0};
+  std::atomic<uint64_t> history_age_sum_{0}, history_aged_{0}, history_never_written_{0};
   std::thread loader_thread_, producer_thread_;
 };
 
@@ -241,9 +405,19 @@ std::unique_ptr<MacroBatchLoader> MakeLoader(const Dataset& dataset, const CscGr
   if (o.multistage.method == MultistageMethod::kLargeBatch) {
     return std::make_unique<LargeBatchLoader>(dataset, graph, train_ids, o, budget);
   }
+  HaloOptions halo;
+  if (o.multistage.method == MultistageMethod::kPbs) {
+    const ModelOptions& model = o.model;
+    const uint64_t width =
+        model.kind == ModelKind::kGat ? model.hidden * model.heads : model.hidden;
+    halo.history_values = (model.layers - 1) * width;
+    halo.scratch_dir = ScratchDirectory(o.scratch_dir);
+    halo.store.io.depth = std::max<uint32_t>(o.io_depth, 1);
+    halo.store.max_read_bytes = o.features.max_read_bytes;
+  }
   return std::make_unique<PartitionLoader>(dataset, graph, TrainMask(graph.num_nodes(), train_ids),
                                            o.multistage.macro_batch, o.io_depth, o.seed, budget,
-                                           o.multistage.world_size);
+                                           o.multistage.world_size, std::move(halo));
 }
 
 }  // namespace
@@ -291,7 +465,7 @@ uint64_t MacroBatchSource::batches_per_epoch() const {
 
 std::unique_ptr<BatchStream> MacroBatchSource::StartEpoch(uint64_t epoch) {
   return std::make_unique<MacroBatchStream>(*loader_, options_, feature_dim_, epoch, budget_,
-                                            output_arena_, left_out_);
+                                            output_arena_, left_out_, steps_);
 }
 
 }  // namespace strata

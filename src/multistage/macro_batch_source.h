@@ -55,6 +55,7 @@ class MacroBatchSource final : public BatchSource {
   uint64_t train_count_;
   uint64_t feature_dim_;
   std::unique_ptr<MacroBatchLoader> loader_;
+  uint64_t steps_ = 0;  // batches handed out, all epochs: the historical embeddings' clock
 };
 
 }  // namespace strata

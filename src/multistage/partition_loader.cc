@@ -47,18 +47,21 @@ std::vector<uint32_t> PartitionOrder(uint32_t parts, uint64_t seed, uint64_t epo
 
 PartitionLoader::PartitionLoader(const Dataset& dataset, const CscGraph& graph,
                                  std::vector<bool> train, uint32_t macro_batch, uint32_t io_depth,
-                                 uint64_t seed, MemoryBudget& budget, uint32_t ranks)
+                                 uint64_t seed, MemoryBudget& budget, uint32_t ranks,
+                                 HaloOptions halo)
     : graph_(graph),
       train_(std::move(train)),
       budget_(budget),
       row_stride_(dataset.meta().row_stride_bytes),
       row_dtype_(dataset.meta().feature_dtype),
       id_bytes_(dataset.meta().node_id_bytes),
-      seed_(seed) {
+      seed_(seed),
+      history_values_(halo.history_values) {
   if (!dataset.meta().partition) {
-    throw Error::Input(
-        "--multistage partition needs a partitioned dataset (make one with strata partition)",
-        dataset.dir());
+    throw Error::Input(fmt::format("--multistage {} needs a partitioned dataset (make one with "
+                                   "strata partition)",
+                                   history_values_ > 0 ? "pbs" : "partition"),
+                       dataset.dir());
   }
   const ChargedArray<uint64_t> offsets =
       ReadValues(dataset.PathOf(kPartitionOffsetsFile), 8, budget);
@@ -85,9 +88,25 @@ PartitionLoader::PartitionLoader(const Dataset& dataset, const CscGraph& graph,
 
   std::vector<uint32_t> sizes(std::max<uint32_t>(parts() / std::max<uint32_t>(ranks, 1), 1));
   std::iota(sizes.begin(), sizes.end(), 1);
+  if (history_values_ > 0) {
+    // Before the buffers are sized: the table's stamps and staging are charged, and a disk
+    // without room for the table is refused before anything else is read.
+    history_ = std::make_unique<HistoryTable>(offsets_, history_values_, halo.scratch_dir, io_depth,
+                                              budget);
+    halo_store_ = OpenFeatureStore(dataset, FeatureStoreKind::kDirect, halo.store, budget);
+  }
   macro_batch_ =
       ChooseMacroBatch(macro_batch, sizes, [&](uint32_t n) { return 2 * BufferBytes(n); }, budget,
                        {"multistage training", "partition", "partition into more parts"});
+  if (history_values_ > 0) {
+    for (uint32_t i = 0; i < macro_batch_; ++i) {
+      history_buffer_bytes_ += AlignUp(sorted_nodes_[i] * history_values_ * 2);
+    }
+    history_rows_ = AlignedBuffer(budget, 2 * history_buffer_bytes_, "historical embedding rows");
+    for (uint32_t i = 0; i < macro_batch_; ++i) stamps_per_buffer_ += sorted_nodes_[i];
+    history_stamps_ =
+        ChargedArray<uint32_t>(budget, 2 * stamps_per_buffer_, "historical embedding rows");
+  }
   uint64_t span = 0;
   for (uint32_t i = 0; i < macro_batch_; ++i) span += sorted_spans_[i];
   // Both buffers in one arena, registered with the engine so that large reads skip pinning.
@@ -139,7 +158,17 @@ uint64_t PartitionLoader::BufferBytes(uint32_t count) const {
   }
   // The macro-batch graph holds at most every in-edge of its partitions and the hub edges it
   // keeps (4-byte local ids); each node has an offset and three map entries.
-  return span + edges * 4 + (nodes + 1) * 8 + nodes * 24;
+  return span + edges * 4 + (nodes + 1) * 8 + nodes * 24 + HistoryBufferBytes(count);
+}
+
+uint64_t PartitionLoader::HistoryBufferBytes(uint32_t count) const {
+  if (history_values_ == 0) return 0;
+  // Each partition's rows, aligned, and a stamp per node.
+  uint64_t bytes = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    bytes += AlignUp(sorted_nodes_[i] * history_values_ * 2) + sorted_nodes_[i] * 4;
+  }
+  return bytes;
 }
 
 uint64_t PartitionLoader::MaxKeptHubEdges(uint32_t count) const {
@@ -320,7 +349,94 @@ std::unique_ptr<MacroBatch> PartitionLoader::LoadPartitions(std::span<const uint
     throw;
   }
   reap(row_reads.size());
+  if (batch->halo) batch->halo->buffer = buffer;
   return batch;
+}
+
+void PartitionLoader::NumberHalo(MacroBatch& batch, std::span<const uint32_t> partitions,
+                                 std::span<const std::pair<uint64_t, uint64_t>> cut,
+                                 std::vector<uint32_t>& kept, ChargedArray<uint64_t>& indptr) {
+  std::vector<uint64_t> halo_ids(cut.size());
+  for (size_t i = 0; i < cut.size(); ++i) halo_ids[i] = cut[i].second;
+  std::sort(halo_ids.begin(), halo_ids.end());
+  halo_ids.erase(std::unique(halo_ids.begin(), halo_ids.end()), halo_ids.end());
+  const uint64_t begin = batch.global_of.size();
+  for (const auto& [at, u] : cut) {
+    kept[at] = static_cast<uint32_t>(
+        begin + (std::lower_bound(halo_ids.begin(), halo_ids.end(), u) - halo_ids.begin()));
+  }
+  batch.halo = std::make_unique<Halo>();
+  batch.halo->begin = begin;
+  batch.halo->partitions.assign(partitions.begin(), partitions.end());
+  for (uint64_t u : halo_ids) {
+    batch.global_of.push_back(u);
+    batch.row_of.push_back(nullptr);  // in halo->features
+  }
+  // The halo's lists are empty: sampling stops at the halo.
+  ChargedArray<uint64_t> extended(budget_, batch.global_of.size() + 1, "macro-batch graph");
+  std::copy(indptr.data(), indptr.data() + begin + 1, extended.data());
+  std::fill(extended.data() + begin + 1, extended.data() + extended.size(), indptr[begin]);
+  indptr = std::move(extended);
+}
+
+void PartitionLoader::LoadHalo(MacroBatch& batch, std::span<const uint64_t> input,
+                               std::span<const uint64_t> hidden) {
+  Halo& halo = *batch.halo;
+  const uint64_t halo_nodes = batch.global_of.size() - halo.begin;
+  // `locals`' node ids, and their slots in the halo's arrays.
+  auto slots_of = [&](std::span<const uint64_t> locals, std::vector<uint32_t>& slot) {
+    slot.assign(halo_nodes, Halo::kNotLoaded);
+    std::vector<uint64_t> nodes(locals.size());
+    for (size_t i = 0; i < locals.size(); ++i) {
+      nodes[i] = batch.global_of[locals[i]];
+      slot[locals[i] - halo.begin] = static_cast<uint32_t>(i);
+    }
+    return nodes;
+  };
+  const std::vector<uint64_t> feature_nodes = slots_of(input, halo.feature_slot);
+  const uint64_t dim = halo_store_->dim();
+  halo.features = ChargedArray<float>(budget_, feature_nodes.size() * dim, "macro-batch halo rows");
+  const uint64_t store_before = halo_store_->stats().bytes_read;
+  halo_store_->Gather(feature_nodes, {halo.features.data(), halo.features.size()});
+  halo.feature_bytes_read = halo_store_->stats().bytes_read - store_before;
+
+  // The partitions' rows first, then the halo's: both as the table holds them now (every
+  // macro-batch before the last written back: the stream's order).
+  const uint64_t table_before = history_->bytes_read();
+  std::byte* const rows = history_rows_.data() + halo.buffer * history_buffer_bytes_;
+  std::vector<uint64_t> first_local{0}, row_offset;
+  uint64_t offset = 0;
+  for (uint32_t p : halo.partitions) {
+    row_offset.push_back(offset);
+    history_->ReadPartition(p, rows + offset);
+    offset += history_->PartitionBytes(p);
+    first_local.push_back(first_local.back() + offsets_[p + 1] - offsets_[p]);
+  }
+  const std::span<uint32_t> stamps(history_stamps_.data() + halo.buffer * stamps_per_buffer_,
+                                   first_local.back());
+  // The stamps of rows no step recomputes stay as the table has them.
+  for (size_t i = 0; i < halo.partitions.size(); ++i) {
+    const std::span<const uint32_t> kept = history_->PartitionStamps(halo.partitions[i]);
+    std::copy(kept.begin(), kept.end(), stamps.begin() + static_cast<int64_t>(first_local[i]));
+  }
+  const std::vector<uint64_t> history_nodes = slots_of(hidden, halo.history_slot);
+  halo.history = ChargedArray<uint16_t>(budget_, history_nodes.size() * history_values_,
+                                        "macro-batch halo rows");
+  halo.stamps.resize(history_nodes.size());
+  history_->Gather(history_nodes, {halo.history.data(), halo.history.size()}, halo.stamps);
+  halo.history_bytes_read = history_->bytes_read() - table_before;
+  halo.write_back =
+      std::make_shared<HistoryWriteBack>(halo.partitions, std::move(first_local),
+                                         std::move(row_offset), rows, stamps, history_values_);
+}
+
+uint64_t PartitionLoader::WriteBack(HistoryWriteBack& write_back) {
+  const uint64_t before = history_->bytes_written();
+  for (size_t i = 0; i < write_back.partitions().size(); ++i) {
+    history_->WritePartition(write_back.partitions()[i], write_back.partition_rows(i),
+                             write_back.partition_stamps(i));
+  }
+  return history_->bytes_written() - before;
 }
 
 void PartitionLoader::BuildBatch(MacroBatch& batch, std::span<const uint32_t> partitions,
@@ -381,6 +497,9 @@ void PartitionLoader::BuildGraph(MacroBatch& batch, std::span<const uint32_t> pa
     most_edges += edges_by_partition_start_[p + 1] - edges_by_partition_start_[p];
   }
   kept.reserve(most_edges);
+  // With a halo: (position in kept, node id) of each edge from outside, numbered below.
+  const bool with_halo = history_values_ > 0;
+  std::vector<std::pair<uint64_t, uint64_t>> cut;
   uint64_t local = 0;
   indptr[0] = 0;
   for (size_t i = 0; i < partitions.size(); ++i) {
@@ -389,8 +508,14 @@ void PartitionLoader::BuildGraph(MacroBatch& batch, std::span<const uint32_t> pa
     for (uint64_t v = offsets_[p]; v < offsets_[p + 1]; ++v) {
       const std::byte* list = indices_at[i] + (graph_.EdgeBegin(v) - first_edge) * id_bytes_;
       for (uint64_t k = 0; k < graph_.InDegree(v); ++k) {
-        const int64_t s = local_of(LoadNodeId(list + k * id_bytes_, id_bytes_));
-        if (s >= 0) kept.push_back(static_cast<uint32_t>(s));
+        const uint64_t u = LoadNodeId(list + k * id_bytes_, id_bytes_);
+        const int64_t s = local_of(u);
+        if (s >= 0) {
+          kept.push_back(static_cast<uint32_t>(s));
+        } else if (with_halo) {
+          cut.emplace_back(kept.size(), u);
+          kept.push_back(0);  // the halo node's local id, once the halo is numbered
+        }
       }
       indptr[++local] = kept.size();
       if (train_[v]) batch.train_local.push_back(local - 1);
@@ -425,6 +550,7 @@ void PartitionLoader::BuildGraph(MacroBatch& batch, std::span<const uint32_t> pa
     if (dst < static_cast<int64_t>(first_hub_local)) return;
     kept[base + hub_count[dst - first_hub_local]++] = static_cast<uint32_t>(source);
   });
+  if (with_halo) NumberHalo(batch, partitions, cut, kept, indptr);
   ChargedArray<uint32_t> indices(budget_, kept.size(), "macro-batch graph");
   std::copy(kept.begin(), kept.end(), indices.data());
   batch.graphs.push_back(

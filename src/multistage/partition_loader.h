@@ -17,6 +17,13 @@
 // them; a local node's in-neighbours are those of its global in-neighbours that are in the
 // macro-batch, in the CSC's order.
 //
+// Partition-based sampling (HaloOptions::history_values > 0): a macro-batch also holds its halo
+// (macro_batch_loader.h), local ids after the hubs, in ascending node id; LoadHalo then gathers
+// the feature rows of those the mini-batches use through the direct store, and their
+// historical rows from the HistoryTable with the partitions' rows (a HistoryWriteBack). The hubs
+// keep only the in-neighbours the hub section has, as before: they are in every macro-batch, never
+// in a halo.
+//
 // Memory: both buffers are allocated up front for the largest macro-batch of the given size
 // and charged to the budget, with the hub section; the graph and id maps of a loaded
 // macro-batch are charged while it lives.
@@ -25,18 +32,28 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
+#include "multistage/history_table.h"
 #include "multistage/hub_lookup.h"
 #include "multistage/macro_batch_loader.h"
 #include "multistage/partition_lookup.h"
 #include "storage/aligned_buffer.h"
 #include "strata/dataset.h"
+#include "strata/feature_store.h"
 #include "strata/graph.h"
 #include "strata/io_engine.h"
 #include "strata/memory_budget.h"
 
 namespace strata {
+
+// Partition-based sampling's settings; history_values 0 is partition mode (no halo).
+struct HaloOptions {
+  uint64_t history_values = 0;  // float16 values of a node's historical row
+  std::string scratch_dir;      // where the history table's file goes
+  DirectStoreOptions store;     // reads the halo's feature rows
+};
 
 class PartitionLoader final : public MacroBatchLoader {
  public:
@@ -46,7 +63,7 @@ class PartitionLoader final : public MacroBatchLoader {
   // left, and at most a `ranks`-th of the partitions, so that every rank gets one) do not fit.
   PartitionLoader(const Dataset& dataset, const CscGraph& graph, std::vector<bool> train,
                   uint32_t macro_batch, uint32_t io_depth, uint64_t seed, MemoryBudget& budget,
-                  uint32_t ranks = 1);
+                  uint32_t ranks = 1, HaloOptions halo = {});
   ~PartitionLoader() override;
   PartitionLoader(const PartitionLoader&) = delete;
   PartitionLoader& operator=(const PartitionLoader&) = delete;
@@ -56,6 +73,9 @@ class PartitionLoader final : public MacroBatchLoader {
   std::vector<uint64_t> seeds_per_macro_batch(uint64_t epoch) const override;
   uint32_t macro_batch() const override { return macro_batch_; }
   std::unique_ptr<MacroBatch> Load(uint64_t epoch, uint64_t m, int buffer) override;
+  uint64_t WriteBack(HistoryWriteBack& write_back) override;
+  void LoadHalo(MacroBatch& batch, std::span<const uint64_t> input,
+                std::span<const uint64_t> hidden) override;
 
   // Reads `partitions` (at most macro_batch()) into buffer `buffer` and builds their
   // macro-batch, whose seeds are its partitions' training nodes in ascending local id.
@@ -90,6 +110,12 @@ class PartitionLoader final : public MacroBatchLoader {
   // i-th partition.
   void BuildGraph(MacroBatch& batch, std::span<const uint32_t> partitions,
                   std::span<const std::byte* const> indices_at);
+  // Gives the edges from outside the partitions (`cut`: position in `kept`, source node) local
+  // ids after every other node's, one per source, and the halo's nodes empty lists.
+  void NumberHalo(MacroBatch& batch, std::span<const uint32_t> partitions,
+                  std::span<const std::pair<uint64_t, uint64_t>> cut, std::vector<uint32_t>& kept,
+                  ChargedArray<uint64_t>& indptr);
+  uint64_t HistoryBufferBytes(uint32_t count) const;
 
   const CscGraph& graph_;
   std::vector<bool> train_;
@@ -123,6 +149,15 @@ class PartitionLoader final : public MacroBatchLoader {
   // Per-partition hub edges (from its nodes into hubs), most first: a macro-batch of n
   // partitions keeps at most the hub-to-hub edges and the n largest of these.
   std::vector<uint64_t> sorted_hub_edges_;
+
+  // Partition-based sampling only.
+  uint64_t history_values_ = 0;
+  std::unique_ptr<FeatureStore> halo_store_;
+  std::unique_ptr<HistoryTable> history_;
+  AlignedBuffer history_rows_;  // two halves of history_buffer_bytes_
+  uint64_t history_buffer_bytes_ = 0;
+  ChargedArray<uint32_t> history_stamps_;  // two halves of sorted-largest nodes
+  uint64_t stamps_per_buffer_ = 0;
 };
 
 }  // namespace strata

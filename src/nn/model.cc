@@ -91,7 +91,8 @@ template <typename T>
 MatrixSpan<const T> BasicModel<T>::Forward(std::span<const Block> blocks,
                                            MatrixSpan<const T> features,
                                            std::span<const T> gcn_norm, bool training,
-                                           uint64_t step_seed) {
+                                           uint64_t step_seed,
+                                           std::span<HiddenHistory<T>> history) {
   const size_t num_layers = layers_.size();
   if (blocks.size() != num_layers) {
     throw Error::Internal("the model has " + std::to_string(num_layers) + " layers but the batch " +
@@ -116,6 +117,11 @@ MatrixSpan<const T> BasicModel<T>::Forward(std::span<const Block> blocks,
     throw Error::Internal("GCN needs a normalisation value for each of the " +
                           std::to_string(blocks[0].num_src()) + " input nodes");
   }
+  if (!history.empty() && history.size() + 1 != num_layers) {
+    throw Error::Internal("a history exchange for each hidden layer, not " +
+                          std::to_string(history.size()));
+  }
+  history_ = history;
   const unsigned threads = config_.threads;
   MatrixSpan<const T> h = features;
   if (training && config_.input_dropout > 0) {
@@ -135,11 +141,34 @@ MatrixSpan<const T> BasicModel<T>::Forward(std::span<const Block> blocks,
     input.seed = AttentionDropoutSeed(step_seed, l);
     layers_[l]->Forward(input, outputs_[l]);
     if (l + 1 < num_layers) {
+      if (!history.empty()) KeepFreshRows(outputs_[l].span(), history[l]);
       Activate(outputs_[l].span(), step_dropout_, ActivationDropoutSeed(step_seed, l));
+      if (!history.empty()) PutStaleRows(history[l], outputs_[l].span());
     }
     h = outputs_[l].span();
   }
   return h;
+}
+
+template <typename T>
+void BasicModel<T>::KeepFreshRows(MatrixSpan<const T> out, HiddenHistory<T>& history) const {
+  const size_t width = out.cols();
+  history.fresh_rows.resize(history.fresh.size() * width);
+  for (size_t i = 0; i < history.fresh.size(); ++i) {
+    std::copy_n(out.row(history.fresh[i]), width, history.fresh_rows.data() + i * width);
+  }
+  Activate(MatrixSpan<T>(history.fresh_rows.data(), history.fresh.size(), width), 0, 0);
+}
+
+template <typename T>
+void BasicModel<T>::PutStaleRows(const HiddenHistory<T>& history, MatrixSpan<T> out) const {
+  const size_t width = out.cols();
+  if (history.stale_rows.size() != history.stale.size() * width) {
+    throw Error::Internal("stale history rows do not match the layer's width");
+  }
+  for (size_t i = 0; i < history.stale.size(); ++i) {
+    std::copy_n(history.stale_rows.data() + i * width, width, out.row(history.stale[i]));
+  }
 }
 
 template <typename T>
@@ -165,6 +194,11 @@ void BasicModel<T>::Backward(MatrixSpan<const T> grad_logits) {
       } else {
         ReluDropoutBackward<T>(outputs_[l - 1].span(), grads_[l - 1].span(), step_dropout_,
                                threads);
+      }
+      // A stale row is the table's constant, not a function of the parameters.
+      if (!history_.empty()) {
+        MatrixSpan<T> g = grads_[l - 1].span();
+        for (uint32_t row : history_[l - 1].stale) std::fill_n(g.row(row), g.cols(), T(0));
       }
       grad = grads_[l - 1].span();
     }

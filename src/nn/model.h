@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "nn/hidden_history.h"
 #include "nn/layer.h"
 #include "nn/matrix.h"
 #include "nn/parameter.h"
@@ -59,10 +60,13 @@ class BasicModel {
   // blocks[l + 1].num_src()). features: blocks[0].num_src() x in_dim, one row per input
   // node. gcn_norm (GCN only): 1/sqrt(in-degree + 1) of each input node; later layers use its
   // prefixes, since each block's sources are the first sources of the block before it.
-  // training: dropout on. step_seed: picks the dropout masks.
+  // training: dropout on. step_seed: picks the dropout masks. history (empty, or one per
+  // hidden layer: history[l - 1] for layer l's input): the stale rows replace the computed ones
+  // after the activation and dropout, and carry no gradient; the fresh rows are filled in.
   // Returns the logits, blocks.back().num_dst() x num_classes, valid until the next Forward.
   MatrixSpan<const T> Forward(std::span<const Block> blocks, MatrixSpan<const T> features,
-                              std::span<const T> gcn_norm, bool training, uint64_t step_seed);
+                              std::span<const T> gcn_norm, bool training, uint64_t step_seed,
+                              std::span<HiddenHistory<T>> history = {});
 
   // Backpropagates dL/dlogits (the shape Forward returned) and overwrites every parameter's
   // gradient.
@@ -83,14 +87,19 @@ class BasicModel {
  private:
   // x = dropout(activation(x)) in place, the mask drawn from `seed` (rows numbered from 0).
   void Activate(MatrixSpan<T> x, double dropout, uint64_t seed) const;
+  // A hidden layer's output rows named fresh, activated without dropout, into history.
+  void KeepFreshRows(MatrixSpan<const T> out, HiddenHistory<T>& history) const;
+  // Overwrites the stale rows of a hidden layer's activated output with the history's.
+  void PutStaleRows(const HiddenHistory<T>& history, MatrixSpan<T> out) const;
 
   ModelConfig config_;
   std::vector<std::unique_ptr<BasicLayer<T>>> layers_;
   std::vector<BasicMatrix<T>> outputs_;  // per layer; hidden ones hold relu+dropout in place
   std::vector<BasicMatrix<T>> grads_;    // grads_[l]: dL/d(input of layer l + 1)
   BasicMatrix<T> dropped_input_;
-  double step_dropout_ = 0;  // the between-layer dropout of the last Forward
-  uint64_t step_seed_ = 0;   // and its step seed, which ELU's backward draws the masks from
+  std::span<HiddenHistory<T>> history_;  // the last Forward's, for Backward
+  double step_dropout_ = 0;              // the between-layer dropout of the last Forward
+  uint64_t step_seed_ = 0;  // and its step seed, which ELU's backward draws the masks from
 };
 
 using Model = BasicModel<float>;

@@ -1,6 +1,7 @@
-// `strata train --multistage partition|lbs` end to end: the metrics carry the macro-batch
-// fields, the run-ahead changes no loss, and bad input is one line with exit status 2 (buffers
-// beyond the budget: tests/multistage/macro_batch_source_test.cc, large_batch_loader_test.cc).
+// `strata train --multistage partition|pbs|lbs` end to end: the metrics carry the macro-batch
+// fields (and PBS's halo and history fields), the run-ahead changes no loss, and bad input is one
+// line with exit status 2 (buffers beyond the budget: tests/multistage/macro_batch_source_test.cc,
+// large_batch_loader_test.cc).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -92,6 +93,31 @@ TEST_F(MultistageCli, AdaptiveReuseReportsThePassesTaken) {
   }
 }
 
+// Partition-based sampling: every macro-batch has a halo, the history is read and written
+// back, the halo's rows have ages from the second epoch on, and the run-ahead and threads
+// change no loss (the table is written at points fixed by the macro-batch order).
+TEST_F(MultistageCli, PartitionBasedSamplingExchangesHistoryAndRunAheadChangesNoLoss) {
+  std::vector<std::string> args = Args(dir_ / "p", dir_ / "a.jsonl");
+  args.back() = "pbs";
+  args[3] = "5,5,5";  // --fanouts' value
+  args.insert(args.end(), {"--macro-batch", "2", "--layers", "3"});
+  RunWithBothRunAheads(args, 4, 1.0);
+  const auto lines = Lines(dir_ / "a.jsonl");
+  ASSERT_EQ(lines.size(), 3u);
+  for (int e = 0; e < 2; ++e) {
+    EXPECT_GT(lines[e]["halo_nodes"].get<uint64_t>(), 0u);
+    EXPECT_GT(lines[e]["halo_bytes"].get<uint64_t>(), 0u);
+    EXPECT_GT(lines[e]["historical_bytes_read"].get<uint64_t>(), 0u);
+    EXPECT_GT(lines[e]["historical_bytes_written"].get<uint64_t>(), 0u);
+  }
+  // In the first epoch the first macro-batches find the table empty; by the second, every
+  // partition was written back once, so the rows used have ages.
+  EXPECT_GT(lines[0]["historical_never_written"].get<uint64_t>(), 0u);
+  EXPECT_GT(lines[1]["historical_age_steps"].get<double>(), 0.0);
+  EXPECT_LT(lines[1]["historical_never_written"].get<uint64_t>(),
+            lines[0]["historical_never_written"].get<uint64_t>());
+}
+
 // Large-batch sampling needs no partitions.
 TEST_F(MultistageCli, LargeBatchSamplingTrainsAnyDatasetAndRunAheadChangesNoLoss) {
   std::vector<std::string> args = Args(dir_ / "g", dir_ / "a.jsonl");
@@ -113,7 +139,18 @@ TEST_F(MultistageCli, BadInputIsOneLine) {
   ExpectInputError(RunStrata(args), {"reuse 'often' is neither a number of passes nor auto"});
   args = Args(dir_ / "p", dir_ / "m.jsonl");
   args[args.size() - 1] = "metis";
-  ExpectInputError(RunStrata(args), {"--multistage 'metis': expected partition or lbs"});
+  ExpectInputError(RunStrata(args), {"--multistage 'metis': expected partition, lbs or pbs"});
+  args.back() = "pbs";
+  args.insert(args.end(), {"--halo-hops", "2"});
+  ExpectInputError(RunStrata(args), {"--halo-hops 2"});
+  args = Args(dir_ / "p", dir_ / "m.jsonl");
+  args.back() = "pbs";
+  args[3] = "5";  // --fanouts' value
+  args.insert(args.end(), {"--layers", "1"});
+  ExpectInputError(RunStrata(args), {"two layers or more"});
+  args = Args(dir_ / "g", dir_ / "m.jsonl");
+  args.back() = "pbs";
+  ExpectInputError(RunStrata(args), {"--multistage pbs needs a partitioned dataset"});
   args = Args(dir_ / "p", dir_ / "m.jsonl");
   args.insert(args.end(), {"--macro-fanouts", "5"});
   ExpectInputError(RunStrata(args), {"--macro-fanouts"});

@@ -58,7 +58,8 @@ TEST(EnumNames, EveryOptionNameRoundTrips) {
   for (auto kind : {OptimizerKind::kAdam, OptimizerKind::kSgd}) {
     EXPECT_EQ(ParseOptimizerKind(OptimizerKindName(kind)), kind);
   }
-  for (auto method : {MultistageMethod::kPartition, MultistageMethod::kLargeBatch}) {
+  for (auto method :
+       {MultistageMethod::kPartition, MultistageMethod::kLargeBatch, MultistageMethod::kPbs}) {
     EXPECT_EQ(ParseMultistageMethod(MultistageMethodName(method)), method);
   }
   for (auto model : {GraphModel::kSbm, GraphModel::kRmat}) {

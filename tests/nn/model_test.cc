@@ -48,8 +48,10 @@ ModelConfig SmallConfig(ModelKind kind) {
 }
 
 // The whole model, cross-entropy included, against finite differences in double, with every
-// dropout on (fixed step seed, so the masks are the same in every evaluation).
-void CheckModelGradients(ModelConfig config) {
+// dropout on (fixed step seed, so the masks are the same in every evaluation). With `history`,
+// two of the hidden layer's input rows are stale (constants: no gradient flows through them)
+// and two fresh.
+void CheckModelGradients(ModelConfig config, bool history = false) {
   SCOPED_TRACE(std::string(ModelKindName(config.kind)) + " " +
                std::string(ActivationName(config.activation)) + (config.bias ? "" : " no bias"));
   BasicModel<double> model(config);
@@ -58,8 +60,18 @@ void CheckModelGradients(ModelConfig config) {
   std::vector<double> norm = RandomNorms<double>(16);
   std::vector<int32_t> labels = {0, 2, -1, 1, 2};
   MatrixD grad(5, 3);
+  std::vector<HiddenHistory<double>> exchange;
+  if (history) {
+    HiddenHistory<double>& h = exchange.emplace_back();
+    h.stale = {1, 6};
+    const size_t width = model.layer(1).in_dim();
+    MatrixD stale = RandomMatrix<double>(2, width, 3);
+    h.stale_rows.assign(stale.data(), stale.data() + 2 * width);
+    h.fresh = {0, 2};
+  }
   auto loss = [&] {
-    MatrixSpan<const double> logits = model.Forward(blocks, features.span(), norm, true, 9);
+    MatrixSpan<const double> logits =
+        model.Forward(blocks, features.span(), norm, true, 9, exchange);
     return SoftmaxCrossEntropy<double>(logits, labels, grad.span()).loss;
   };
   loss();
@@ -83,6 +95,37 @@ TEST(Model, GcnBackwardMatchesFiniteDifferences) {
 }
 TEST(Model, GatBackwardMatchesFiniteDifferences) {
   CheckModelGradients(SmallConfig(ModelKind::kGat));
+}
+
+TEST(Model, StaleHistoryRowsCarryNoGradient) {
+  for (ModelKind kind : {ModelKind::kSage, ModelKind::kGcn, ModelKind::kGat}) {
+    CheckModelGradients(SmallConfig(kind), /*history=*/true);
+  }
+}
+
+// A fresh row is the hidden layer's input as evaluation computes it: fed back as stale rows,
+// every row of them, the logits do not change.
+TEST(Model, FreshHistoryRowsAreTheHiddenLayersInputs) {
+  for (ModelKind kind : {ModelKind::kSage, ModelKind::kGcn, ModelKind::kGat}) {
+    BasicModel<double> model(SmallConfig(kind));
+    std::vector<Block> blocks = RandomBlocks({16, 8, 5}, 4, 1);
+    MatrixD features = RandomMatrix<double>(16, 4, 2);
+    std::vector<double> norm = RandomNorms<double>(16);
+    std::vector<HiddenHistory<double>> exchange(1);
+    for (uint32_t r = 0; r < 8; ++r) exchange[0].fresh.push_back(r);
+    MatrixD logits;
+    logits.CopyFrom(model.Forward(blocks, features.span(), norm, false, 0, exchange));
+    std::vector<HiddenHistory<double>> replay(1);
+    replay[0].stale = exchange[0].fresh;
+    replay[0].stale_rows = exchange[0].fresh_rows;
+    MatrixD other = RandomMatrix<double>(16, 4, 3);  // the input no longer matters
+    MatrixSpan<const double> again = model.Forward(blocks, other.span(), norm, false, 0, replay);
+    for (size_t i = 0; i < logits.rows(); ++i) {
+      for (size_t j = 0; j < logits.cols(); ++j) {
+        EXPECT_NEAR(again(i, j), logits(i, j), 1e-12) << ModelKindName(kind);
+      }
+    }
+  }
 }
 
 // The reference recipes' variants: ELU between layers (GAT), no biases (Kipf's GCN).
