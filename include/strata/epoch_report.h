@@ -27,6 +27,7 @@ struct MacroBatchStats {
   uint64_t load_bytes = 0;
   double load_busy_s = 0;
   double load_wait_s = 0;
+  uint64_t aot_bytes_saved = 0;  // feature bytes ahead-of-time sampling did not read
   // Partition-based sampling.
   uint64_t halo_nodes = 0;             // summed over the macro-batches
   uint64_t halo_bytes = 0;             // their feature rows, read through the direct store

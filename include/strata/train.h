@@ -71,11 +71,18 @@ struct MultistageOptions {
   uint32_t world_size = 1;
   // PBS: hops of halo around a macro-batch's partitions (1, the thesis's).
   uint32_t halo_hops = 1;
+  // Ahead-of-time sampling (Joestar): a macro-batch's mini-batches are sampled, structure
+  // only, before its feature rows are read, and only the rows they use are read. The batches
+  // are the same either way. Set from --aot; ResolveAheadOfTime fills the default.
+  bool ahead_of_time = false;
 
   bool enabled() const { return method != MultistageMethod::kNone; }
 };
 // Sets the reuse from "auto" (adaptive, up to 4 passes) or a number of passes.
 void ParseReuse(std::string_view text, MultistageOptions& o);
+// Sets ahead_of_time from "true" or "false", or (empty) to the method's default, which o.method
+// must be set for: on for lbs, off for partition and pbs (docs/training.md says why).
+void ParseAheadOfTime(std::string_view text, MultistageOptions& o);
 
 // Which model a run's accuracies are those of: the last epoch's (Kipf's GCN reference) or
 // the epoch with the best validation accuracy (early-stopping recipes). Both are always

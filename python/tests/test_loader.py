@@ -236,6 +236,8 @@ def test_multistage_same_seed_same_batches_whatever_the_run_ahead(partitioned, s
         strata.MultistageLoader(partitioned, [4, 3], 64, reuse="often")
     with pytest.raises(strata.InputError, match="partition"):
         strata.MultistageLoader(small, [4, 3], 64, method="partition")
+    with pytest.raises(strata.InputError, match="'pbs' trains with strata train only"):
+        strata.MultistageLoader(partitioned, [4, 3], 64, method="pbs")
 
 
 def test_multistage_adaptive_reuse_takes_one_to_four_passes(partitioned):

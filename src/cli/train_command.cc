@@ -28,6 +28,7 @@ struct TrainArgs {
   std::string topology = "auto";
   std::string adjacency_cache;
   std::string multistage;
+  std::string aot;
   std::string macro_fanouts;
   std::string activation = "relu";
   std::string weight_decay_scope = "all";
@@ -99,6 +100,7 @@ void Resolve(TrainArgs& a) {
   o.topology.placement = ParseTopologyPlacement(a.topology);
   if (!a.multistage.empty()) o.multistage.method = ParseMultistageMethod(a.multistage);
   ParseReuse(a.reuse, o.multistage);
+  ParseAheadOfTime(a.aot, o.multistage);
   if (!a.macro_fanouts.empty()) {
     o.multistage.fanouts = ParseFanouts(a.macro_fanouts, "--macro-fanouts");
   }
@@ -158,6 +160,10 @@ Runner AddTrainCommand(CLI::App& app) {
   cmd->add_option("--macro-batch", o.multistage.macro_batch,
                   "partitions (lbs: mini-batches) per macro-batch (default: the most whose two "
                   "buffers fit)");
+  cmd->add_option("--aot", args->aot,
+                  "ahead-of-time sampling: a macro-batch's mini-batches sampled before its rows "
+                  "are read, and only the rows they use read (true|false; default: true for "
+                  "lbs, false for partition and pbs, whose halo is always read so)");
   cmd->add_option("--halo-hops", o.multistage.halo_hops,
                   "pbs: hops of halo nodes around a macro-batch's partitions (1)")
       ->capture_default_str();

@@ -124,22 +124,32 @@ std::unique_ptr<MacroBatch> LargeBatchLoader::Load(uint64_t epoch, uint64_t m, i
   auto batch = std::make_unique<MacroBatch>();
   batch->buffer = buffer;
   batch->row_dtype = FeatureDtype::kFloat32;
-  float* rows = Reserve(buffer, nodes.size());
-  const uint64_t read_before = store_->stats().bytes_read;
-  store_->Gather(nodes, {rows, nodes.size() * dim_});
-  batch->bytes_read = store_->stats().bytes_read - read_before;
-  batch->row_of.resize(nodes.size());
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    batch->row_of[i] = reinterpret_cast<const std::byte*>(rows + i * dim_);
-  }
   batch->train_local.resize(sample.blocks.back().num_dst());
   std::iota(batch->train_local.begin(), batch->train_local.end(), 0);
   for (const Block& block : sample.blocks) {
     batch->graphs.push_back(LayerGraph(block, nodes.size(), budget_));
   }
-  batch->global_of = std::move(sample.blocks.front().src_nodes);  // the last use of `nodes`
+  batch->global_of = nodes;
   batch->maps_charge = std::make_unique<TrackedCharge>(budget_, "macro-batch id maps");
   batch->maps_charge->Update(batch->global_of.size() * 16 + batch->train_local.size() * 8);
+  if (graph_built_) graph_built_(*batch);
+  // Ahead of time, only the rows the mini-batches use; they keep their order.
+  std::vector<uint64_t> read;
+  if (batch->input_rows) {
+    read.reserve(batch->input_rows->size());
+    for (uint64_t local : *batch->input_rows) read.push_back(nodes[local]);
+    batch->aot_bytes_saved = (nodes.size() - read.size()) * dim_ * sizeof(float);
+  }
+  const std::vector<uint64_t>& gathered = batch->input_rows ? read : nodes;
+  float* rows = Reserve(buffer, gathered.size());
+  const uint64_t read_before = store_->stats().bytes_read;
+  store_->Gather(gathered, {rows, gathered.size() * dim_});
+  batch->bytes_read = store_->stats().bytes_read - read_before;
+  batch->row_of.assign(nodes.size(), nullptr);
+  for (size_t i = 0; i < gathered.size(); ++i) {
+    const uint64_t local = batch->input_rows ? (*batch->input_rows)[i] : i;
+    batch->row_of[local] = reinterpret_cast<const std::byte*>(rows + i * dim_);
+  }
   return batch;
 }
 

@@ -14,7 +14,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -59,8 +61,12 @@ struct MacroBatch {
   std::unique_ptr<TrackedCharge> maps_charge;  // for the three vectors above
   uint64_t bytes_read = 0;
   std::unique_ptr<Halo> halo;  // partition-based sampling only
-  // Partition-based sampling: the mini-batches of every pass, sampled before the halo loads.
+  // Ahead of time (and partition-based sampling): the mini-batches of every pass, sampled
+  // structure only when the graph was built, and the local ids whose feature rows they use
+  // (ascending), which are all the loader then reads.
   std::vector<SampledBatch> presampled;
+  std::optional<std::vector<uint64_t>> input_rows;
+  uint64_t aot_bytes_saved = 0;  // feature bytes not read, ahead of time
 };
 
 class MacroBatchLoader {
@@ -76,6 +82,12 @@ class MacroBatchLoader {
   // Loads macro-batch `m` of `epoch` into buffer `buffer` (0 or 1, not in use by another live
   // MacroBatch). One call at a time, from any one thread.
   virtual std::unique_ptr<MacroBatch> Load(uint64_t epoch, uint64_t m, int buffer) = 0;
+  // Called by Load with the macro-batch once its graph is built, while its rows may still be
+  // arriving (a loader that reads them first calls it after): partition-based sampling reads
+  // the halo's rows there, so that the random reads overlap the sequential ones.
+  void set_graph_built(std::function<void(MacroBatch&)> graph_built) {
+    graph_built_ = std::move(graph_built);
+  }
   // Partition-based sampling: writes a macro-batch's fresh historical rows (every batch of it
   // trained) to the table, before a later macro-batch loads into its buffer. Returns the
   // bytes written.
@@ -85,6 +97,9 @@ class MacroBatchLoader {
   // its partitions' nodes, after the table has every write-back before it.
   virtual void LoadHalo(MacroBatch& batch, std::span<const uint64_t> input,
                         std::span<const uint64_t> hidden) {}
+
+ protected:
+  std::function<void(MacroBatch&)> graph_built_;
 };
 
 }  // namespace strata

@@ -118,6 +118,9 @@ class MacroBatchStream final : public BatchStream {
         ready_(std::max<uint32_t>(o.max_run_ahead, 1)) {
     free_.Push(0);
     free_.Push(1);
+    loader_.set_graph_built([this](MacroBatch& batch) {
+      if (batch.halo || AheadOfTime()) Presample(batch, loading_);
+    });
     loader_thread_ = std::thread([this] { LoadLoop(); });
     producer_thread_ = std::thread([this] { ProduceLoop(); });
   }
@@ -129,6 +132,7 @@ class MacroBatchStream final : public BatchStream {
     ready_.Close();
     loader_thread_.join();
     producer_thread_.join();
+    loader_.set_graph_built({});
   }
 
   using BatchStream::Next;
@@ -146,6 +150,7 @@ class MacroBatchStream final : public BatchStream {
     macro.load_bytes = load_bytes_;
     macro.load_busy_s = load_ns_ * 1e-9;
     macro.load_wait_s = load_wait_ns_ * 1e-9;
+    macro.aot_bytes_saved = aot_bytes_saved_;
     macro.halo_nodes = halo_nodes_;
     macro.halo_bytes = halo_bytes_;
     macro.history_bytes_read = history_bytes_read_;
@@ -169,10 +174,11 @@ class MacroBatchStream final : public BatchStream {
         // m - 1's, whatever the timing.
         if (!WriteBack(*buffer)) return;
         const uint64_t start = MonotonicNs();
+        loading_ = m;
         std::unique_ptr<MacroBatch> batch = loader_.Load(epoch_, m, *buffer);
-        if (batch->halo) LoadHalo(*batch, m);
         load_ns_ += MonotonicNs() - start;
         load_bytes_ += batch->bytes_read;
+        aot_bytes_saved_ += batch->aot_bytes_saved;
         if (batch->halo) {
           const Halo& halo = *batch->halo;
           halo_bytes_ += halo.feature_bytes_read;
@@ -191,11 +197,12 @@ class MacroBatchStream final : public BatchStream {
     }
   }
 
-  // Samples every pass of a macro-batch with a halo ahead of time and has the loader read
-  // the halo rows those mini-batches use, and no other.
-  void LoadHalo(MacroBatch& batch, uint64_t m) {
-    const uint64_t begin = batch.halo->begin;
-    std::vector<uint64_t> input, hidden;
+  // Samples every pass of a macro-batch ahead of time, when its graph is built (on the loader
+  // thread, from Load), and names the rows those mini-batches use, so that the loader reads
+  // no other: the partitions' rows (ahead_of_time) and the halo's.
+  void Presample(MacroBatch& batch, uint64_t m) {
+    const uint64_t begin = batch.halo ? batch.halo->begin : batch.global_of.size();
+    std::vector<uint64_t> inner, input, hidden;  // inner: not the halo's; input and hidden: its
     if (!batch.train_local.empty()) {
       const NeighborSampler sampler = SamplerOf(batch);
       for (uint32_t r = 0; r < Passes(); ++r) {
@@ -203,16 +210,22 @@ class MacroBatchStream final : public BatchStream {
           SampledBatch& sample = batch.presampled.emplace_back(sampler.Sample(Stream(m, r), b));
           for (size_t l = 0; l < sample.blocks.size(); ++l) {
             for (uint64_t local : sample.blocks[l].src_nodes) {
-              if (local >= begin) (l == 0 ? input : hidden).push_back(local);
+              if (local >= begin) {
+                (l == 0 ? input : hidden).push_back(local);
+              } else if (l == 0) {
+                inner.push_back(local);
+              }
             }
           }
         }
       }
     }
-    for (std::vector<uint64_t>* locals : {&input, &hidden}) {
+    for (std::vector<uint64_t>* locals : {&inner, &input, &hidden}) {
       std::sort(locals->begin(), locals->end());
       locals->erase(std::unique(locals->begin(), locals->end()), locals->end());
     }
+    if (AheadOfTime()) batch.input_rows = std::move(inner);
+    if (!batch.halo) return;
     std::vector<uint64_t> used;
     std::set_union(input.begin(), input.end(), hidden.begin(), hidden.end(),
                    std::back_inserter(used));
@@ -230,6 +243,7 @@ class MacroBatchStream final : public BatchStream {
                            options_.seed, budget_, options_.threads,
                            SeedOrder{.even_batches = true});
   }
+  bool AheadOfTime() const { return options_.multistage.ahead_of_time; }
   uint32_t Passes() const { return std::max<uint32_t>(options_.multistage.reuse, 1); }
   // The sampler's "epoch" names the stream: (epoch, macro-batch, pass).
   uint64_t Stream(uint64_t m, uint32_t r) const { return (epoch_ << 24) | (m << 3) | r; }
@@ -386,8 +400,9 @@ class MacroBatchStream final : public BatchStream {
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> sample_ns_{0}, load_ns_{0}, load_wait_ns_{0}, load_bytes_{0};
   std::atomic<uint64_t> macro_batches_{0}, macro_passes_{0};
+  uint64_t loading_ = 0;                          // the macro-batch the loader thread is loading
   std::shared_ptr<HistoryWriteBack> pending_[2];  // by buffer: not yet written back
-  std::atomic<uint64_t> halo_nodes_{0}, halo_bytes_{0}, history_bytes_read_{0};
+  std::atomic<uint64_t> aot_bytes_saved_{0}, halo_nodes_{0}, halo_bytes_{0}, history_bytes_read_{0};
   std::atomic<uint64_t> history_bytes_written_{0};
   std::atomic<uint64_t> history_age_sum_{0}, history_aged_{0}, history_never_written_{0};
   std::thread loader_thread_, producer_thread_;
@@ -415,9 +430,9 @@ std::unique_ptr<MacroBatchLoader> MakeLoader(const Dataset& dataset, const CscGr
     halo.store.io.depth = std::max<uint32_t>(o.io_depth, 1);
     halo.store.max_read_bytes = o.features.max_read_bytes;
   }
-  return std::make_unique<PartitionLoader>(dataset, graph, TrainMask(graph.num_nodes(), train_ids),
-                                           o.multistage.macro_batch, o.io_depth, o.seed, budget,
-                                           o.multistage.world_size, std::move(halo));
+  return std::make_unique<PartitionLoader>(
+      dataset, graph, TrainMask(graph.num_nodes(), train_ids), o.multistage.macro_batch, o.io_depth,
+      o.seed, budget, o.multistage.world_size, o.multistage.ahead_of_time, std::move(halo));
 }
 
 }  // namespace
@@ -438,6 +453,16 @@ void ParseReuse(std::string_view text, MultistageOptions& o) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), o.reuse);
   if (ec != std::errc() || end != text.data() + text.size()) {
     throw Error::Input(fmt::format("reuse '{}' is neither a number of passes nor auto", text));
+  }
+}
+
+void ParseAheadOfTime(std::string_view text, MultistageOptions& o) {
+  if (text.empty()) {
+    o.ahead_of_time = o.method == MultistageMethod::kLargeBatch;
+  } else if (text == "true" || text == "false") {
+    o.ahead_of_time = text == "true";
+  } else {
+    throw Error::Input(fmt::format("--aot '{}': expected true or false", text));
   }
 }
 

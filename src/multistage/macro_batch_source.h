@@ -11,6 +11,12 @@
 // adaptive reuse, up to `reuse` times, a pass repeated only while the loader is still reading
 // the next macro-batch (the thesis's reuse: training instead of stalling).
 //
+// Ahead of time (MultistageOptions::ahead_of_time, and always for PBS's halo) the loader thread
+// samples a macro-batch's mini-batches as soon as its graph is built and the loader reads only
+// the rows they use; the producer then hands out those batches. With PBS the loader writes a
+// macro-batch's history back only once all its batches are released (trained, or dropped):
+// a consumer must not hold more than a macro-batch's worth of them.
+//
 // Determinism: macro-batch m depends on (seed, epoch, m), batch b of its pass r on (seed, epoch,
 // m, r, b) only, and unless reuse is adaptive the number of passes is fixed, so neither timing
 // nor thread counts change the batches. Batches come out with global node ids, like the

@@ -24,6 +24,10 @@
 // keep only the in-neighbours the hub section has, as before: they are in every macro-batch, never
 // in a halo.
 //
+// Ahead of time (ahead_of_time): the rows are read after the graph is built and the
+// graph_built callback has named the rows the mini-batches use (MacroBatch::input_rows): only
+// the 4 KiB units holding those, with gaps under 64 KiB read through.
+//
 // Memory: both buffers are allocated up front for the largest macro-batch of the given size
 // and charged to the budget, with the hub section; the graph and id maps of a loaded
 // macro-batch are charged while it lives.
@@ -63,7 +67,7 @@ class PartitionLoader final : public MacroBatchLoader {
   // left, and at most a `ranks`-th of the partitions, so that every rank gets one) do not fit.
   PartitionLoader(const Dataset& dataset, const CscGraph& graph, std::vector<bool> train,
                   uint32_t macro_batch, uint32_t io_depth, uint64_t seed, MemoryBudget& budget,
-                  uint32_t ranks = 1, HaloOptions halo = {});
+                  uint32_t ranks = 1, bool ahead_of_time = false, HaloOptions halo = {});
   ~PartitionLoader() override;
   PartitionLoader(const PartitionLoader&) = delete;
   PartitionLoader& operator=(const PartitionLoader&) = delete;
@@ -106,6 +110,16 @@ class PartitionLoader final : public MacroBatchLoader {
   void BuildBatch(MacroBatch& batch, std::span<const uint32_t> partitions,
                   std::span<const std::byte* const> rows_at,
                   std::span<const std::byte* const> indices_at);
+  // Where each partition's feature range starts in the file (aligned) and in the buffer.
+  struct RowRanges {
+    std::vector<uint64_t> file_first;
+    std::vector<std::byte*> buffer_at;
+  };
+  // Reads of the units holding the rows of `locals` (ascending local ids; those beyond the
+  // partitions are not read), each to its place in the partitions' ranges.
+  std::vector<ReadRequest> TouchedRowReads(std::span<const uint32_t> partitions,
+                                           std::span<const uint64_t> locals,
+                                           const RowRanges& ranges) const;
   // Fills everything of `batch` but the reads, from the indices at `indices_at[i]` for its
   // i-th partition.
   void BuildGraph(MacroBatch& batch, std::span<const uint32_t> partitions,
@@ -127,6 +141,7 @@ class PartitionLoader final : public MacroBatchLoader {
   uint32_t id_bytes_;
   uint32_t macro_batch_ = 0;
   uint64_t seed_;
+  bool ahead_of_time_;
   PartitionLookup partition_of_;
 
   ChargedArray<uint64_t> hub_ids_;

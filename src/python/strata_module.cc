@@ -346,6 +346,7 @@ void BindLoader(py::module_& m) {
             o.output_arena_batches = output_arena_batches;
             if (!multistage.empty()) {
               o.multistage.method = ParseMultistageMethod(multistage);
+              ParseAheadOfTime("", o.multistage);
               o.multistage.macro_batch = macro_batch;
               if (py::isinstance<py::str>(reuse)) {
                 ParseReuse(reuse.cast<std::string>(), o.multistage);

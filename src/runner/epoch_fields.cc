@@ -94,6 +94,8 @@ constexpr EpochField kFields[] = {
      [](const R& r) -> EpochValue { return Ratio(Macro(r).load_bytes, Macro(r).load_busy_s); }},
     {"load_wait_s", "the sampler waiting for the loader's next macro-batch", Group::kMultistage,
      Unit::kSeconds, true, "", [](const R& r) -> EpochValue { return Macro(r).load_wait_s; }},
+    {"aot_bytes_saved", "feature bytes ahead-of-time sampling did not read", Group::kMultistage,
+     Unit::kBytes, true, "", [](const R& r) -> EpochValue { return Macro(r).aot_bytes_saved; }},
     {"halo_nodes", "pbs: halo nodes the mini-batches use, summed over the macro-batches",
      Group::kMultistage, Unit::kCount, true, "",
      [](const R& r) -> EpochValue { return Macro(r).halo_nodes; }},
