@@ -67,7 +67,7 @@ test-asan: setup
 # its own synchronisation.
 TSAN_SUITES = DirectFeatureStore Stores/FeatureStoreTest Policies/WindowedCacheTest IoEngine \
     HostArena NeighborSampler BatchPipelineTest NeighborBatchSourceTest BoundedQueue LargeBatchTest \
-    MacroBatchTest NeighborLoaderTest Trainer Features/FullGraphTest IdWidths/ InputProducts \
+    MacroBatchTest AheadOfTimeTest HistoryTable NeighborLoaderTest Trainer Features/FullGraphTest IdWidths/ InputProducts \
     SpGemm SpMM TrainCli MultistageCli Placement/IntermediateRowsTest IntermediateRows
 empty :=
 space := $(empty) $(empty)

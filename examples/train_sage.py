@@ -3,7 +3,7 @@
 
     examples/train_sage.py DATASET [--seed S] [--epochs E] [--feature-store direct|memory|mmap]
                            [--memory-budget B] [--fanouts 10,10] [--batch-size N]
-                           [--device cpu|cuda] [--multistage partition|lbs]
+                           [--device cpu|cuda] [--multistage partition|pbs|lbs]
 
 The defaults reproduce GraphSAGE's accuracy on Cora (`strata import data/cora --npy datasets/cora.npz`).
 Batches arrive as torch tensors on --device (on cuda through pinned buffers, copied ahead on a
@@ -57,14 +57,19 @@ class GraphSage(torch.nn.Module):
         self.dropout = dropout
         self.input_dropout = input_dropout
 
-    def forward(self, x, blocks):
+    def forward(self, x, blocks, history=None):
         # Input dropout draws a mask over every input row (torch's CPU RNG makes that most of
         # a step on large batches), so it is off by default, as in DGL's GraphSAGE example.
         h = F.dropout(x, self.input_dropout, self.training) if self.input_dropout else x
         for i, (layer, block) in enumerate(zip(self.layers, blocks)):
             h = layer(h, block)
             if i + 1 < len(self.layers):
-                h = F.dropout(F.relu(h), self.dropout, self.training)
+                h = F.relu(h)
+                if history is not None:  # --multistage pbs: the halo's rows from the table
+                    history.keep_fresh(i, h)
+                h = F.dropout(h, self.dropout, self.training)
+                if history is not None:
+                    h = history.put_stale(i, h)
         return h
 
 
@@ -86,8 +91,9 @@ def parse_args(argv=None):
     p.add_argument("--row-normalize", type=int, default=1, help="1: rows scaled to unit L1 norm")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
-    p.add_argument("--multistage", default="", choices=["", "partition", "lbs"],
-                   help="train on multistage batches (partition: a strata partition dataset)")
+    p.add_argument("--multistage", default="", choices=["", "partition", "pbs", "lbs"],
+                   help="train on multistage batches (partition, pbs: a strata partition "
+                        "dataset; pbs adds the halo, its hidden rows from historical embeddings)")
     p.add_argument("--macro-batch", type=int, default=0, help="0: the most the budget holds")
     return p.parse_args(argv)
 
@@ -127,11 +133,13 @@ def train_epoch(model, optimizer, loader):
     model.train()
     losses = []
     for batch in loader:
-        logits = model(batch.features, batch.blocks)
+        logits = model(batch.features, batch.blocks, batch.history)
         loss = F.cross_entropy(logits, batch.labels)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+        if batch.history is not None:
+            batch.history.commit()
         losses.append(loss.item())
     return float(np.mean(losses)) if losses else float("nan")
 

@@ -59,6 +59,8 @@ struct LoaderOptions {
   uint32_t output_arena_batches = 0;
 };
 
+class BatchHistory;
+
 struct LoaderBatch {
   SampledBatch batch;           // seeds, blocks, input nodes
   RowBuffer features;           // input_nodes().size() x dim, row-major, unless partial
@@ -69,7 +71,26 @@ struct LoaderBatch {
   std::vector<uint32_t> gathered;
   uint64_t feature_dim = 0;
   uint64_t macro_batch = 0;  // multistage loading: the macro-batch it was sampled in
+  // Partition-based sampling: what the step exchanges with the historical embeddings (stale
+  // rows in, fresh rows back: minibatch/batch_history.h). Released with the batch, which is
+  // when the loader counts it trained.
+  std::shared_ptr<BatchHistory> history;
 };
+
+// Partition-based sampling: a batch's exchange with the historical embeddings, per hidden
+// layer (the input of model layer layer + 1): the input rows to take from `stale_rows` (one
+// row of the hidden width each) and those whose fresh values to commit.
+struct HistoryView {
+  std::span<const uint32_t> stale;
+  std::span<const float> stale_rows;
+  std::span<const uint32_t> fresh;
+  uint64_t width = 0;
+};
+size_t HistoryLayers(const LoaderBatch& batch);  // 0 without history
+HistoryView HistoryOf(const LoaderBatch& batch, size_t layer);
+// Hands back each hidden layer's fresh rows (fresh.size() rows of the hidden width, the
+// activation without dropout); throws an input error when their number or shapes differ.
+void CommitHistory(LoaderBatch& batch, const std::vector<std::span<const float>>& rows);
 
 class NeighborLoader {
  public:

@@ -25,7 +25,7 @@ from strata._strata import (
     generate,
     import_npy,
 )
-from strata.device import DeviceBatch, TensorBlock
+from strata.device import DeviceBatch, HaloHistory, TensorBlock
 from strata.loader import Block, MultistageLoader, NeighborLoader
 from strata.pyg import PygAdj, PygBatch
 
@@ -34,6 +34,7 @@ __all__ = [
     "Block",
     "Dataset",
     "DeviceBatch",
+    "HaloHistory",
     "InputError",
     "MultistageLoader",
     "NeighborLoader",

@@ -65,6 +65,7 @@ class DeviceBatch:
     index: int
     macro_batch: int
     nbytes: int = 0  # bytes the batch's tensors hold (those copied, on a GPU)
+    history: "HaloHistory" = None  # method="pbs" only
 
     @property
     def seeds(self):
@@ -86,12 +87,15 @@ class DeviceBatch:
 
 def host_tensors(batch):
     """A host batch's arrays as CPU tensors sharing its buffers, in a flat list: features,
-    labels, input_nodes, then indptr, indices, src_nodes of each layer, then the positions of
-    the gathered rows when the batch left some out (Batch.gathered)."""
+    labels, input_nodes, then indptr, indices, src_nodes of each layer, then stale, stale_rows,
+    fresh of each hidden layer with history (method="pbs"), then the positions of the gathered
+    rows when the batch left some out (Batch.gathered)."""
     torch = _torch()
     arrays = [batch.features, batch.labels, batch.input_nodes]
     for block in batch.blocks:
         arrays += [block.indptr, block.indices, block.src_nodes]
+    for layer in range(batch.history_layers):
+        arrays += list(batch.history(layer))
     if batch.gathered is not None:
         arrays.append(batch.gathered)
     return [torch.from_numpy(a) for a in arrays]
@@ -107,10 +111,49 @@ def assemble(tensors, batch, cache=None):
     features = tensors[0]
     if batch.gathered is not None:
         features = cache.assemble(tensors[2], tensors[-1], features)
+    first = 3 + 3 * len(batch.blocks)
+    history = None
+    if batch.history_layers:
+        history = HaloHistory(batch, [tuple(tensors[first + 3 * l:first + 3 * l + 3])
+                                      for l in range(batch.history_layers)])
     return DeviceBatch(features=features, labels=tensors[1], input_nodes=tensors[2],
                        blocks=blocks, epoch=batch.epoch, index=batch.index,
                        macro_batch=batch.macro_batch,
-                       nbytes=sum(t.element_size() * t.nelement() for t in tensors))
+                       nbytes=sum(t.element_size() * t.nelement() for t in tensors),
+                       history=history)
+
+
+class HaloHistory:
+    """method="pbs": what a training step exchanges with the historical embeddings, for each
+    hidden layer i (the input of model layer i + 1): the rows of that input to take from the
+    table (stale: halo nodes, no gradient through them) and those whose fresh values go back.
+    In the model, after layer i's activation:
+
+        history.keep_fresh(i, h)        # the activation, before dropout
+        h = F.dropout(h, p, training)
+        h = history.put_stale(i, h)
+
+    and after the step, history.commit(). The loader writes a macro-batch's rows back once all
+    its batches are committed (or dropped)."""
+
+    def __init__(self, host, layers):
+        self._host = host  # the C++ batch, to commit through
+        self.layers = layers  # per hidden layer: (stale, stale_rows, fresh) tensors
+        self._fresh = [None] * len(layers)
+
+    def keep_fresh(self, layer, h):
+        self._fresh[layer] = h[self.layers[layer][2].long()].detach()
+
+    def put_stale(self, layer, h):
+        stale, rows, _ = self.layers[layer]
+        if len(stale) == 0:
+            return h
+        return h.index_copy(0, stale.long(), rows.to(h.dtype))
+
+    def commit(self):
+        if any(f is None for f in self._fresh):
+            raise _strata.InputError("commit() before keep_fresh() of every hidden layer")
+        self._host.commit_history([f.float().cpu().numpy() for f in self._fresh])
 
 
 @dataclass
@@ -184,6 +227,9 @@ def _batch_tensors(batch):
     yield from (batch.features, batch.labels, batch.input_nodes)
     for block in batch.blocks:
         yield from (block.indptr, block.indices, block.src_nodes)
+    if batch.history is not None:
+        for layer in batch.history.layers:
+            yield from layer
 
 
 def resolve_device(device):

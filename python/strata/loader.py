@@ -192,6 +192,10 @@ class MultistageLoader(NeighborLoader):
     `macro_batch` mini-batches' seeds (with `macro_fanouts`), gathered once. Each macro-batch
     is iterated `reuse` times (1..4), or with reuse="auto" up to 4 times, again only while the
     next macro-batch is still loading (the batches then depend on the disk's speed).
+    method="pbs" (Joestar's partition-based sampling): partitions plus their halo, whose hidden
+    rows come from historical embeddings: each batch has a `history` (strata.HaloHistory) the
+    model must apply and commit (examples/train_sage.py shows how; `hidden` is the model's
+    width, and prefetch is 0).
     macro_batch=0 takes the most whose two buffers fit the
     budget. Batches have the NeighborLoader's fields plus `macro_batch`; len() is an estimate.
     The training split; same seed, same batches, whatever the run-ahead. With `rank` and
@@ -204,6 +208,10 @@ class MultistageLoader(NeighborLoader):
     def __init__(self, dataset, fanouts, batch_size, method="partition", macro_batch=0, reuse=1,
                  macro_fanouts=None, seed=0, memory_budget="1G", run_ahead=8, threads=2,
                  row_normalize=False, **options):
+        if method == "pbs":
+            # A step commits its history before the next batch is asked for: batches fetched
+            # further ahead could wait for a write-back that waits for them.
+            options["prefetch"] = 0
         super().__init__(dataset, fanouts, batch_size, seed=seed, feature_store="direct",
                          memory_budget=memory_budget, run_ahead=run_ahead, threads=threads,
                          row_normalize=row_normalize, multistage=method,

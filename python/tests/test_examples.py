@@ -1,5 +1,6 @@
 """The examples train GraphSAGE on Cora from Python: examples/train_sage.py reaches the paper's
-accuracy, and examples/ddp_sage.py on 2 processes reaches train_sage.py's within noise."""
+accuracy, examples/ddp_sage.py on 2 processes reaches train_sage.py's within noise, and so does
+partition-based sampling over 2 processes."""
 
 import json
 import os
@@ -35,3 +36,15 @@ def test_train_sage_and_ddp_sage_reach_coras_accuracy(cora):
     # Over 3 seeds a run's test accuracy varies by about 1 point.
     assert abs(ddp - single) <= 0.02, (ddp, single)
     assert ddp >= 0.77, ddp
+
+
+def test_ddp_sage_trains_with_partition_based_sampling_over_two_ranks(cora, tmp_path):
+    parts = tmp_path / "cora-p8"
+    subprocess.run([os.environ.get("STRATA_BINARY", "build/strata"), "partition", cora.path,
+                    str(parts), "--parts", "8", "--hubs", "0.01"], check=True,
+                   capture_output=True)
+    result = run_example("ddp_sage.py", str(parts), "--nproc", "2", "--multistage", "pbs",
+                         "--macro-batch", "1", "--seed", "0")
+    assert result["loader"]["epoch"]["halo_nodes"] > 0
+    assert result["loader"]["epoch"]["historical_bytes_written"] > 0
+    assert result["test_acc"] >= 0.75, result["test_acc"]

@@ -236,8 +236,6 @@ def test_multistage_same_seed_same_batches_whatever_the_run_ahead(partitioned, s
         strata.MultistageLoader(partitioned, [4, 3], 64, reuse="often")
     with pytest.raises(strata.InputError, match="partition"):
         strata.MultistageLoader(small, [4, 3], 64, method="partition")
-    with pytest.raises(strata.InputError, match="'pbs' trains with strata train only"):
-        strata.MultistageLoader(partitioned, [4, 3], 64, method="pbs")
 
 
 def test_multistage_adaptive_reuse_takes_one_to_four_passes(partitioned):
@@ -303,3 +301,35 @@ def test_multistage_ranks_take_alternate_macro_batches_and_as_many_steps(partiti
         # One pass: no seed twice, across the ranks.
         both = np.concatenate(seeds)
         assert len(np.unique(both)) == len(both)
+
+
+def test_pbs_batches_exchange_history_and_the_same_seed_gives_the_same_batches(partitioned):
+    torch = pytest.importorskip("torch")
+
+    def two_epochs():
+        loader = strata.MultistageLoader(partitioned, [4, 3], 64, method="pbs", macro_batch=2,
+                                         seed=3, memory_budget="64M", hidden=8, device="cpu")
+        seen = []
+        for epoch in range(2):
+            loader.set_epoch(epoch)
+            for batch in loader:
+                history = batch.history
+                assert history is not None and len(history.layers) == 1
+                stale, rows, fresh = history.layers[0]
+                assert rows.shape == (len(stale), 8)
+                assert not set(stale.tolist()) & set(fresh.tolist())
+                with pytest.raises(strata.InputError, match="fresh rows of 8"):
+                    history._host.commit_history([np.zeros((len(fresh) + 1, 8), np.float32)])
+                # Rows that name the step that wrote them, exact in float16.
+                history.keep_fresh(0, torch.full((len(batch.blocks[1].src_nodes), 8),
+                                                 float(epoch * 100 + batch.index + 1)))
+                history.commit()
+                seen.append((batch.input_nodes.clone(), stale.clone(), rows.clone()))
+        return seen
+
+    first, second = two_epochs(), two_epochs()
+    assert len(first) == len(second)
+    for (n1, s1, r1), (n2, s2, r2) in zip(first, second):
+        assert torch.equal(n1, n2) and torch.equal(s1, s2) and torch.equal(r1, r2)
+    # Later batches read rows earlier steps committed.
+    assert any(bool((rows > 0).any()) for _, _, rows in first)

@@ -9,6 +9,7 @@
 #include "common/host_arena.h"
 #include "common/interrupt.h"
 #include "features/row_normalize.h"
+#include "minibatch/batch_history.h"
 #include "minibatch/batch_pipeline.h"
 #include "minibatch/node_set.h"
 #include "minibatch/training_store.h"
@@ -30,6 +31,9 @@ TrainOptions MultistageRunOf(const LoaderOptions& o) {
   run.multistage = o.multistage;
   run.multistage.rank = o.order.rank;
   run.multistage.world_size = o.order.world_size;
+  // PBS's history rows: one per hidden layer of a GraphSAGE of `hidden` and the fanouts' layers.
+  run.model.layers = o.fanouts.size();
+  run.model.hidden = o.hidden;
   run.seed = o.seed;
   run.memory_budget_bytes = o.memory_budget_bytes;
   run.io_depth = o.io_depth;
@@ -90,12 +94,6 @@ NeighborLoader::NeighborLoader(const LoaderOptions& o)
   if (o.max_run_ahead == 0) throw Error::Input("run_ahead must be positive");
   if (o.multistage.enabled()) {
     if (o.split != Split::kTrain) throw Error::Input("multistage loading serves the train split");
-    if (o.multistage.method == MultistageMethod::kPbs) {
-      // Its halo's hidden-layer inputs come from, and go back to, the trainer's model.
-      throw Error::Input(
-          "multistage 'pbs' trains with strata train only: its historical embeddings are "
-          "exchanged with Strata's model; use 'partition' or 'lbs' here");
-    }
     CheckMultistageOptions(MultistageRunOf(o).multistage, o.fanouts.size());
   }
   TopologyOptions topology = {TopologyPlacement::kAuto, -1, {}};
@@ -219,6 +217,7 @@ std::optional<LoaderBatch> NeighborLoader::Next(const std::function<void()>& pol
   out.macro_batch = ready->macro_batch;
   out.partial = ready->partial;
   out.gathered = std::move(ready->gathered);
+  out.history = std::move(ready->history);
   const uint64_t dim = s.dataset.meta().feature_dim;
   out.feature_dim = dim;
   if (s.options.features.row_normalize) {
@@ -230,6 +229,33 @@ std::optional<LoaderBatch> NeighborLoader::Next(const std::function<void()>& pol
     out.labels[i] = s.labels.size() == 0 ? -1 : s.labels[last.src_nodes[i]];
   }
   return out;
+}
+
+size_t HistoryLayers(const LoaderBatch& batch) {
+  return batch.history ? batch.history->layers.size() : 0;
+}
+
+HistoryView HistoryOf(const LoaderBatch& batch, size_t layer) {
+  if (layer >= HistoryLayers(batch)) throw Error::Internal("no such hidden layer");
+  const HiddenHistory<float>& h = batch.history->layers[layer];
+  return {h.stale, h.stale_rows, h.fresh, batch.history->width};
+}
+
+void CommitHistory(LoaderBatch& batch, const std::vector<std::span<const float>>& rows) {
+  if (!batch.history) return;
+  if (rows.size() != batch.history->layers.size()) {
+    throw Error::Input(fmt::format("commit_history takes {} arrays, one per hidden layer, not {}",
+                                   batch.history->layers.size(), rows.size()));
+  }
+  for (size_t l = 0; l < rows.size(); ++l) {
+    HiddenHistory<float>& h = batch.history->layers[l];
+    if (rows[l].size() != h.fresh.size() * batch.history->width) {
+      throw Error::Input(fmt::format("commit_history: hidden layer {} needs {} fresh rows of {}", l,
+                                     h.fresh.size(), batch.history->width));
+    }
+    h.fresh_rows.assign(rows[l].begin(), rows[l].end());
+  }
+  batch.history->Commit();
 }
 
 FeatureStoreStats NeighborLoader::store_stats() const {

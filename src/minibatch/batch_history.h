@@ -4,9 +4,10 @@
 // that sampled the batch fills it; the training step uses it.
 //
 // Invariants: layers.size() is the model's hidden layers (layers[l - 1] for layer l's input);
-// Commit is called at most once, after the Forward that filled the fresh rows.
+// Commit follows the Forward that filled the fresh rows.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "nn/hidden_history.h"
@@ -17,10 +18,11 @@ class BatchHistory {
  public:
   virtual ~BatchHistory() = default;
 
-  // Stores the fresh rows of every layer where the source keeps them.
+  // Stores the fresh rows of every layer where the source keeps them; later calls do nothing.
   virtual void Commit() = 0;
 
   std::vector<HiddenHistory<float>> layers;
+  uint64_t width = 0;  // values of a row of any of them
 };
 
 }  // namespace strata

@@ -72,16 +72,22 @@ RankShare ShareOf(const MacroBatchLoader& loader, const TrainOptions& o, uint64_
 }
 
 // A PBS batch's exchange with its macro-batch's history: the fresh rows go to the macro-batch's
-// write-back when the step commits them; the batch counts as done when it is destroyed.
+// write-back when the step commits them; the batch counts as done then, or when it is
+// destroyed uncommitted.
 class HaloBatchHistory final : public BatchHistory {
  public:
   HaloBatchHistory(std::shared_ptr<HistoryWriteBack> write_back, uint64_t width, uint32_t step)
       : write_back_(std::move(write_back)), width_(width), step_(step) {
     write_back_->AddBatch();
   }
-  ~HaloBatchHistory() override { write_back_->BatchDone(); }
+  ~HaloBatchHistory() override {
+    if (!done_) write_back_->BatchDone();
+  }
 
+  // The batch is done once committed, even while its consumer still holds it (a Python loop
+  // variable does, while it asks for the next batch).
   void Commit() override {
+    if (done_) return;
     for (size_t l = 0; l < layers.size(); ++l) {
       const HiddenHistory<float>& h = layers[l];
       for (size_t i = 0; i < h.fresh.size(); ++i) {
@@ -89,6 +95,8 @@ class HaloBatchHistory final : public BatchHistory {
                            step_);
       }
     }
+    done_ = true;
+    write_back_->BatchDone();
   }
 
   std::vector<std::vector<uint64_t>> fresh_local;  // per layer, the local id of each fresh row
@@ -97,6 +105,7 @@ class HaloBatchHistory final : public BatchHistory {
   std::shared_ptr<HistoryWriteBack> write_back_;
   uint64_t width_;
   uint32_t step_;
+  bool done_ = false;
 };
 
 class MacroBatchStream final : public BatchStream {
@@ -352,6 +361,7 @@ class MacroBatchStream final : public BatchStream {
     const auto step = static_cast<uint32_t>(steps_);
     auto history = std::make_unique<HaloBatchHistory>(halo.write_back, width, step);
     history->layers.resize(hidden);
+    history->width = width;
     history->fresh_local.resize(hidden);
     for (uint64_t l = 0; l < hidden; ++l) {
       const std::vector<uint64_t>& nodes = batch.blocks[l + 1].src_nodes;

@@ -9,6 +9,7 @@
 // is the Batch object, which keeps the buffers, and the loader they are charged to, alive.
 // Threads: the loader's pipeline runs on its own threads without the GIL; Next releases the
 // GIL while it waits and takes it back every 100 ms to let Ctrl-C through.
+#include <fmt/format.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -262,7 +263,40 @@ void BindBatch(py::module_& m) {
                 block.num_dst());
           },
           py::arg("layer"),
-          "(indptr, indices, src_nodes, num_dst) of layer `layer`, input layer first.");
+          "(indptr, indices, src_nodes, num_dst) of layer `layer`, input layer first.")
+      .def_property_readonly(
+          "history_layers", [](const LoaderBatch& b) { return HistoryLayers(b); },
+          "method='pbs': the hidden layers whose inputs the batch exchanges with the "
+          "historical embeddings (0 otherwise).")
+      .def(
+          "history",
+          [](py::object self, size_t layer) {
+            const LoaderBatch& b = self.cast<const LoaderBatch&>();
+            if (layer >= HistoryLayers(b)) throw py::index_error("no such hidden layer");
+            const HistoryView h = HistoryOf(b, layer);
+            const auto stale = static_cast<py::ssize_t>(h.stale.size());
+            const auto width = static_cast<py::ssize_t>(h.width);
+            return py::make_tuple(
+                View<int32_t>(h.stale.data(), {stale}, self),
+                View<float>(h.stale_rows.data(), {stale, width}, self),
+                View<int32_t>(h.fresh.data(), {static_cast<py::ssize_t>(h.fresh.size())}, self));
+          },
+          py::arg("layer"),
+          "(stale, stale_rows, fresh) of hidden layer `layer` (the input of model layer "
+          "layer + 1): the rows of that input to replace with stale_rows, after the "
+          "activation and dropout, and those whose fresh values to commit.")
+      .def(
+          "commit_history",
+          [](LoaderBatch& b,
+             const std::vector<py::array_t<float, py::array::c_style | py::array::forcecast>>&
+                 rows) {
+            std::vector<std::span<const float>> spans;
+            for (const auto& array : rows) spans.emplace_back(array.data(), array.size());
+            CommitHistory(b, spans);
+          },
+          py::arg("rows"),
+          "Hands back each hidden layer's fresh rows (the activation, without dropout, at "
+          "history(l)'s fresh positions), to be written to the historical embeddings.");
 }
 
 // stats()["epoch"]: the fields EpochFields() marks as a loader's, each under the last part of
