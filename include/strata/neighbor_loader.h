@@ -39,6 +39,7 @@ struct LoaderOptions {
   uint64_t batch_size = 1000;
   Split split = Split::kTrain;
   SeedOrder order;
+  LaborOptions labor;  // sampler="labor", batch_dependency=K
   uint64_t seed = 0;
   FeatureOptions features;
   MultistageOptions multistage;

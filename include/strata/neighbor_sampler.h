@@ -1,6 +1,6 @@
 // NeighborSampler draws the mini-batches of GNN training: uniform neighbour sampling without
-// replacement with one fanout per layer (GraphSAGE, DGL's NeighborSampler), returning one
-// Block per layer (strata/block.h).
+// replacement with one fanout per layer (GraphSAGE, DGL's NeighborSampler), or LABOR-0 with
+// set_labor (LaborOptions below), returning one Block per layer (strata/block.h).
 //
 // Fanouts are listed from the input layer to the output layer, as in DGL, so the last
 // fanout is applied first, to the seeds; -1 takes every in-neighbour. A destination with
@@ -35,6 +35,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,6 +44,8 @@
 #include "strata/memory_budget.h"
 
 namespace strata {
+
+class LaborVariates;
 
 // Which seeds an epoch's batches take, and in what order. By default every seed, reshuffled
 // per epoch. `rank` of `world_size` takes positions rank, rank + world_size, ... of the
@@ -60,6 +63,19 @@ struct SeedOrder {
   uint32_t world_size = 1;
 };
 
+// Layer-neighbour sampling (LABOR-0, sampling/labor_variates.h) instead of uniform neighbour
+// sampling: every destination keeps each in-neighbour with probability min(1, fanout /
+// in-degree), decided by a variate per source shared by the layer's destinations, so a layer
+// touches fewer distinct sources. `batch_dependency` K > 1 makes consecutive batches' variates
+// overlap (K batches to drift from one set to the next). Needs the topology in memory.
+struct LaborOptions {
+  bool enabled = false;
+  uint32_t batch_dependency = 1;
+};
+// From --sampler neighbor|labor and --batch-dependency K (>= 1, and 1 unless labor); anything
+// else is one input error naming the option.
+LaborOptions ParseLaborOptions(std::string_view sampler, uint32_t batch_dependency);
+
 class NeighborSampler {
  public:
   // `train_ids` are the seeds of an epoch (distinct node ids). `threads` sample within one
@@ -76,6 +92,10 @@ class NeighborSampler {
   ~NeighborSampler();
   NeighborSampler(const NeighborSampler&) = delete;
   NeighborSampler& operator=(const NeighborSampler&) = delete;
+
+  // Samples with LABOR from now on (before any Sample call); throws an input error when the
+  // topology is not in memory.
+  void set_labor(LaborOptions labor);
 
   // Seeds this rank samples per epoch: ceil(seeds / world_size).
   uint64_t seeds_per_epoch() const;
@@ -107,11 +127,15 @@ class NeighborSampler {
 
   // Builds the blocks of `seeds`, layer by layer from the output layer down. `stream_seed`
   // seeds every random choice of the batch.
+  // With LABOR, `epoch` and `batch` name the batch's variates.
   SampledBatch SampleFrom(std::span<const uint64_t> seeds, std::span<const int> fanouts,
-                          uint64_t stream_seed) const;
-  // Fills block.indptr and scratch.picked (the chosen sources' global ids, by destination).
+                          uint64_t stream_seed, uint64_t epoch = 0, uint64_t batch = 0,
+                          bool labor = false) const;
+  // Fills block.indptr and scratch.picked (the chosen sources' global ids, by destination);
+  // with `labor`, LABOR's picks under those variates.
   void PickNeighbors(const CscGraph& graph, std::span<const uint64_t> dst, int fanout,
-                     uint64_t layer_seed, Scratch& scratch, Block& block) const;
+                     uint64_t layer_seed, const LaborVariates* labor, Scratch& scratch,
+                     Block& block) const;
   std::shared_ptr<const Permutation> EpochPermutation(uint64_t epoch) const;
 
   const CscGraph& graph_;                      // layer_graphs_[0]
@@ -123,6 +147,7 @@ class NeighborSampler {
   uint64_t seed_;
   unsigned threads_;
   SeedOrder order_;
+  LaborOptions labor_;
 
   // The permutations of the most recently requested epochs; a pipeline running ahead across
   // an epoch boundary needs two.

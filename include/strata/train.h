@@ -19,6 +19,7 @@
 #include "strata/feature_store.h"
 #include "strata/graph.h"
 #include "strata/model_options.h"
+#include "strata/neighbor_sampler.h"
 
 namespace strata {
 
@@ -27,6 +28,7 @@ struct SamplingOptions {
   std::vector<int> fanouts = {10, 10};  // input layer first; -1 = all neighbours
   std::vector<int> eval_fanouts;        // empty: all neighbours
   uint64_t batch_size = 1000;
+  LaborOptions labor;  // --sampler labor [--batch-dependency K]: training and evaluation
 };
 
 // Where a batch's input features come from and how they are prepared.

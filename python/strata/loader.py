@@ -97,8 +97,8 @@ class NeighborLoader:
         `pinned_memory` as above (pinned_memory=0: none; a size on a CPU device gives the
         same region unpinned), and the GPU cache's `gpu_cache`, `gpu_cache_policy` and
         `gpu_memory_budget` (on a CPU device the same tier in host memory). `options`:
-        cache_fraction, hot_share, hot_policy, cache_policy, io_depth, hidden (as `strata
-        train`'s options)."""
+        cache_fraction, hot_share, hot_policy, cache_policy, io_depth, hidden, sampler
+        ("neighbor" or "labor": LABOR-0) and batch_dependency (as `strata train`'s options)."""
         path = dataset.path if isinstance(dataset, _strata.Dataset) else str(dataset)
         if prefetch < 0:
             raise _strata.InputError(f"prefetch must be 0 or more, not {prefetch}")

@@ -29,6 +29,8 @@ struct TrainArgs {
   std::string adjacency_cache;
   std::string multistage;
   std::string aot;
+  std::string sampler = "neighbor";
+  uint32_t batch_dependency = 1;
   std::string macro_fanouts;
   std::string activation = "relu";
   std::string weight_decay_scope = "all";
@@ -67,6 +69,14 @@ void AddStoreOptions(CLI::App* cmd, TrainArgs& a) {
                   "direct: bound on a coalesced read (a multiple of 4096)")
       ->capture_default_str();
   cmd->add_option("--threads", o.threads, "compute and sampling threads")->capture_default_str();
+  cmd->add_option("--sampler", a.sampler,
+                  "neighbor (uniform neighbour sampling) or labor (LABOR-0: the layer's "
+                  "destinations share one variate per source, so fewer distinct rows)")
+      ->capture_default_str();
+  cmd->add_option("--batch-dependency", a.batch_dependency,
+                  "labor: consecutive batches' variates drift over K batches, so their rows "
+                  "overlap (1: independent batches)")
+      ->capture_default_str();
   cmd->add_option("--eval-fanouts", a.eval_fanouts,
                   "fanouts for evaluation (default: full neighbourhoods)");
   cmd->add_option("--seed", o.seed, "random seed")->capture_default_str();
@@ -90,6 +100,7 @@ void Resolve(TrainArgs& a) {
   o.eval_point = ParseEvalPoint(a.eval_point);
   o.eval = ParseEvalMode(a.eval);
   o.sampling.fanouts = ParseFanouts(a.fanouts, "--fanouts");
+  o.sampling.labor = ParseLaborOptions(a.sampler, a.batch_dependency);
   if (!a.eval_fanouts.empty()) {
     o.sampling.eval_fanouts = ParseFanouts(a.eval_fanouts, "--eval-fanouts");
   }

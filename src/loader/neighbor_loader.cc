@@ -27,6 +27,7 @@ TrainOptions MultistageRunOf(const LoaderOptions& o) {
   run.dataset = o.dataset;
   run.sampling.fanouts = o.fanouts;
   run.sampling.batch_size = o.batch_size;
+  run.sampling.labor = o.labor;
   run.features = o.features;
   run.multistage = o.multistage;
   run.multistage.rank = o.order.rank;
@@ -104,6 +105,7 @@ NeighborLoader::NeighborLoader(const LoaderOptions& o)
   const std::vector<uint64_t>& seeds = s.seeds;
   s.sampler = std::make_unique<NeighborSampler>(*s.graph, seeds, o.fanouts, o.batch_size, o.seed,
                                                 s.budget, o.threads, o.order);
+  s.sampler->set_labor(o.labor);
   // Before the store, whose cache takes a share of what the budget has left.
   if (o.output_arena_bytes > 0 || o.output_arena_batches > 0) {
     s.arena = std::make_unique<HostArena>(

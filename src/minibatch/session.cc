@@ -70,6 +70,8 @@ Session::Session(const TrainOptions& o, Dataset dataset)
       *graph_, std::vector<uint64_t>{},
       s.eval_fanouts.empty() ? std::vector<int>(s.fanouts.size(), -1) : s.eval_fanouts,
       kEvalBatchSeeds, o.seed, budget_, o.threads);
+  sampler_->set_labor(s.labor);
+  eval_sampler_->set_labor(s.labor);
   OpenStore();
 }
 

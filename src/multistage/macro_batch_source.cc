@@ -213,10 +213,10 @@ class MacroBatchStream final : public BatchStream {
     const uint64_t begin = batch.halo ? batch.halo->begin : batch.global_of.size();
     std::vector<uint64_t> inner, input, hidden;  // inner: not the halo's; input and hidden: its
     if (!batch.train_local.empty()) {
-      const NeighborSampler sampler = SamplerOf(batch);
+      const std::unique_ptr<NeighborSampler> sampler = SamplerOf(batch);
       for (uint32_t r = 0; r < Passes(); ++r) {
-        for (uint64_t b = 0; b < sampler.batches_per_epoch(); ++b) {
-          SampledBatch& sample = batch.presampled.emplace_back(sampler.Sample(Stream(m, r), b));
+        for (uint64_t b = 0; b < sampler->batches_per_epoch(); ++b) {
+          SampledBatch& sample = batch.presampled.emplace_back(sampler->Sample(Stream(m, r), b));
           for (size_t l = 0; l < sample.blocks.size(); ++l) {
             for (uint64_t local : sample.blocks[l].src_nodes) {
               if (local >= begin) {
@@ -242,15 +242,17 @@ class MacroBatchStream final : public BatchStream {
     loader_.LoadHalo(batch, input, hidden);
   }
 
-  NeighborSampler SamplerOf(const MacroBatch& batch) const {
+  std::unique_ptr<NeighborSampler> SamplerOf(const MacroBatch& batch) const {
     const SamplingOptions& s = options_.sampling;
     const std::vector<int>& fanouts =
         options_.multistage.fanouts.empty() ? s.fanouts : options_.multistage.fanouts;
     std::vector<const CscGraph*> graphs;
     for (const std::unique_ptr<CscGraph>& graph : batch.graphs) graphs.push_back(graph.get());
-    return NeighborSampler(std::move(graphs), batch.train_local, fanouts, s.batch_size,
-                           options_.seed, budget_, options_.threads,
-                           SeedOrder{.even_batches = true});
+    auto sampler = std::make_unique<NeighborSampler>(
+        std::move(graphs), batch.train_local, fanouts, s.batch_size, options_.seed, budget_,
+        options_.threads, SeedOrder{.even_batches = true});
+    sampler->set_labor(s.labor);
+    return sampler;
   }
   bool AheadOfTime() const { return options_.multistage.ahead_of_time; }
   uint32_t Passes() const { return std::max<uint32_t>(options_.multistage.reuse, 1); }
@@ -302,14 +304,14 @@ class MacroBatchStream final : public BatchStream {
     } sealer{batch.halo ? batch.halo->write_back.get() : nullptr};
     const uint64_t m = share_.macro_batches[i];
     if (batch.train_local.empty()) return true;
-    const NeighborSampler sampler = SamplerOf(batch);
-    const uint64_t per_pass = sampler.batches_per_epoch();
+    const std::unique_ptr<NeighborSampler> sampler = SamplerOf(batch);
+    const uint64_t per_pass = sampler->batches_per_epoch();
     for (uint32_t r = 0; r < Passes(); ++r) {
       for (uint64_t b = 0; b < per_pass && index < share_.batches; ++b) {
         if (stopping_) return false;
         const uint64_t start = MonotonicNs();
         ReadyBatch ready;
-        ready.batch = batch.presampled.empty() ? sampler.Sample(Stream(m, r), b)
+        ready.batch = batch.presampled.empty() ? sampler->Sample(Stream(m, r), b)
                                                : std::move(batch.presampled[r * per_pass + b]);
         const std::vector<uint64_t>& inputs = ready.batch.input_nodes();  // local ids
         ready.partial = left_out_ != nullptr;

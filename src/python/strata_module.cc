@@ -356,7 +356,8 @@ void BindLoader(py::module_& m) {
                       uint32_t io_depth, uint32_t run_ahead, unsigned threads, uint64_t hidden,
                       bool row_normalize, const std::string& multistage, uint32_t macro_batch,
                       const py::object& reuse, std::vector<int> macro_fanouts,
-                      const py::object& output_arena, uint32_t output_arena_batches) {
+                      const py::object& output_arena, uint32_t output_arena_batches,
+                      const std::string& sampler, uint32_t batch_dependency) {
             LoaderOptions o;
             o.dataset = dataset;
             o.fanouts = std::move(fanouts);
@@ -378,6 +379,7 @@ void BindLoader(py::module_& m) {
             o.hidden = hidden;
             o.output_arena_bytes = BudgetBytes(output_arena);
             o.output_arena_batches = output_arena_batches;
+            o.labor = ParseLaborOptions(sampler, batch_dependency);
             if (!multistage.empty()) {
               o.multistage.method = ParseMultistageMethod(multistage);
               ParseAheadOfTime("", o.multistage);
@@ -405,7 +407,8 @@ void BindLoader(py::module_& m) {
           py::arg("macro_batch") = d.multistage.macro_batch,
           py::arg("reuse") = py::int_(d.multistage.reuse),
           py::arg("macro_fanouts") = std::vector<int>{}, py::arg("output_arena") = 0,
-          py::arg("output_arena_batches") = d.output_arena_batches)
+          py::arg("output_arena_batches") = d.output_arena_batches, py::arg("sampler") = "neighbor",
+          py::arg("batch_dependency") = 1)
       .def_property_readonly("batches_per_epoch", &NeighborLoader::batches_per_epoch)
       .def_property_readonly("seeds_per_epoch", &NeighborLoader::seeds_per_epoch)
       .def_property_readonly("dataset", &NeighborLoader::dataset)

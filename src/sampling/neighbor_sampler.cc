@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "common/parallel.h"
 #include "common/random.h"
+#include "sampling/labor_variates.h"
 #include "sampling/local_ids.h"
 #include "strata/error.h"
 
@@ -193,18 +195,48 @@ std::vector<uint64_t> NeighborSampler::BatchSeeds(uint64_t epoch, uint64_t batch
   return seeds;
 }
 
+LaborOptions ParseLaborOptions(std::string_view sampler, uint32_t batch_dependency) {
+  LaborOptions labor;
+  if (sampler == "labor") {
+    labor.enabled = true;
+  } else if (sampler != "neighbor") {
+    throw Error::Input(fmt::format("--sampler '{}': expected neighbor or labor", sampler));
+  }
+  if (batch_dependency == 0) throw Error::Input("--batch-dependency must be 1 or more");
+  if (batch_dependency > 1 && !labor.enabled) {
+    throw Error::Input("--batch-dependency needs --sampler labor");
+  }
+  labor.batch_dependency = batch_dependency;
+  return labor;
+}
+
+void NeighborSampler::set_labor(LaborOptions labor) {
+  if (labor.enabled) {
+    for (const CscGraph* graph : layer_graphs_) {
+      if (!graph->indices_resident()) {
+        throw Error::Input(
+            "--sampler labor needs the topology in memory (each source's variate is read for "
+            "every in-edge); use --topology memory or a larger --memory-budget");
+      }
+    }
+  }
+  labor_ = labor;
+}
+
 SampledBatch NeighborSampler::Sample(uint64_t epoch, uint64_t batch) const {
   std::vector<uint64_t> seeds = BatchSeeds(epoch, batch);
   const uint64_t stream = MixSeed(MixSeed(MixSeed(seed_, kBatchStream), epoch), batch);
-  SampledBatch result = SampleFrom(seeds, fanouts_, stream);
+  SampledBatch result = SampleFrom(seeds, fanouts_, stream, epoch, batch, labor_.enabled);
   result.epoch = epoch;
   result.index = batch;
   return result;
 }
 
 SampledBatch NeighborSampler::SampleSeeds(std::span<const uint64_t> seeds, uint64_t stream) const {
+  // With LABOR, each stream (an evaluation chunk) its own independent variates.
   SampledBatch result =
-      SampleFrom(seeds, fanouts_, MixSeed(MixSeed(seed_, kSeedListStream), stream));
+      SampleFrom(seeds, fanouts_, MixSeed(MixSeed(seed_, kSeedListStream), stream),
+                 kSeedListStream << 56, stream, labor_.enabled);
   result.index = stream;
   return result;
 }
@@ -215,7 +247,8 @@ SampledBatch NeighborSampler::SampleFullNeighborhood(std::span<const uint64_t> s
 }
 
 SampledBatch NeighborSampler::SampleFrom(std::span<const uint64_t> seeds,
-                                         std::span<const int> fanouts, uint64_t stream_seed) const {
+                                         std::span<const int> fanouts, uint64_t stream_seed,
+                                         uint64_t epoch, uint64_t batch_index, bool labor) const {
   for (uint64_t v : seeds) {
     if (v >= graph_.num_nodes()) {
       throw Error::Input(fmt::format("seed node {} is >= num_nodes {}", v, graph_.num_nodes()));
@@ -228,7 +261,10 @@ SampledBatch NeighborSampler::SampleFrom(std::span<const uint64_t> seeds,
   std::span<const uint64_t> dst = seeds;
   for (size_t l = fanouts.size(); l-- > 0;) {
     Block& block = batch.blocks[l];
-    PickNeighbors(*layer_graphs_[l], dst, fanouts[l], MixSeed(stream_seed, l), *scratch, block);
+    std::optional<LaborVariates> variates;
+    if (labor) variates.emplace(seed_, epoch, l, batch_index, labor_.batch_dependency);
+    PickNeighbors(*layer_graphs_[l], dst, fanouts[l], MixSeed(stream_seed, l),
+                  variates ? &*variates : nullptr, *scratch, block);
     AssignLocalIds(dst, scratch->picked, threads_, scratch->local_ids[l], block.src_nodes,
                    block.indices);
     block.dst_count = static_cast<uint32_t>(dst.size());
@@ -238,8 +274,8 @@ SampledBatch NeighborSampler::SampleFrom(std::span<const uint64_t> seeds,
 }
 
 void NeighborSampler::PickNeighbors(const CscGraph& graph, std::span<const uint64_t> dst,
-                                    int fanout, uint64_t layer_seed, Scratch& scratch,
-                                    Block& block) const {
+                                    int fanout, uint64_t layer_seed, const LaborVariates* labor,
+                                    Scratch& scratch, Block& block) const {
   const uint64_t num_dst = dst.size();
   const unsigned workers = num_dst < kMinParallelDestinations ? 1u : threads_;
   std::vector<uint32_t>& indptr = block.indptr;
@@ -253,8 +289,14 @@ void NeighborSampler::PickNeighbors(const CscGraph& graph, std::span<const uint6
   ParallelFor(workers, num_dst, [&](uint64_t begin, uint64_t end) {
     for (uint64_t i = begin; i < end; ++i) {
       const uint64_t degree = graph.InDegree(dst[i]);
-      const uint64_t kept =
+      uint64_t kept =
           fanout < 0 ? degree : std::min<uint64_t>(degree, static_cast<uint64_t>(fanout));
+      if (labor != nullptr && kept < degree) {
+        kept = 0;
+        const double keep = static_cast<double>(fanout) / static_cast<double>(degree);
+        const uint64_t first = graph.EdgeBegin(dst[i]);
+        for (uint64_t e = first; e < first + degree; ++e) kept += (*labor)(graph.Source(e)) < keep;
+      }
       if (kept >= UINT32_MAX) {
         throw Error::Input(fmt::format("node {} has {} in-neighbours, more than a block can hold",
                                        dst[i], degree));
@@ -285,6 +327,14 @@ void NeighborSampler::PickNeighbors(const CscGraph& graph, std::span<const uint6
       uint64_t* out = picked.data() + indptr[i];
       if (kept == degree) {
         for (uint64_t k = 0; k < degree; ++k) out[k] = first_edge + k;
+        continue;
+      }
+      if (labor != nullptr) {
+        // The same test as the count's, in edge order: sources stay in ascending id.
+        const double keep = static_cast<double>(fanout) / static_cast<double>(degree);
+        for (uint64_t e = first_edge; e < first_edge + degree; ++e) {
+          if ((*labor)(graph.Source(e)) < keep) *out++ = e;
+        }
         continue;
       }
       // The destination node's own stream: the same picks whichever thread draws them and

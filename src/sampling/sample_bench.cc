@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 
 #include "strata/error.h"
 #include "strata/graph.h"
@@ -28,13 +29,17 @@ nlohmann::ordered_json RunSampleBench(const SampleBenchOptions& o) {
   const double load_s = SecondsSince(load_start);
   NeighborSampler sampler(graph, std::move(train), o.fanouts, o.batch_size, o.seed, budget,
                           o.threads);
+  sampler.set_labor(o.labor);
   const uint64_t per_epoch = sampler.batches_per_epoch();
   // Shuffling an epoch happens once per epoch, not per batch, and the first batch also
   // allocates the sampler's scratch: keep both out of the timing.
   sampler.Sample(0, 0);
 
   const size_t layers = o.fanouts.size();
-  std::vector<double> edges_per_block(layers, 0);
+  std::vector<double> edges_per_block(layers, 0), sources_per_block(layers, 0);
+  // Input rows shared with the batch before, over the batches that have one.
+  std::vector<uint64_t> previous;
+  double shared = 0, shared_of = 0;
   double input_nodes = 0;
   double edges = 0;
   double max_ms = 0;
@@ -48,7 +53,18 @@ nlohmann::ordered_json RunSampleBench(const SampleBenchOptions& o) {
     timed_s += s;
     max_ms = std::max(max_ms, s * 1e3);
     input_nodes += batch.input_nodes().size();
+    std::vector<uint64_t> rows = batch.input_nodes();
+    std::sort(rows.begin(), rows.end());
+    if (b > 0) {
+      std::vector<uint64_t> both;
+      std::set_intersection(rows.begin(), rows.end(), previous.begin(), previous.end(),
+                            std::back_inserter(both));
+      shared += static_cast<double>(both.size());
+      shared_of += static_cast<double>(rows.size());
+    }
+    previous = std::move(rows);
     for (size_t l = 0; l < layers; ++l) {
+      sources_per_block[l] += batch.blocks[l].num_src();
       edges_per_block[l] += batch.blocks[l].num_edges();
       edges += batch.blocks[l].num_edges();
     }
@@ -71,7 +87,12 @@ nlohmann::ordered_json RunSampleBench(const SampleBenchOptions& o) {
   report["input_nodes_per_batch_mean"] = input_nodes / n;
   report["edges_per_batch_mean"] = edges / n;
   for (double& e : edges_per_block) e /= n;
+  for (double& e : sources_per_block) e /= n;
+  report["sampler"] = o.labor.enabled ? "labor" : "neighbor";
+  report["batch_dependency"] = o.labor.batch_dependency;
+  report["sources_per_block_mean"] = sources_per_block;
   report["edges_per_block_mean"] = edges_per_block;
+  report["consecutive_input_overlap"] = shared_of > 0 ? shared / shared_of : 0.0;
   report["memory_budget_bytes"] = budget.limit();
   report["memory_charged_peak_bytes"] = budget.peak();
   report["peak_rss_bytes"] = PeakRssBytes();

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "strata/neighbor_sampler.h"
+
 namespace strata {
 
 struct SampleBenchOptions {
@@ -18,10 +20,13 @@ struct SampleBenchOptions {
   unsigned threads = 1;
   uint64_t seed = 1;
   uint64_t memory_budget_bytes = 0;
+  LaborOptions labor;
 };
 
 // Runs the benchmark and returns its report: batches_per_s, sampled_edges_per_s,
-// sample_ms_mean, input_nodes_per_batch_mean, edges_per_block_mean (input layer first), ...
+// sample_ms_mean, input_nodes_per_batch_mean (distinct input rows), sources_per_block_mean and
+// edges_per_block_mean (input layer first), consecutive_input_overlap (the share of a batch's
+// input rows the batch before had too), ...
 nlohmann::ordered_json RunSampleBench(const SampleBenchOptions& options);
 
 }  // namespace strata
