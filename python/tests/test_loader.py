@@ -88,11 +88,12 @@ def batches_of(loader, epoch):
             for b in loader]
 
 
-def test_same_seed_same_batches_whatever_the_store_and_run_ahead(small):
+@pytest.mark.parametrize("sampler", [{}, {"sampler": "labor", "batch_dependency": 4}])
+def test_same_seed_same_batches_whatever_the_store_and_run_ahead(small, sampler):
     direct = strata.NeighborLoader(small, [5, 5], 50, seed=9, feature_store="direct",
-                                   memory_budget="64M")
+                                   memory_budget="64M", **sampler)
     memory = strata.NeighborLoader(small, [5, 5], 50, seed=9, feature_store="memory",
-                                   memory_budget="64M", run_ahead=1, threads=1)
+                                   memory_budget="64M", run_ahead=1, threads=1, **sampler)
     for epoch in (0, 3):
         for (s1, i1, f1), (s2, i2, f2) in zip(batches_of(direct, epoch), batches_of(memory, epoch)):
             np.testing.assert_array_equal(s1, s2)
@@ -187,6 +188,8 @@ def test_bad_loader_options_raise_input_errors(small):
         strata.NeighborLoader(small, [5], 10, feature_store="ssd")
     with pytest.raises(strata.InputError, match="memory"):
         strata.NeighborLoader(small, [5], 10, memory_budget="1K")
+    with pytest.raises(strata.InputError, match="--sampler 'ladies'"):
+        strata.NeighborLoader(small, [5], 10, sampler="ladies")
 
 
 @pytest.fixture(scope="module")

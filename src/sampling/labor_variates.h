@@ -24,7 +24,13 @@ class LaborVariates {
   // `dependency` (>= 1) batches; `seed` is the sampler's.
   LaborVariates(uint64_t seed, uint64_t epoch, uint64_t layer, uint64_t batch, uint32_t dependency);
 
+  // The variate r_node, uniform in [0, 1).
   double operator()(uint64_t node) const;
+  // The same decision for less work: r_t < p exactly when Key(t) < KeyThreshold(p), where
+  // Key is r_t itself for independent batches and the normal behind it otherwise, so the
+  // normal CDF is inverted once per destination instead of evaluated once per edge.
+  double Key(uint64_t node) const;
+  double KeyThreshold(double probability) const;
 
  private:
   double Normal(uint64_t window, uint64_t node) const;
@@ -34,5 +40,8 @@ class LaborVariates {
   bool independent_;
   double first_weight_ = 1, second_weight_ = 0;
 };
+
+// Φ^-1(p) for p in (0, 1), to about double precision.
+double NormalQuantile(double p);
 
 }  // namespace strata

@@ -61,6 +61,10 @@ struct NeighborSampler::Scratch {
   std::vector<EdgeRange> edge_ranges;     // one layer's destinations' in-edges
   std::vector<uint64_t> picked;           // their chosen edges, then those edges' sources
   std::vector<LocalIdScratch> local_ids;  // per layer: the layers' sizes differ widely
+  // LABOR: where each destination's kept edges wait (UINT64_MAX: it keeps all of them), and
+  // those edges, as offsets in the destination's list.
+  std::vector<uint64_t> labor_at;
+  std::vector<uint32_t> labor_kept;
 };
 
 class NeighborSampler::ScratchLease {
@@ -284,6 +288,21 @@ void NeighborSampler::PickNeighbors(const CscGraph& graph, std::span<const uint6
   indptr.resize(num_dst + 1);
   indptr[0] = 0;
   ranges.resize(num_dst);
+  // LABOR tests each in-edge of a destination with more than `fanout` once, in the first pass,
+  // and keeps the survivors aside until the layer's offsets are known.
+  std::vector<uint64_t>& labor_at = scratch.labor_at;
+  if (labor != nullptr && fanout >= 0) {
+    labor_at.resize(num_dst);
+    uint64_t room = 0;
+    for (uint64_t i = 0; i < num_dst; ++i) {
+      const uint64_t degree = graph.InDegree(dst[i]);
+      labor_at[i] = degree > static_cast<uint64_t>(fanout) ? room : UINT64_MAX;
+      if (degree > static_cast<uint64_t>(fanout)) room += degree;
+    }
+    scratch.labor_kept.resize(room);
+  } else {
+    labor = nullptr;  // every destination keeps all its in-edges
+  }
   // Every pass here is by destination (or by a destination's edges), so the thread split
   // changes nothing. First the in-edges of each destination and how many it keeps.
   ParallelFor(workers, num_dst, [&](uint64_t begin, uint64_t end) {
@@ -291,11 +310,14 @@ void NeighborSampler::PickNeighbors(const CscGraph& graph, std::span<const uint6
       const uint64_t degree = graph.InDegree(dst[i]);
       uint64_t kept =
           fanout < 0 ? degree : std::min<uint64_t>(degree, static_cast<uint64_t>(fanout));
-      if (labor != nullptr && kept < degree) {
+      if (labor != nullptr && labor_at[i] != UINT64_MAX) {
         kept = 0;
-        const double keep = static_cast<double>(fanout) / static_cast<double>(degree);
+        const double keep = labor->KeyThreshold(static_cast<double>(fanout) / degree);
         const uint64_t first = graph.EdgeBegin(dst[i]);
-        for (uint64_t e = first; e < first + degree; ++e) kept += (*labor)(graph.Source(e)) < keep;
+        uint32_t* out = scratch.labor_kept.data() + labor_at[i];
+        for (uint64_t k = 0; k < degree; ++k) {
+          if (labor->Key(graph.Source(first + k)) < keep) out[kept++] = static_cast<uint32_t>(k);
+        }
       }
       if (kept >= UINT32_MAX) {
         throw Error::Input(fmt::format("node {} has {} in-neighbours, more than a block can hold",
@@ -330,11 +352,9 @@ void NeighborSampler::PickNeighbors(const CscGraph& graph, std::span<const uint6
         continue;
       }
       if (labor != nullptr) {
-        // The same test as the count's, in edge order: sources stay in ascending id.
-        const double keep = static_cast<double>(fanout) / static_cast<double>(degree);
-        for (uint64_t e = first_edge; e < first_edge + degree; ++e) {
-          if ((*labor)(graph.Source(e)) < keep) *out++ = e;
-        }
+        // The first pass's survivors, in edge order: sources stay in ascending id.
+        const uint32_t* survivors = scratch.labor_kept.data() + labor_at[i];
+        for (uint64_t k = 0; k < kept; ++k) out[k] = first_edge + survivors[k];
         continue;
       }
       // The destination node's own stream: the same picks whichever thread draws them and

@@ -106,6 +106,12 @@ TEST_F(TrainCli, BadOptionsAreOneLineErrors) {
   args = Args(dir_ / "m.jsonl");
   args.insert(args.end(), {"--eval", "layerwise", "--eval-fanouts", "5,5"});
   ExpectInputError(RunStrata(args), {"--eval-fanouts"});
+  args = Args(dir_ / "m.jsonl");
+  args.insert(args.end(), {"--sampler", "ladies"});
+  ExpectInputError(RunStrata(args), {"--sampler 'ladies'"});
+  args = Args(dir_ / "m.jsonl");
+  args.insert(args.end(), {"--batch-dependency", "8"});
+  ExpectInputError(RunStrata(args), {"--batch-dependency needs --sampler labor"});
   EXPECT_FALSE(std::filesystem::exists(dir_ / "m.jsonl"));
 }
 

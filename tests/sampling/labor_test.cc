@@ -156,6 +156,20 @@ TEST(Labor, DependentBatchesShareMoreRowsThanIndependentOnes) {
             independent["consecutive_input_overlap"].get<double>());
 }
 
+// Φ^-1 inverts the CDF to near double precision, so a key test decides as the variate would.
+TEST(LaborVariates, NormalQuantileInvertsTheNormalCdf) {
+  for (double p : {1e-9, 1e-4, 0.02, 0.1, 0.25, 0.5, 0.6, 0.9, 0.98, 0.9999}) {
+    const double x = NormalQuantile(p);
+    EXPECT_NEAR(0.5 * std::erfc(-x / std::sqrt(2.0)), p, 1e-12 + 1e-10 * p) << p;
+  }
+  const LaborVariates variates(5, 0, 0, 3, 16);
+  for (uint64_t t = 0; t < 1000; ++t) {
+    for (double p : {0.1, 0.5, 0.9}) {
+      EXPECT_EQ(variates(t) < p, variates.Key(t) < variates.KeyThreshold(p)) << t << " " << p;
+    }
+  }
+}
+
 TEST(Labor, BadOptionsAreOneInputError) {
   EXPECT_TRUE(ParseLaborOptions("labor", 8).enabled);
   EXPECT_FALSE(ParseLaborOptions("neighbor", 1).enabled);
