@@ -90,13 +90,12 @@ void HistoryTable::Gather(std::span<const uint64_t> nodes, std::span<uint16_t> r
     reads.clear();
     uint64_t staged = 0;
     size_t end = next;
-    std::vector<uint64_t> read_start;  // file offset of each read's first byte
     while (end < nodes.size()) {
       const uint64_t first = UnitDown(FileOffset(nodes[end]));
       const uint64_t last = UnitUp(FileOffset(nodes[end]) + row);
-      if (!reads.empty() && first <= read_start.back() + reads.back().length &&
-          last - read_start.back() <= kMergedReadBytes) {
-        const uint64_t length = std::max<uint64_t>(reads.back().length, last - read_start.back());
+      if (!reads.empty() && first <= reads.back().offset + reads.back().length &&
+          last - reads.back().offset <= kMergedReadBytes) {
+        const uint64_t length = std::max<uint64_t>(reads.back().length, last - reads.back().offset);
         staged += length - reads.back().length;
         if (staged > staging_.size()) break;
         reads.back().length = static_cast<uint32_t>(length);
@@ -104,7 +103,6 @@ void HistoryTable::Gather(std::span<const uint64_t> nodes, std::span<uint16_t> r
         if (staged + (last - first) > staging_.size()) break;
         reads.push_back({engine_file_, first, static_cast<uint32_t>(last - first),
                          staging_.data() + staged, reads.size()});
-        read_start.push_back(first);
         staged += last - first;
       }
       ++end;
@@ -119,8 +117,8 @@ void HistoryTable::Gather(std::span<const uint64_t> nodes, std::span<uint16_t> r
     size_t k = 0;
     for (size_t i = next; i < end; ++i) {
       const uint64_t at = FileOffset(nodes[i]);
-      while (at >= read_start[k] + reads[k].length) ++k;
-      std::memcpy(rows.data() + i * row_values_, reads[k].buffer + (at - read_start[k]), row);
+      while (at >= reads[k].offset + reads[k].length) ++k;
+      std::memcpy(rows.data() + i * row_values_, reads[k].buffer + (at - reads[k].offset), row);
       stamps[i] = stamps_[nodes[i]];
     }
     next = end;

@@ -120,8 +120,10 @@ std::vector<uint64_t> LargeBatchLoader::seeds_per_macro_batch(uint64_t epoch) co
 
 std::unique_ptr<MacroBatch> LargeBatchLoader::Load(uint64_t epoch, uint64_t m, int buffer) {
   SampledBatch sample = first_stage_->Sample(epoch, m);
-  const std::vector<uint64_t>& nodes = sample.input_nodes();
+  // The sample's input nodes become the macro-batch's ids (not copied: up to millions).
   auto batch = std::make_unique<MacroBatch>();
+  batch->global_of = std::move(sample.blocks.front().src_nodes);
+  const std::vector<uint64_t>& nodes = batch->global_of;
   batch->buffer = buffer;
   batch->row_dtype = FeatureDtype::kFloat32;
   batch->train_local.resize(sample.blocks.back().num_dst());
@@ -129,7 +131,6 @@ std::unique_ptr<MacroBatch> LargeBatchLoader::Load(uint64_t epoch, uint64_t m, i
   for (const Block& block : sample.blocks) {
     batch->graphs.push_back(LayerGraph(block, nodes.size(), budget_));
   }
-  batch->global_of = nodes;
   batch->maps_charge = std::make_unique<TrackedCharge>(budget_, "macro-batch id maps");
   batch->maps_charge->Update(batch->global_of.size() * 16 + batch->train_local.size() * 8);
   if (graph_built_) graph_built_(*batch);
