@@ -10,19 +10,24 @@ sampled batches, its input features coming three ways:
 
     bench/python/gpu_feed_bench.py DATASET [--device cuda] [--epochs 2] [--budget 1G]
         [--gpu-cache-shares 0,0.25,1] [--gpu-cache-policies presample] [--train 1]
-        [--runs resident,strata,memmap] [--max-batches N]
+        [--runs resident,strata,memmap] [--max-batches N] [--epoch-seconds S]
+        [--memmap-page-cache BYTES]
 
-Prints one JSON object per run and epoch: epoch_s, wait_s (the step waiting for its input:
-the loader's wait, or the gather and copy), bytes_to_device and for Strata its GPU hit rate.
+Prints one JSON object per run and epoch: epoch_s, steps, wait_s (the step waiting for its
+input: the loader's wait, or the gather and copy), bytes_to_device and for Strata its GPU hit
+rate. --epoch-seconds ends an epoch early after the step that passes S seconds (a memmap run
+confined to a little memory can take minutes per batch): compare epoch_s / steps then.
 The memmap runs start with the features dropped from the page cache; on a machine with more
-memory than the features run them under a memory limit (bench/python/loader_bench.py's
---memmap-memory-limit does that with a cgroup). Runs on a CPU device too, for checking the
-script; the figures that matter are a GPU's.
+memory than the features, --memmap-page-cache BYTES (root) moves the process, for that run, into
+a memory cgroup that lets it charge BYTES more (page cache and new buffers), the host memory
+--budget gives Strata. Runs on a CPU device too, for checking the script; the figures that
+matter are a GPU's.
 """
 
 import argparse
 import json
 import os
+import pathlib
 import sys
 import time
 
@@ -34,6 +39,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "examples"))
 import strata  # noqa: E402
 import train_sage  # noqa: E402  (the plain-torch GraphSAGE)
+from loader_bench import memory_cgroup  # noqa: E402
 
 
 def parse_args():
@@ -51,6 +57,10 @@ def parse_args():
     p.add_argument("--train", type=int, default=1, help="0: feed the batches, no model")
     p.add_argument("--runs", default="resident,strata,memmap")
     p.add_argument("--max-batches", type=int, default=0, help="time only the first N batches")
+    p.add_argument("--epoch-seconds", type=float, default=0,
+                   help="end an epoch after the step that passes this many seconds")
+    p.add_argument("--memmap-page-cache", type=int, default=0,
+                   help="bytes the memmap run may charge beyond what the process holds")
     p.add_argument("--seed", type=int, default=0)
     return p.parse_args()
 
@@ -87,9 +97,10 @@ def features_memmap(dataset):
 
 
 def presampled_epochs(args, dataset, fanouts):
-    """Each epoch's batches as the loader samples them, on the device, features left out."""
+    """Each epoch's batches as the loader samples them, on the device, features left out (the
+    store makes no difference to the batches; mmap's gather costs least)."""
     loader = strata.NeighborLoader(dataset, fanouts, args.batch_size, seed=args.seed,
-                                   feature_store="direct", memory_budget=args.budget,
+                                   feature_store="mmap", memory_budget=args.budget,
                                    cache_fraction=0, device="cpu")
     epochs = []
     for epoch in range(args.epochs):
@@ -107,25 +118,38 @@ def presampled_epochs(args, dataset, fanouts):
     return epochs
 
 
+def out_of_time(args, start):
+    return args.epoch_seconds > 0 and time.perf_counter() - start > args.epoch_seconds
+
+
 def timed_epochs(args, dataset, fanouts, name, epochs, gather, **extra):
-    """Trains on presampled `epochs`, each batch's features from gather(ids) -> (x, bytes)."""
+    """Trains on presampled `epochs`, each batch's features from gather(ids, start) -> (x, bytes,
+    rows gathered), x None when the epoch that began at `start` ran out of time inside it."""
     model, optimizer = model_for(args, dataset, fanouts)
     for e, batches in enumerate(epochs):
         synchronize(args.device)
         start = time.perf_counter()
         wait = 0.0
         moved = 0
+        steps = 0
+        rows = 0
         for ids, labels, blocks in batches:
             t = time.perf_counter()
-            x, nbytes = gather(ids)
+            x, nbytes, gathered = gather(ids, start)
             synchronize(args.device)
             wait += time.perf_counter() - t
+            rows += gathered
+            if x is None:
+                break
             moved += nbytes
             step(model, optimizer, x, labels, blocks)
+            steps += 1
+            if out_of_time(args, start):
+                break
         synchronize(args.device)
         print(json.dumps({"run": name, "epoch": e, "epoch_s": time.perf_counter() - start,
-                          "wait_s": wait, "bytes_to_device": moved, "batches": len(batches),
-                          **extra}), flush=True)
+                          "steps": steps, "rows": rows, "wait_s": wait,
+                          "bytes_to_device": moved, **extra}), flush=True)
 
 
 def resident_run(args, dataset, fanouts, epochs):
@@ -136,10 +160,24 @@ def resident_run(args, dataset, fanouts, epochs):
         chunk = np.ascontiguousarray(rows[start:start + (1 << 18)])
         resident[start:start + len(chunk)] = torch.from_numpy(chunk).to(args.device)
 
-    def gather(ids):
-        return resident.index_select(0, ids.to(args.device)), 8 * len(ids)
+    def gather(ids, start):
+        return resident.index_select(0, ids.to(args.device)), 8 * len(ids), len(ids)
 
     timed_epochs(args, dataset, fanouts, "resident", epochs, gather)
+
+
+def confine(limit_bytes):
+    """Moves this process into a fresh memory cgroup of `limit_bytes`. What the process holds
+    already stays charged where it was, so the limit bounds only what it takes from now on."""
+    try:
+        cgroup_v2 = pathlib.Path("/sys/fs/cgroup/cgroup.subtree_control")
+        if cgroup_v2.exists() and "memory" not in cgroup_v2.read_text().split():
+            cgroup_v2.write_text("+memory")
+        group = memory_cgroup(limit_bytes)
+        (group / "cgroup.procs").write_text(str(os.getpid()))
+        return f"{limit_bytes} bytes"
+    except OSError as e:
+        return f"unlimited ({e})"
 
 
 def memmap_run(args, dataset, fanouts, epochs):
@@ -147,10 +185,19 @@ def memmap_run(args, dataset, fanouts, epochs):
     fd = os.open(os.path.join(dataset.path, "features.bin"), os.O_RDONLY)
     os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
     os.close(fd)
+    if args.memmap_page_cache:
+        print(json.dumps({"run": "memmap", "page_cache": confine(args.memmap_page_cache)}),
+              flush=True)
 
-    def gather(ids):
-        x = torch.from_numpy(np.ascontiguousarray(rows[ids.numpy()]))
-        return x.to(args.device), x.element_size() * x.nelement()
+    def gather(ids, start):
+        # In pieces, so that a run past --epoch-seconds stops inside a batch.
+        index = ids.numpy()
+        x = torch.empty((len(index), rows.shape[1]), dtype=torch.float32)
+        for lo in range(0, len(index), 1024):
+            x[lo:lo + 1024] = torch.from_numpy(rows[index[lo:lo + 1024]])
+            if out_of_time(args, start):
+                return None, 0, min(lo + 1024, len(index))
+        return x.to(args.device), x.element_size() * x.nelement(), len(index)
 
     timed_epochs(args, dataset, fanouts, "memmap", epochs, gather)
 
@@ -170,14 +217,17 @@ def strata_run(args, dataset, fanouts, share, policy):
         loader.set_epoch(e)
         synchronize(args.device)
         start = time.perf_counter()
-        for b, batch in enumerate(loader):
+        steps = 0
+        for batch in loader:
             step(model, optimizer, batch.features, batch.labels, batch.blocks)
-            if b + 1 == args.max_batches:
+            steps += 1
+            if steps == args.max_batches or out_of_time(args, start):
                 break
         synchronize(args.device)
         feed = loader.stats()["device"]
         print(json.dumps({"run": f"strata gpu_cache={share:g} {policy}", "epoch": e,
-                          "epoch_s": time.perf_counter() - start, "wait_s": feed["wait_s"],
+                          "epoch_s": time.perf_counter() - start, "steps": steps,
+                          "wait_s": feed["wait_s"],
                           "copy_s": feed["copy_s"], "bytes_to_device": feed["bytes_copied"],
                           "batches": feed["batches"], "gpu_hit_rate": feed["gpu_hit_rate"],
                           "pinned": feed["pinned"]}), flush=True)
