@@ -167,7 +167,7 @@ void BM_FirstLayerAggregate(benchmark::State& state) {
       // The segment sum over consecutive message rows is an SpMM with identity indices.
       std::vector<uint32_t> identity(g.num_edges());
       for (uint32_t e = 0; e < identity.size(); ++e) identity[e] = e;
-      BlockCsr segments{g.num_dst, static_cast<uint32_t>(g.num_edges()), g.indptr, identity};
+      BlockCsr segments{g.num_dst, static_cast<uint32_t>(g.num_edges()), g.indptr, identity, {}};
       Spmm<float>(segments, Reduce::kMean, messages.span(), out.span(), threads);
     }
     benchmark::DoNotOptimize(out.data());

@@ -27,14 +27,23 @@ import strata
 
 def mean_of_neighbours(h, block):
     """Mean of each destination's in-neighbours' rows of `h` (0 for none); `block` holds numpy
-    arrays (strata.Block) or tensors on h's device (strata.TensorBlock)."""
+    arrays (strata.Block) or tensors on h's device (strata.TensorBlock). With LABOR's edge
+    weights the mean is weighted: sum(w h) / sum(w), the estimate of the full neighbourhood's."""
     indptr = torch.as_tensor(block.indptr).long()
     degree = indptr[1:] - indptr[:-1]
     dst = torch.repeat_interleave(torch.arange(block.num_dst, device=h.device), degree)
     src = torch.as_tensor(block.indices).long()
+    messages = h[src]
+    if block.edge_weights is None:
+        count = degree.to(h.dtype)
+    else:
+        weights = torch.as_tensor(block.edge_weights).to(h.dtype)
+        messages = messages * weights.unsqueeze(1)
+        count = torch.zeros(block.num_dst, dtype=h.dtype, device=h.device).index_add_(
+            0, dst, weights)
     total = torch.zeros(block.num_dst, h.shape[1], dtype=h.dtype,
-                        device=h.device).index_add_(0, dst, h[src])
-    return total / degree.clamp(min=1).unsqueeze(1).to(h.dtype)
+                        device=h.device).index_add_(0, dst, messages)
+    return total / count.clamp(min=1e-30).unsqueeze(1)
 
 
 class SageLayer(torch.nn.Module):

@@ -8,8 +8,12 @@
 // blocks[l + 1].num_src(), blocks.back()'s destinations are the seeds, and
 // blocks.front()'s sources are the input nodes whose features the batch reads.
 //
+// edge_weights is empty (every edge counts once) or holds one weight per edge: LABOR's inverse
+// inclusion probabilities, which the layers' estimators of the full neighbourhood use.
+//
 // Invariants: indptr.size() == num_dst() + 1, indptr.front() == 0, indptr.back() ==
-// indices.size(); every index < num_src(); src_nodes holds distinct global ids.
+// indices.size(); every index < num_src(); src_nodes holds distinct global ids;
+// edge_weights.size() is 0 or indices.size(), every weight >= 1.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +26,7 @@ struct Block {
   uint32_t dst_count = 0;
   std::vector<uint32_t> indptr;   // num_dst() + 1 offsets
   std::vector<uint32_t> indices;  // local source ids, < num_src()
+  std::vector<float> edge_weights;  // empty, or one per edge
 
   uint32_t num_src() const { return static_cast<uint32_t>(src_nodes.size()); }
   uint32_t num_dst() const { return dst_count; }

@@ -1,5 +1,5 @@
 // NeighborSampler draws the mini-batches of GNN training: uniform neighbour sampling without
-// replacement with one fanout per layer (GraphSAGE, DGL's NeighborSampler), or LABOR-0 with
+// replacement with one fanout per layer (GraphSAGE, DGL's NeighborSampler), or LABOR with
 // set_labor (LaborOptions below), returning one Block per layer (strata/block.h).
 //
 // Fanouts are listed from the input layer to the output layer, as in DGL, so the last
@@ -63,18 +63,24 @@ struct SeedOrder {
   uint32_t world_size = 1;
 };
 
-// Layer-neighbour sampling (LABOR-0, sampling/labor_variates.h) instead of uniform neighbour
-// sampling: every destination keeps each in-neighbour with probability min(1, fanout /
-// in-degree), decided by a variate per source shared by the layer's destinations, so a layer
-// touches fewer distinct sources. `batch_dependency` K > 1 makes consecutive batches' variates
-// overlap (K batches to drift from one set to the next). Needs the topology in memory.
+// Layer-neighbour sampling (LABOR, sampling/labor_variates.h) instead of uniform neighbour
+// sampling: a destination keeps each in-neighbour t with a probability p_t (LABOR-0: min(1,
+// fanout / in-degree)) decided by a variate per source shared by the layer's destinations, so
+// a layer touches fewer distinct sources. `importance` fixed-point steps (LABOR-*,
+// sampling/labor_importance.h; < 0 until convergence) skew each destination's p_t towards the
+// sources others take anyway. Every kept edge carries the weight 1 / p_t (Block::edge_weights)
+// for the layers' unbiased estimators. `batch_dependency` K > 1 makes consecutive batches'
+// variates overlap (K batches to drift from one set to the next). Needs the topology in memory.
 struct LaborOptions {
   bool enabled = false;
   uint32_t batch_dependency = 1;
+  int importance = 0;
 };
-// From --sampler neighbor|labor and --batch-dependency K (>= 1, and 1 unless labor); anything
-// else is one input error naming the option.
-LaborOptions ParseLaborOptions(std::string_view sampler, uint32_t batch_dependency);
+// From --sampler neighbor|labor, --batch-dependency K (>= 1, and 1 unless labor) and
+// --labor-importance 0|N|star (0 unless labor); anything else is one input error naming the
+// option.
+LaborOptions ParseLaborOptions(std::string_view sampler, uint32_t batch_dependency,
+                               std::string_view importance = "0");
 
 class NeighborSampler {
  public:
@@ -136,6 +142,10 @@ class NeighborSampler {
   void PickNeighbors(const CscGraph& graph, std::span<const uint64_t> dst, int fanout,
                      uint64_t layer_seed, const LaborVariates* labor, Scratch& scratch,
                      Block& block) const;
+  // LABOR-*: numbers the sources of dst's in-edges as candidates and computes their
+  // importance, the destinations' scales and the candidates' variates into `scratch`.
+  void WeighCandidates(const CscGraph& graph, std::span<const uint64_t> dst, uint32_t fanout,
+                       const LaborVariates& labor, Scratch& scratch) const;
   std::shared_ptr<const Permutation> EpochPermutation(uint64_t epoch) const;
 
   const CscGraph& graph_;                      // layer_graphs_[0]

@@ -18,6 +18,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from strata import _strata
 
 if TYPE_CHECKING:
@@ -41,6 +43,7 @@ class TensorBlock:
     indices: "torch.Tensor"
     src_nodes: "torch.Tensor"
     num_dst: int
+    edge_weights: "torch.Tensor" = None  # float32 per edge (LABOR), as strata.Block's
 
     @property
     def num_src(self):
@@ -87,13 +90,16 @@ class DeviceBatch:
 
 def host_tensors(batch):
     """A host batch's arrays as CPU tensors sharing its buffers, in a flat list: features,
-    labels, input_nodes, then indptr, indices, src_nodes of each layer, then stale, stale_rows,
+    labels, input_nodes, then indptr, indices, src_nodes, edge weights (empty when none) of each
+    layer, then stale, stale_rows,
     fresh of each hidden layer with history (method="pbs"), then the positions of the gathered
     rows when the batch left some out (Batch.gathered)."""
     torch = _torch()
     arrays = [batch.features, batch.labels, batch.input_nodes]
     for block in batch.blocks:
-        arrays += [block.indptr, block.indices, block.src_nodes]
+        weights = block.edge_weights
+        arrays += [block.indptr, block.indices, block.src_nodes,
+                   np.empty(0, np.float32) if weights is None else weights]
     for layer in range(batch.history_layers):
         arrays += list(batch.history(layer))
     if batch.gathered is not None:
@@ -106,12 +112,13 @@ def assemble(tensors, batch, cache=None):
     a batch that left rows out gets them from `cache` (a DeviceFeatureCache)."""
     blocks = []
     for layer, block in enumerate(batch.blocks):
-        indptr, indices, src_nodes = tensors[3 + 3 * layer:6 + 3 * layer]
-        blocks.append(TensorBlock(indptr, indices, src_nodes, block.num_dst))
+        indptr, indices, src_nodes, weights = tensors[3 + 4 * layer:7 + 4 * layer]
+        blocks.append(TensorBlock(indptr, indices, src_nodes, block.num_dst,
+                                  None if block.edge_weights is None else weights))
     features = tensors[0]
     if batch.gathered is not None:
         features = cache.assemble(tensors[2], tensors[-1], features)
-    first = 3 + 3 * len(batch.blocks)
+    first = 3 + 4 * len(batch.blocks)
     history = None
     if batch.history_layers:
         history = HaloHistory(batch, [tuple(tensors[first + 3 * l:first + 3 * l + 3])

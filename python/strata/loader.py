@@ -18,12 +18,16 @@ from strata import device as _device
 class Block:
     """One layer of a batch, in local ids: edges from source to destination nodes, stored as CSR
     by destination (the sources of destination d are indices[indptr[d]:indptr[d + 1]]). The
-    destinations are the first num_dst source nodes. Arrays are views into the batch."""
+    destinations are the first num_dst source nodes. Arrays are views into the batch.
+    edge_weights (float32, one per edge) are LABOR's inverse inclusion probabilities, for the
+    estimators of the full neighbourhood (a weighted mean: mean_of_neighbours in
+    examples/train_sage.py); None when the sampler weighs no edge."""
 
     indptr: np.ndarray  # int32, num_dst + 1
     indices: np.ndarray  # int32, local source ids
     src_nodes: np.ndarray  # int64 global ids
     num_dst: int
+    edge_weights: np.ndarray = None
 
     @property
     def num_src(self):
@@ -35,7 +39,12 @@ class Block:
 
 
 def _blocks(batch):
-    return [Block(*batch.block_arrays(layer)) for layer in range(batch.num_layers)]
+    blocks = []
+    for layer in range(batch.num_layers):
+        indptr, indices, src_nodes, num_dst, weights = batch.block_arrays(layer)
+        blocks.append(Block(indptr, indices, src_nodes, num_dst,
+                            weights if len(weights) else None))
+    return blocks
 
 
 def _to_pyg(batch):
@@ -98,7 +107,8 @@ class NeighborLoader:
         same region unpinned), and the GPU cache's `gpu_cache`, `gpu_cache_policy` and
         `gpu_memory_budget` (on a CPU device the same tier in host memory). `options`:
         cache_fraction, hot_share, hot_policy, cache_policy, io_depth, hidden, sampler
-        ("neighbor" or "labor": LABOR-0) and batch_dependency (as `strata train`'s options)."""
+        ("neighbor" or "labor"), labor_importance (0, N or "star") and batch_dependency (as
+        `strata train`'s options)."""
         path = dataset.path if isinstance(dataset, _strata.Dataset) else str(dataset)
         if prefetch < 0:
             raise _strata.InputError(f"prefetch must be 0 or more, not {prefetch}")

@@ -17,10 +17,12 @@ def host_batches(small, **options):
                                       **options))
 
 
-def test_cpu_batches_are_tensors_sharing_the_buffers_with_the_numpy_batches_values(small):
-    expected = host_batches(small)
+@pytest.mark.parametrize("sampler", [{}, {"sampler": "labor", "labor_importance": 2}])
+def test_cpu_batches_are_tensors_sharing_the_buffers_with_the_numpy_batches_values(small,
+                                                                                   sampler):
+    expected = host_batches(small, **sampler)
     loader = strata.NeighborLoader(small, [4, 3], 256, seed=5, memory_budget="64M",
-                                   device="cpu")
+                                   device="cpu", **sampler)
     assert loader.device == torch.device("cpu")
     got = list(loader)
     assert len(got) == len(expected) > 1
@@ -37,6 +39,10 @@ def test_cpu_batches_are_tensors_sharing_the_buffers_with_the_numpy_batches_valu
             np.testing.assert_array_equal(block.indices.numpy(), host.indices)
             np.testing.assert_array_equal(block.src_nodes.numpy(), host.src_nodes)
             assert block.num_dst == host.num_dst
+            if host.edge_weights is None:
+                assert block.edge_weights is None
+            else:
+                np.testing.assert_array_equal(block.edge_weights.numpy(), host.edge_weights)
     stats = loader.stats()["device"]
     assert stats["batches"] == len(got)
     assert stats["bytes_copied"] == 0 and stats["copy_s"] == 0  # nothing was copied

@@ -84,11 +84,16 @@ def test_sampled_batches_follow_the_fanouts_and_read_the_files_features(small, s
 
 def batches_of(loader, epoch):
     loader.set_epoch(epoch)
-    return [(b.seeds.copy(), [blk.indices.copy() for blk in b.blocks], b.features.copy())
+    # Each block's indices, then the edge weights of those that have them.
+    return [(b.seeds.copy(),
+             [blk.indices.copy() for blk in b.blocks] +
+             [blk.edge_weights.copy() for blk in b.blocks if blk.edge_weights is not None],
+             b.features.copy())
             for b in loader]
 
 
-@pytest.mark.parametrize("sampler", [{}, {"sampler": "labor", "batch_dependency": 4}])
+@pytest.mark.parametrize("sampler", [{}, {"sampler": "labor", "batch_dependency": 4},
+                                     {"sampler": "labor", "labor_importance": "star"}])
 def test_same_seed_same_batches_whatever_the_store_and_run_ahead(small, sampler):
     direct = strata.NeighborLoader(small, [5, 5], 50, seed=9, feature_store="direct",
                                    memory_budget="64M", **sampler)
@@ -97,9 +102,32 @@ def test_same_seed_same_batches_whatever_the_store_and_run_ahead(small, sampler)
     for epoch in (0, 3):
         for (s1, i1, f1), (s2, i2, f2) in zip(batches_of(direct, epoch), batches_of(memory, epoch)):
             np.testing.assert_array_equal(s1, s2)
+            assert len(i1) == len(i2)
             for a, b in zip(i1, i2):
                 np.testing.assert_array_equal(a, b)
             np.testing.assert_array_equal(f1, f2)
+
+
+def test_labor_blocks_carry_inverse_probability_weights(small):
+    """LABOR weighs every edge by 1 / its inclusion probability (>= 1); neighbour sampling
+    weighs none; LABOR-* skews the probabilities, so a destination's weights differ."""
+    plain = next(iter(strata.NeighborLoader(small, [5, 5], 50, feature_store="memory",
+                                            memory_budget="64M")))
+    assert all(blk.edge_weights is None for blk in plain.blocks)
+    for importance, skewed in ((0, False), ("star", True)):
+        batch = next(iter(strata.NeighborLoader(
+            small, [5, 5], 50, feature_store="memory", memory_budget="64M", sampler="labor",
+            labor_importance=importance)))
+        spread = 0.0
+        for blk in batch.blocks:
+            assert blk.edge_weights.dtype == np.float32
+            assert len(blk.edge_weights) == len(blk.indices)
+            assert (blk.edge_weights >= 1).all()
+            for d in range(blk.num_dst):
+                w = blk.edge_weights[blk.indptr[d]:blk.indptr[d + 1]]
+                if len(w):
+                    spread = max(spread, float(w.max() - w.min()))
+        assert (spread > 0) == skewed
 
 
 def test_epochs_reshuffle_and_set_epoch_repeats_one(small):

@@ -31,6 +31,7 @@ struct TrainArgs {
   std::string aot;
   std::string sampler = "neighbor";
   uint32_t batch_dependency = 1;
+  std::string labor_importance = "0";
   std::string macro_fanouts;
   std::string activation = "relu";
   std::string weight_decay_scope = "all";
@@ -70,8 +71,12 @@ void AddStoreOptions(CLI::App* cmd, TrainArgs& a) {
       ->capture_default_str();
   cmd->add_option("--threads", o.threads, "compute and sampling threads")->capture_default_str();
   cmd->add_option("--sampler", a.sampler,
-                  "neighbor (uniform neighbour sampling) or labor (LABOR-0: the layer's "
+                  "neighbor (uniform neighbour sampling) or labor (LABOR: the layer's "
                   "destinations share one variate per source, so fewer distinct rows)")
+      ->capture_default_str();
+  cmd->add_option("--labor-importance", a.labor_importance,
+                  "labor: 0 (LABOR-0), N fixed-point steps of importance sampling, or star "
+                  "(until they converge): fewer rows still, edges weighted by 1 / probability")
       ->capture_default_str();
   cmd->add_option("--batch-dependency", a.batch_dependency,
                   "labor: consecutive batches' variates drift over K batches, so their rows "
@@ -100,7 +105,7 @@ void Resolve(TrainArgs& a) {
   o.eval_point = ParseEvalPoint(a.eval_point);
   o.eval = ParseEvalMode(a.eval);
   o.sampling.fanouts = ParseFanouts(a.fanouts, "--fanouts");
-  o.sampling.labor = ParseLaborOptions(a.sampler, a.batch_dependency);
+  o.sampling.labor = ParseLaborOptions(a.sampler, a.batch_dependency, a.labor_importance);
   if (!a.eval_fanouts.empty()) {
     o.sampling.eval_fanouts = ParseFanouts(a.eval_fanouts, "--eval-fanouts");
   }

@@ -63,7 +63,8 @@ void BasicGatConv<T>::Forward(const LayerInput<T>& input, BasicMatrix<T>& out) {
   el_.Resize(ns, heads);
   Transform(input.features, wh_.span(), el_.span());
   out.Resize(nd, out_dim());
-  Attend(loops_.graph(), wh_.span(), el_.span(), input.training, input.seed, out.span());
+  Attend(loops_.graph(), input.graph.weights, wh_.span(), el_.span(), input.training, input.seed,
+         out.span());
 }
 
 template <typename T>
@@ -86,13 +87,14 @@ void BasicGatConv<T>::Aggregate(const BlockCsr& graph, MatrixSpan<const T> gathe
   CheckCsr(graph);
   const size_t width = options_.heads * per_head_;
   loops_.Build(graph);
-  Attend(loops_.graph(), gathered.Sub(0, 0, graph.num_src, width),
+  Attend(loops_.graph(), graph.weights, gathered.Sub(0, 0, graph.num_src, width),
          gathered.Sub(0, width, graph.num_src, options_.heads), false, 0, out);
 }
 
 template <typename T>
-void BasicGatConv<T>::Attend(const BlockCsr& g, MatrixSpan<const T> wh, MatrixSpan<const T> el,
-                             bool training, uint64_t seed, MatrixSpan<T> out) {
+void BasicGatConv<T>::Attend(const BlockCsr& g, std::span<const float> edge_weights,
+                             MatrixSpan<const T> wh, MatrixSpan<const T> el, bool training,
+                             uint64_t seed, MatrixSpan<T> out) {
   const unsigned threads = this->threads_;
   const size_t nd = g.num_dst;
   const size_t heads = options_.heads;
@@ -104,6 +106,16 @@ void BasicGatConv<T>::Attend(const BlockCsr& g, MatrixSpan<const T> wh, MatrixSp
   SddmmAdd<T>(g, el, er_.span(), logits_.span(), threads);
   alpha_.Resize(g.num_edges(), heads);
   LeakyRelu<T>(logits_.span(), alpha_.span(), kLeakyReluSlope, threads);
+  if (!edge_weights.empty()) {
+    // Destination d's edges in `g` are its block edges, shifted by the d self loops before
+    // them, then its own self loop (weight 1).
+    for (uint32_t d = 0; d < nd; ++d) {
+      for (uint32_t j = g.indptr[d]; j + 1 < g.indptr[d + 1]; ++j) {
+        const T shift = static_cast<T>(std::log(static_cast<double>(edge_weights[j - d])));
+        for (size_t h = 0; h < heads; ++h) alpha_(j, h) += shift;
+      }
+    }
+  }
   EdgeSoftmax<T>(g, alpha_.span(), alpha_.span(), threads);
 
   dropped_ = training && options_.attention_dropout > 0;

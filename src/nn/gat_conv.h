@@ -65,13 +65,16 @@ class BasicGatConv final : public BasicLayer<T> {
   }
 
  private:
+  // wh = in W and el = <a_l, wh> per head: Forward's first half.
+  void Transform(MatrixSpan<const T> in, MatrixSpan<T> wh, MatrixSpan<T> el) const;
   // Forward's half after the transform, over the self-looped graph `g`: the attention from the
   // sources' Wh and scores el (graph.num_src rows each), its dropout when training, the weighted
   // sum and the heads' concatenation or mean, + the bias, into `out` (num_dst x out_dim()).
-  // wh = in W and el = <a_l, wh> per head: Forward's first half.
-  void Transform(MatrixSpan<const T> in, MatrixSpan<T> wh, MatrixSpan<T> el) const;
-  void Attend(const BlockCsr& g, MatrixSpan<const T> wh, MatrixSpan<const T> el, bool training,
-              uint64_t seed, MatrixSpan<T> out);
+  // `edge_weights` (empty, or one per edge of the block without its self loops: LABOR's inverse
+  // inclusion probabilities) add log(weight) to the edge's logits, so the softmax over the
+  // sampled edges is the self-normalised importance estimate of the full neighbourhood's.
+  void Attend(const BlockCsr& g, std::span<const float> edge_weights, MatrixSpan<const T> wh,
+              MatrixSpan<const T> el, bool training, uint64_t seed, MatrixSpan<T> out);
 
   size_t in_dim_;
   size_t per_head_;

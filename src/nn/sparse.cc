@@ -9,20 +9,24 @@ namespace strata {
 
 BlockCsr CsrOf(const Block& block) {
   if (block.indptr.size() != size_t{block.num_dst()} + 1 || block.indptr.front() != 0 ||
-      block.indptr.back() != block.indices.size() || block.num_dst() > block.num_src()) {
+      block.indptr.back() != block.indices.size() || block.num_dst() > block.num_src() ||
+      (!block.edge_weights.empty() && block.edge_weights.size() != block.indices.size())) {
     throw Error::Internal("malformed block: indptr of " + std::to_string(block.indptr.size()) +
                           " entries for " + std::to_string(block.num_dst()) + " destinations and " +
                           std::to_string(block.indices.size()) + " edges, " +
-                          std::to_string(block.num_src()) + " sources");
+                          std::to_string(block.num_src()) + " sources, " +
+                          std::to_string(block.edge_weights.size()) + " edge weights");
   }
-  return {block.num_dst(), block.num_src(), block.indptr, block.indices};
+  return {block.num_dst(), block.num_src(), block.indptr, block.indices, block.edge_weights};
 }
 
 void CheckCsr(const BlockCsr& graph) {
   if (graph.indptr.size() != size_t{graph.num_dst} + 1 || graph.indptr.front() != 0 ||
-      graph.indptr.back() != graph.indices.size() || graph.num_dst > graph.num_src) {
+      graph.indptr.back() != graph.indices.size() || graph.num_dst > graph.num_src ||
+      (!graph.weights.empty() && graph.weights.size() != graph.indices.size())) {
     throw Error::Internal("malformed CSR: indptr of " + std::to_string(graph.indptr.size()) +
-                          " entries for " + std::to_string(graph.num_dst) + " destinations");
+                          " entries for " + std::to_string(graph.num_dst) + " destinations, " +
+                          std::to_string(graph.weights.size()) + " edge weights");
   }
   for (uint32_t d = 0; d < graph.num_dst; ++d) {
     if (graph.indptr[d] > graph.indptr[d + 1]) {
@@ -41,6 +45,7 @@ void CheckCsr(const BlockCsr& graph) {
 void BlockCsc::Build(const BlockCsr& csr) {
   num_src = csr.num_src;
   num_dst = csr.num_dst;
+  weights = csr.weights;
   indptr.assign(size_t{num_src} + 1, 0);
   for (uint32_t s : csr.indices) ++indptr[s + 1];
   for (uint32_t s = 0; s < num_src; ++s) indptr[s + 1] += indptr[s];

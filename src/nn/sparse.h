@@ -10,8 +10,8 @@
 // the thread count and no atomics are needed.
 //
 // Invariants: indptr has num_dst + 1 entries, starts at 0, is non-decreasing and ends at the
-// edge count; every source index < num_src. A BlockCsc lists the edges of each source in
-// increasing edge id (hence destination) order.
+// edge count; every source index < num_src; weights are empty or one per edge. A BlockCsc lists the
+// edges of each source in increasing edge id (hence destination) order.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +27,9 @@ struct BlockCsr {
   uint32_t num_src = 0;
   std::span<const uint32_t> indptr;
   std::span<const uint32_t> indices;
+  // Empty, or one per edge: the block's edge_weights (LABOR's inverse inclusion probabilities),
+  // which SAGE's mean, GCN's sum and GAT's attention weigh their edges by.
+  std::span<const float> weights;
 
   uint64_t num_edges() const { return indices.size(); }
 };
@@ -48,6 +51,7 @@ struct BlockCsc {
       indptr;                  // num_src + 1: the edges of source s are [indptr[s], indptr[s + 1])
   std::vector<uint32_t> dst;   // destination of each grouped edge
   std::vector<uint32_t> edge;  // its edge id in the CSR
+  std::span<const float> weights;  // the CSR's, indexed by CSR edge id
 
   // Rebuilds from `csr` (a stable counting sort), reusing the vectors' capacity.
   void Build(const BlockCsr& csr);
@@ -62,7 +66,7 @@ struct BlockCsc {
 class SelfLoopCsr {
  public:
   void Build(const BlockCsr& csr);
-  BlockCsr graph() const { return {num_dst_, num_src_, indptr_, indices_}; }
+  BlockCsr graph() const { return {num_dst_, num_src_, indptr_, indices_, {}}; }
   size_t allocated_bytes() const {
     return (indptr_.capacity() + indices_.capacity()) * sizeof(uint32_t);
   }

@@ -22,10 +22,12 @@ void CheckShape(const char* kernel, const char* what, size_t rows, size_t want_r
   }
 }
 
+// `weights` null: every edge counts once; else edge e counts weights[e] times, and the mean
+// divides by the destination's total weight.
 template <typename T>
 STRATA_NN_CLONES void SpmmRange(const uint32_t* indptr, const uint32_t* indices,
-                                MatrixSpan<const T> in, MatrixSpan<T> out, bool mean,
-                                uint32_t begin, uint32_t end) {
+                                const float* weights, MatrixSpan<const T> in, MatrixSpan<T> out,
+                                bool mean, uint32_t begin, uint32_t end) {
   const size_t f = in.cols();
   const uint32_t last_edge = indptr[end];
   for (uint32_t d = begin; d < end; ++d) {
@@ -36,35 +38,43 @@ STRATA_NN_CLONES void SpmmRange(const uint32_t* indptr, const uint32_t* indices,
       ZeroRow(o, f);
       continue;
     }
+    T total{0};
     for (uint32_t e = e0; e < e1; ++e) {
       if (e + kPrefetchEdges < last_edge) PrefetchRow(in.row(indices[e + kPrefetchEdges]), f);
       const T* x = in.row(indices[e]);
-      if (e == e0) {
+      if (weights != nullptr) {
+        if (e == e0) ZeroRow(o, f);
+        AxpyRow(o, static_cast<T>(weights[e]), x, f);
+        total += static_cast<T>(weights[e]);
+      } else if (e == e0) {
         CopyRow(o, x, f);
       } else {
         AddRow(o, x, f);
       }
     }
-    if (mean) ScaleRow(o, T{1} / static_cast<T>(e1 - e0), f);
+    if (weights == nullptr) total = static_cast<T>(e1 - e0);
+    if (mean) ScaleRow(o, T{1} / total, f);
   }
 }
 
+// `inverse_totals`: with mean, 1 / each destination's edge count or total weight.
 template <typename T>
-STRATA_NN_CLONES void SpmmTransposedRange(const uint32_t* csr_indptr, const BlockCsc& csc,
+STRATA_NN_CLONES void SpmmTransposedRange(const BlockCsc& csc, const T* inverse_totals,
                                           MatrixSpan<const T> grad_out, MatrixSpan<T> grad_in,
-                                          bool mean, bool accumulate, uint32_t begin,
-                                          uint32_t end) {
+                                          bool accumulate, uint32_t begin, uint32_t end) {
   const size_t f = grad_out.cols();
+  const float* weights = csc.weights.empty() ? nullptr : csc.weights.data();
   for (uint32_t s = begin; s < end; ++s) {
     T* g = grad_in.row(s);
     if (!accumulate) ZeroRow(g, f);
     for (uint32_t j = csc.indptr[s]; j < csc.indptr[s + 1]; ++j) {
       const uint32_t d = csc.dst[j];
-      if (mean) {
-        const T scale = T{1} / static_cast<T>(csr_indptr[d + 1] - csr_indptr[d]);
-        AxpyRow(g, scale, grad_out.row(d), f);
-      } else {
+      T scale = inverse_totals != nullptr ? inverse_totals[d] : T{1};
+      if (weights != nullptr) scale *= static_cast<T>(weights[csc.edge[j]]);
+      if (inverse_totals == nullptr && weights == nullptr) {
         AddRow(g, grad_out.row(d), f);
+      } else {
+        AxpyRow(g, scale, grad_out.row(d), f);
       }
     }
   }
@@ -106,9 +116,9 @@ STRATA_NN_CLONES void SpmmWeightedTransposedRange(const BlockCsc& csc, MatrixSpa
 }
 
 template <typename T>
-STRATA_NN_CLONES void SpmmGcnRange(const uint32_t* indptr, const uint32_t* indices, const T* norm,
-                                   MatrixSpan<const T> in, MatrixSpan<T> out, uint32_t begin,
-                                   uint32_t end) {
+STRATA_NN_CLONES void SpmmGcnRange(const uint32_t* indptr, const uint32_t* indices,
+                                   const float* weights, const T* norm, MatrixSpan<const T> in,
+                                   MatrixSpan<T> out, uint32_t begin, uint32_t end) {
   const size_t f = in.cols();
   const uint32_t last_edge = indptr[end];
   for (uint32_t d = begin; d < end; ++d) {
@@ -117,7 +127,7 @@ STRATA_NN_CLONES void SpmmGcnRange(const uint32_t* indptr, const uint32_t* indic
     for (uint32_t e = indptr[d]; e < indptr[d + 1]; ++e) {
       if (e + kPrefetchEdges < last_edge) PrefetchRow(in.row(indices[e + kPrefetchEdges]), f);
       const uint32_t s = indices[e];
-      AxpyRow(o, norm[s], in.row(s), f);
+      AxpyRow(o, weights == nullptr ? norm[s] : norm[s] * static_cast<T>(weights[e]), in.row(s), f);
     }
     ScaleRow(o, norm[d], f);
   }
@@ -128,6 +138,7 @@ STRATA_NN_CLONES void SpmmGcnTransposedRange(const BlockCsc& csc, const T* norm,
                                              MatrixSpan<const T> grad_out, MatrixSpan<T> grad_in,
                                              bool accumulate, uint32_t begin, uint32_t end) {
   const size_t f = grad_out.cols();
+  const float* weights = csc.weights.empty() ? nullptr : csc.weights.data();
   std::vector<T> sum(accumulate ? f : 0);
   for (uint32_t s = begin; s < end; ++s) {
     T* acc = accumulate ? sum.data() : grad_in.row(s);
@@ -138,7 +149,8 @@ STRATA_NN_CLONES void SpmmGcnTransposedRange(const BlockCsc& csc, const T* norm,
     }
     for (uint32_t j = csc.indptr[s]; j < csc.indptr[s + 1]; ++j) {
       const uint32_t d = csc.dst[j];
-      AxpyRow(acc, norm[d], grad_out.row(d), f);
+      AxpyRow(acc, weights == nullptr ? norm[d] : norm[d] * static_cast<T>(weights[csc.edge[j]]),
+              grad_out.row(d), f);
     }
     if (accumulate) {
       AxpyRow(grad_in.row(s), norm[s], acc, f);
@@ -155,9 +167,10 @@ void Spmm(const BlockCsr& csr, Reduce reduce, MatrixSpan<const std::type_identit
           MatrixSpan<T> out, unsigned threads) {
   CheckShape("Spmm", "input", in.rows(), csr.num_src, in.cols(), in.cols());
   CheckShape("Spmm", "output", out.rows(), csr.num_dst, out.cols(), in.cols());
+  const float* weights = csr.weights.empty() ? nullptr : csr.weights.data();
   ForSegments(threads, csr.indptr, in.cols(), [&](uint32_t begin, uint32_t end) {
-    SpmmRange<T>(csr.indptr.data(), csr.indices.data(), in, out, reduce == Reduce::kMean, begin,
-                 end);
+    SpmmRange<T>(csr.indptr.data(), csr.indices.data(), weights, in, out, reduce == Reduce::kMean,
+                 begin, end);
   });
 }
 
@@ -169,12 +182,24 @@ void SpmmTransposed(const BlockCsr& csr, const BlockCsc& csc, Reduce reduce,
              grad_out.cols(), grad_out.cols());
   CheckShape("SpmmTransposed", "gradient of the input", grad_in.rows(), csr.num_src, grad_in.cols(),
              grad_out.cols());
-  if (csc.num_src != csr.num_src || csc.dst.size() != csr.num_edges()) {
+  if (csc.num_src != csr.num_src || csc.dst.size() != csr.num_edges() ||
+      csc.weights.size() != csr.weights.size()) {
     throw Error::Internal("SpmmTransposed: the CSC was not built from this CSR");
   }
+  std::vector<T> inverse_totals;
+  if (reduce == Reduce::kMean) {
+    inverse_totals.resize(csr.num_dst);
+    for (uint32_t d = 0; d < csr.num_dst; ++d) {
+      T total{0};
+      for (uint32_t e = csr.indptr[d]; e < csr.indptr[d + 1]; ++e) {
+        total += csr.weights.empty() ? T{1} : static_cast<T>(csr.weights[e]);
+      }
+      inverse_totals[d] = total > 0 ? T{1} / total : T{0};
+    }
+  }
   ForSegments(threads, csc.indptr, grad_out.cols(), [&](uint32_t begin, uint32_t end) {
-    SpmmTransposedRange<T>(csr.indptr.data(), csc, grad_out, grad_in, reduce == Reduce::kMean,
-                           accumulate, begin, end);
+    SpmmTransposedRange<T>(csc, inverse_totals.empty() ? nullptr : inverse_totals.data(), grad_out,
+                           grad_in, accumulate, begin, end);
   });
 }
 
@@ -221,7 +246,9 @@ void SpmmGcn(const BlockCsr& csr, std::span<const std::type_identity_t<T>> norm,
   CheckShape("SpmmGcn", "input", in.rows(), csr.num_src, in.cols(), in.cols());
   CheckShape("SpmmGcn", "output", out.rows(), csr.num_dst, out.cols(), in.cols());
   ForSegments(threads, csr.indptr, in.cols(), [&](uint32_t begin, uint32_t end) {
-    SpmmGcnRange<T>(csr.indptr.data(), csr.indices.data(), norm.data(), in, out, begin, end);
+    SpmmGcnRange<T>(csr.indptr.data(), csr.indices.data(),
+                    csr.weights.empty() ? nullptr : csr.weights.data(), norm.data(), in, out, begin,
+                    end);
   });
 }
 

@@ -32,13 +32,16 @@ namespace strata {
 enum class Reduce { kSum, kMean };
 
 // out[d] = sum (or mean) of in[s] over the edges s -> d; 0 for a destination without edges.
+// With csr.weights, edge e counts weights[e] times: the sum is weighted, and the mean divides
+// by d's total weight (a self-normalised estimate of the full neighbourhood's mean).
 template <typename T>
 void Spmm(const BlockCsr& csr, Reduce reduce, MatrixSpan<const std::type_identity_t<T>> in,
           MatrixSpan<T> out, unsigned threads = 1);
 
 // The transpose of Spmm: grad_in[s] (+)= sum over edges s -> d of grad_out[d] (divided by
-// deg(d) for kMean). With accumulate false, grad_in is overwritten (0 for sources without
-// edges); with true, the sums are added to it. csc must be built from csr.
+// deg(d) for kMean), each term times the edge's weight if csr has weights (and divided by d's
+// total weight instead of deg(d)). With accumulate false, grad_in is overwritten (0 for sources
+// without edges); with true, the sums are added to it. csc must be built from csr.
 template <typename T>
 void SpmmTransposed(const BlockCsr& csr, const BlockCsc& csc, Reduce reduce,
                     MatrixSpan<const std::type_identity_t<T>> grad_out, MatrixSpan<T> grad_in,
@@ -61,13 +64,15 @@ void SpmmWeightedTransposed(const BlockCsc& csc, MatrixSpan<const std::type_iden
 
 // GCN's symmetric normalisation with a self loop: out[d] = norm[d] * (norm[d] * in[d] +
 // sum over edges s -> d of norm[s] * in[s]), norm[v] = 1 / sqrt(deg(v) + 1) with deg the
-// node's in-degree in the full graph. norm has num_src entries, destinations first.
+// node's in-degree in the full graph. norm has num_src entries, destinations first. With
+// csr.weights each edge's term is times its weight: an unbiased estimate of the full sum when
+// the weights are inverse inclusion probabilities.
 template <typename T>
 void SpmmGcn(const BlockCsr& csr, std::span<const std::type_identity_t<T>> norm,
              MatrixSpan<const std::type_identity_t<T>> in, MatrixSpan<T> out, unsigned threads = 1);
 
 // Its transpose: grad_in[s] (+)= norm[s] * (sum over edges s -> d of norm[d] * grad_out[d]
-// + (s < num_dst ? norm[s] * grad_out[s] : 0)).
+// + (s < num_dst ? norm[s] * grad_out[s] : 0)), edge terms times csc.weights if any.
 template <typename T>
 void SpmmGcnTransposed(const BlockCsc& csc, std::span<const std::type_identity_t<T>> norm,
                        MatrixSpan<const std::type_identity_t<T>> grad_out, MatrixSpan<T> grad_in,

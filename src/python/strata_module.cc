@@ -260,10 +260,13 @@ void BindBatch(py::module_& m) {
                               {static_cast<py::ssize_t>(block.indices.size())}, self),
                 View<int64_t>(block.src_nodes.data(),
                               {static_cast<py::ssize_t>(block.src_nodes.size())}, self),
-                block.num_dst());
+                block.num_dst(),
+                View<float>(block.edge_weights.data(),
+                            {static_cast<py::ssize_t>(block.edge_weights.size())}, self));
           },
           py::arg("layer"),
-          "(indptr, indices, src_nodes, num_dst) of layer `layer`, input layer first.")
+          "(indptr, indices, src_nodes, num_dst, edge_weights) of layer `layer`, input layer "
+          "first; edge_weights is empty unless the sampler weighs edges (LABOR).")
       .def_property_readonly(
           "history_layers", [](const LoaderBatch& b) { return HistoryLayers(b); },
           "method='pbs': the hidden layers whose inputs the batch exchanges with the "
@@ -357,7 +360,8 @@ void BindLoader(py::module_& m) {
                       bool row_normalize, const std::string& multistage, uint32_t macro_batch,
                       const py::object& reuse, std::vector<int> macro_fanouts,
                       const py::object& output_arena, uint32_t output_arena_batches,
-                      const std::string& sampler, uint32_t batch_dependency) {
+                      const std::string& sampler, uint32_t batch_dependency,
+                      const py::object& labor_importance) {
             LoaderOptions o;
             o.dataset = dataset;
             o.fanouts = std::move(fanouts);
@@ -379,7 +383,8 @@ void BindLoader(py::module_& m) {
             o.hidden = hidden;
             o.output_arena_bytes = BudgetBytes(output_arena);
             o.output_arena_batches = output_arena_batches;
-            o.labor = ParseLaborOptions(sampler, batch_dependency);
+            o.labor = ParseLaborOptions(sampler, batch_dependency,
+                                        py::str(labor_importance).cast<std::string>());
             if (!multistage.empty()) {
               o.multistage.method = ParseMultistageMethod(multistage);
               ParseAheadOfTime("", o.multistage);
@@ -408,7 +413,7 @@ void BindLoader(py::module_& m) {
           py::arg("reuse") = py::int_(d.multistage.reuse),
           py::arg("macro_fanouts") = std::vector<int>{}, py::arg("output_arena") = 0,
           py::arg("output_arena_batches") = d.output_arena_batches, py::arg("sampler") = "neighbor",
-          py::arg("batch_dependency") = 1)
+          py::arg("batch_dependency") = 1, py::arg("labor_importance") = py::int_(0))
       .def_property_readonly("batches_per_epoch", &NeighborLoader::batches_per_epoch)
       .def_property_readonly("seeds_per_epoch", &NeighborLoader::seeds_per_epoch)
       .def_property_readonly("dataset", &NeighborLoader::dataset)

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <optional>
 
 #include "common/parallel.h"
 #include "common/random.h"
+#include "sampling/labor_importance.h"
 #include "sampling/labor_variates.h"
 #include "sampling/local_ids.h"
 #include "strata/error.h"
@@ -62,9 +64,20 @@ struct NeighborSampler::Scratch {
   std::vector<uint64_t> picked;           // their chosen edges, then those edges' sources
   std::vector<LocalIdScratch> local_ids;  // per layer: the layers' sizes differ widely
   // LABOR: where each destination's kept edges wait (UINT64_MAX: it keeps all of them), and
-  // those edges, as offsets in the destination's list.
+  // those edges, as offsets in the destination's list, with their weights.
   std::vector<uint64_t> labor_at;
   std::vector<uint32_t> labor_kept;
+  std::vector<float> labor_weight;
+  // LABOR-*: the layer's in-edges by destination (edge_at), each edge's source as a candidate
+  // number (candidate_of), the candidates' ids, importance, variates, and each destination's
+  // scale (sampling/labor_importance.h).
+  NodeNumberTable candidate_numbers;
+  std::vector<uint32_t> edge_at;
+  std::vector<uint32_t> candidate_of;
+  std::vector<uint64_t> candidate_ids;
+  std::vector<double> importance;
+  std::vector<double> variate;
+  std::vector<double> scale;
 };
 
 class NeighborSampler::ScratchLease {
@@ -199,7 +212,8 @@ std::vector<uint64_t> NeighborSampler::BatchSeeds(uint64_t epoch, uint64_t batch
   return seeds;
 }
 
-LaborOptions ParseLaborOptions(std::string_view sampler, uint32_t batch_dependency) {
+LaborOptions ParseLaborOptions(std::string_view sampler, uint32_t batch_dependency,
+                               std::string_view importance) {
   LaborOptions labor;
   if (sampler == "labor") {
     labor.enabled = true;
@@ -211,6 +225,23 @@ LaborOptions ParseLaborOptions(std::string_view sampler, uint32_t batch_dependen
     throw Error::Input("--batch-dependency needs --sampler labor");
   }
   labor.batch_dependency = batch_dependency;
+  if (importance == "star") {
+    labor.importance = -1;
+  } else {
+    uint32_t steps = 0;
+    const auto [end, error] =
+        std::from_chars(importance.data(), importance.data() + importance.size(), steps);
+    if (error != std::errc() || end != importance.data() + importance.size() ||
+        steps > static_cast<uint32_t>(kMaxLaborIterations)) {
+      throw Error::Input(fmt::format(
+          "--labor-importance '{}': expected 0 (LABOR-0), a number of steps up to {}, or star",
+          importance, kMaxLaborIterations));
+    }
+    labor.importance = static_cast<int>(steps);
+  }
+  if (labor.importance != 0 && !labor.enabled) {
+    throw Error::Input("--labor-importance needs --sampler labor");
+  }
   return labor;
 }
 
@@ -300,9 +331,12 @@ void NeighborSampler::PickNeighbors(const CscGraph& graph, std::span<const uint6
       if (degree > static_cast<uint64_t>(fanout)) room += degree;
     }
     scratch.labor_kept.resize(room);
+    scratch.labor_weight.resize(room);
   } else {
     labor = nullptr;  // every destination keeps all its in-edges
   }
+  const bool importance = labor != nullptr && labor_.importance != 0;
+  if (importance) WeighCandidates(graph, dst, static_cast<uint32_t>(fanout), *labor, scratch);
   // Every pass here is by destination (or by a destination's edges), so the thread split
   // changes nothing. First the in-edges of each destination and how many it keeps.
   ParallelFor(workers, num_dst, [&](uint64_t begin, uint64_t end) {
@@ -312,11 +346,29 @@ void NeighborSampler::PickNeighbors(const CscGraph& graph, std::span<const uint6
           fanout < 0 ? degree : std::min<uint64_t>(degree, static_cast<uint64_t>(fanout));
       if (labor != nullptr && labor_at[i] != UINT64_MAX) {
         kept = 0;
-        const double keep = labor->KeyThreshold(static_cast<double>(fanout) / degree);
-        const uint64_t first = graph.EdgeBegin(dst[i]);
         uint32_t* out = scratch.labor_kept.data() + labor_at[i];
-        for (uint64_t k = 0; k < degree; ++k) {
-          if (labor->Key(graph.Source(first + k)) < keep) out[kept++] = static_cast<uint32_t>(k);
+        float* weight = scratch.labor_weight.data() + labor_at[i];
+        if (importance) {
+          const uint32_t* candidate = scratch.candidate_of.data() + scratch.edge_at[i];
+          const double scale = scratch.scale[i];
+          for (uint64_t k = 0; k < degree; ++k) {
+            const uint32_t t = candidate[k];
+            const double p = std::min(1.0, scale * scratch.importance[t]);
+            if (scratch.variate[t] < p) {
+              weight[kept] = static_cast<float>(1.0 / p);
+              out[kept++] = static_cast<uint32_t>(k);
+            }
+          }
+        } else {
+          const double p = static_cast<double>(fanout) / degree;
+          const double keep = labor->KeyThreshold(p);
+          const uint64_t first = graph.EdgeBegin(dst[i]);
+          for (uint64_t k = 0; k < degree; ++k) {
+            if (labor->Key(graph.Source(first + k)) < keep) {
+              weight[kept] = static_cast<float>(1.0 / p);
+              out[kept++] = static_cast<uint32_t>(k);
+            }
+          }
         }
       }
       if (kept >= UINT32_MAX) {
@@ -339,6 +391,7 @@ void NeighborSampler::PickNeighbors(const CscGraph& graph, std::span<const uint6
     indptr[i] = static_cast<uint32_t>(total);
   }
   picked.resize(total);
+  block.edge_weights.assign(labor != nullptr ? total : 0, 1.0f);
   const bool resident = graph.indices_resident();
 
   ParallelFor(workers, num_dst, [&](uint64_t begin, uint64_t end) {
@@ -347,14 +400,16 @@ void NeighborSampler::PickNeighbors(const CscGraph& graph, std::span<const uint6
       const auto [first_edge, degree] = ranges[i];
       const uint64_t kept = indptr[i + 1] - indptr[i];
       uint64_t* out = picked.data() + indptr[i];
-      if (kept == degree) {
-        for (uint64_t k = 0; k < degree; ++k) out[k] = first_edge + k;
-        continue;
-      }
-      if (labor != nullptr) {
+      if (labor != nullptr && labor_at[i] != UINT64_MAX) {
         // The first pass's survivors, in edge order: sources stay in ascending id.
         const uint32_t* survivors = scratch.labor_kept.data() + labor_at[i];
         for (uint64_t k = 0; k < kept; ++k) out[k] = first_edge + survivors[k];
+        std::copy_n(scratch.labor_weight.data() + labor_at[i], kept,
+                    block.edge_weights.data() + indptr[i]);
+        continue;
+      }
+      if (kept == degree) {
+        for (uint64_t k = 0; k < degree; ++k) out[k] = first_edge + k;
         continue;
       }
       // The destination node's own stream: the same picks whichever thread draws them and
@@ -371,6 +426,52 @@ void NeighborSampler::PickNeighbors(const CscGraph& graph, std::span<const uint6
   // On disk, the whole layer's entries go to the reader at once: sorted and coalesced, the
   // picks of one node usually share a read.
   if (!resident) graph.ResolveSources(picked);
+}
+
+void NeighborSampler::WeighCandidates(const CscGraph& graph, std::span<const uint64_t> dst,
+                                      uint32_t fanout, const LaborVariates& labor,
+                                      Scratch& scratch) const {
+  const uint64_t num_dst = dst.size();
+  std::vector<uint32_t>& edge_at = scratch.edge_at;
+  edge_at.resize(num_dst + 1);
+  uint64_t edges = 0;
+  for (uint64_t i = 0; i < num_dst; ++i) {
+    edge_at[i] = static_cast<uint32_t>(edges);
+    edges += graph.InDegree(dst[i]);
+    if (edges >= UINT32_MAX) {
+      throw Error::Input(fmt::format(
+          "LABOR-* weighs {}+ in-edges of a layer, more than 32-bit offsets can number; lower "
+          "the batch size or the fanouts",
+          edges));
+    }
+  }
+  edge_at[num_dst] = static_cast<uint32_t>(edges);
+  // Candidates numbered in edge order, on one thread, so that the numbers are the same for any
+  // thread count.
+  NodeNumberTable& numbers = scratch.candidate_numbers;
+  std::vector<uint64_t>& ids = scratch.candidate_ids;
+  numbers.Reset(edges / 2 + 1);
+  ids.clear();
+  scratch.candidate_of.resize(edges);
+  for (uint64_t i = 0; i < num_dst; ++i) {
+    const uint64_t first = graph.EdgeBegin(dst[i]);
+    for (uint32_t e = edge_at[i]; e < edge_at[i + 1]; ++e) {
+      const uint64_t t = graph.Source(first + (e - edge_at[i]));
+      bool inserted = false;
+      scratch.candidate_of[e] = numbers.FindOrInsert(t, NodeNumberTable::Hash(t),
+                                                     static_cast<uint32_t>(ids.size()), inserted);
+      if (inserted) ids.push_back(t);
+    }
+  }
+  scratch.importance.resize(ids.size());
+  scratch.scale.resize(num_dst);
+  LaborImportance(edge_at, scratch.candidate_of, fanout, labor_.importance, scratch.importance,
+                  scratch.scale, threads_);
+  scratch.variate.resize(ids.size());
+  ParallelFor(ids.size() < kMinParallelDestinations ? 1u : threads_, ids.size(),
+              [&](uint64_t begin, uint64_t end) {
+                for (uint64_t c = begin; c < end; ++c) scratch.variate[c] = labor(ids[c]);
+              });
 }
 
 }  // namespace strata

@@ -90,6 +90,7 @@ nlohmann::ordered_json RunSampleBench(const SampleBenchOptions& o) {
   for (double& e : sources_per_block) e /= n;
   report["sampler"] = o.labor.enabled ? "labor" : "neighbor";
   report["batch_dependency"] = o.labor.batch_dependency;
+  report["labor_importance"] = o.labor.importance;  // -1: until convergence
   report["sources_per_block_mean"] = sources_per_block;
   report["edges_per_block_mean"] = edges_per_block;
   report["consecutive_input_overlap"] = shared_of > 0 ? shared / shared_of : 0.0;

@@ -90,6 +90,33 @@ TEST_F(TrainCli, CheckpointIsEvaluatedWithEitherTopology) {
   for (const std::string& output : outputs) EXPECT_EQ(output, outputs[0]);
 }
 
+// LABOR-* with dependent batches: the weighted layers train, and the losses do not depend on
+// the pipeline (run-ahead, threads) or the feature store.
+TEST_F(TrainCli, LaborImportanceTrainsTheSameWhateverThePipeline) {
+  for (const char* model : {"sage", "gcn", "gat"}) {
+    std::vector<std::vector<double>> losses;
+    for (int variant = 0; variant < 2; ++variant) {
+      const std::string metrics = dir_ / (std::string(model) + std::to_string(variant) + ".jsonl");
+      std::vector<std::string> args = Args(metrics);
+      args.insert(args.end(), {"--model", model, "--sampler", "labor", "--labor-importance", "star",
+                               "--batch-dependency", "4"});
+      if (variant == 1) {
+        args.insert(args.end(),
+                    {"--run-ahead", "1", "--threads", "1", "--feature-store", "direct"});
+      }
+      CommandResult run = RunStrata(args);
+      ASSERT_EQ(run.exit_status, 0) << model << ": " << run.err;
+      losses.emplace_back();
+      for (const nlohmann::json& line : ReadJsonLines(metrics)) {
+        if (line["event"] == "epoch") losses.back().push_back(line["train_loss"].get<double>());
+      }
+    }
+    ASSERT_EQ(losses[0].size(), 2u) << model;
+    EXPECT_EQ(losses[0], losses[1]) << model;
+    EXPECT_LT(losses[0][1], losses[0][0]) << model;
+  }
+}
+
 TEST_F(TrainCli, BadOptionsAreOneLineErrors) {
   std::vector<std::string> args = Args(dir_ / "m.jsonl");
   args.insert(args.end(), {"--topology", "cloud"});
@@ -112,6 +139,9 @@ TEST_F(TrainCli, BadOptionsAreOneLineErrors) {
   args = Args(dir_ / "m.jsonl");
   args.insert(args.end(), {"--batch-dependency", "8"});
   ExpectInputError(RunStrata(args), {"--batch-dependency needs --sampler labor"});
+  args = Args(dir_ / "m.jsonl");
+  args.insert(args.end(), {"--sampler", "labor", "--labor-importance", "lots"});
+  ExpectInputError(RunStrata(args), {"--labor-importance 'lots'"});
   EXPECT_FALSE(std::filesystem::exists(dir_ / "m.jsonl"));
 }
 

@@ -24,15 +24,15 @@ std::vector<double> RandomNorms(size_t n, uint64_t seed) {
 
 // Layer widths that make the layer take each order of its two products (gcn_conv.h): wide
 // inputs into few outputs transform first, narrow inputs into many outputs aggregate first.
-struct Widths {
+struct GcnWidths {
   size_t in, out;
 };
-constexpr Widths kTransformFirst{5, 4}, kAggregateFirst{2, 8};
+constexpr GcnWidths kTransformFirst{5, 4}, kAggregateFirst{2, 8};
 
-class GcnConvOrder : public ::testing::TestWithParam<Widths> {};
+class GcnConvOrder : public ::testing::TestWithParam<GcnWidths> {};
 
 TEST_P(GcnConvOrder, BackwardMatchesFiniteDifferences) {
-  const Widths w = GetParam();
+  const GcnWidths w = GetParam();
   Block block = RandomBlock(6, 14, 4, 1);
   MatrixD features = RandomMatrix<double>(14, w.in, 2);
   std::vector<double> norm = RandomNorms(14, 3);
