@@ -1,7 +1,6 @@
 #include "sampling/labor_importance.h"
 
 #include <algorithm>
-#include <functional>
 #include <limits>
 
 #include "common/parallel.h"
@@ -14,18 +13,29 @@ constexpr uint64_t kMinParallelDestinations = 2048;
 
 }  // namespace
 
-double LaborScale(std::span<const double> weights, uint32_t fanout, std::vector<double>& sorted) {
-  sorted.assign(weights.begin(), weights.end());
-  std::sort(sorted.begin(), sorted.end(), std::greater<>());
-  double rest = 0;  // the sum of the weights not saturated
-  for (double w : sorted) rest += w;
-  // With the j largest saturated, the others share fanout - j in proportion to their weights;
-  // j grows until the largest of the others is not saturated.
-  for (size_t j = 0;; ++j) {
-    const double scale = (fanout - static_cast<double>(j)) / rest;
-    if (j + 1 >= sorted.size() || scale * sorted[j] <= 1) return scale;
-    rest -= sorted[j];
+double LaborScale(std::span<const double> weights, uint32_t fanout) {
+  // Water-filling: with the weights that saturate (scale * w >= 1) counted as 1, the others
+  // share what is left of the fanout in proportion to their weights. Each pass computes the
+  // scale for the saturated set that the previous scale gives; the scale only grows, so the set
+  // only grows, and a pass whose set is the one its scale was computed for has the answer (a
+  // few passes in practice).
+  double scale = 0;
+  uint64_t solved_for = UINT64_MAX;  // the saturated count that `scale` was computed for
+  for (;;) {
+    uint64_t saturated = 0;
+    double rest = 0;
+    for (double w : weights) {
+      if (scale * w >= 1) {
+        ++saturated;
+      } else {
+        rest += w;
+      }
+    }
+    if (saturated == solved_for || saturated >= fanout || rest <= 0) break;
+    scale = (fanout - static_cast<double>(saturated)) / rest;
+    solved_for = saturated;
   }
+  return scale;
 }
 
 void LaborImportance(std::span<const uint32_t> indptr, std::span<const uint32_t> candidates,
@@ -36,7 +46,7 @@ void LaborImportance(std::span<const uint32_t> indptr, std::span<const uint32_t>
   std::fill(pi.begin(), pi.end(), 1.0);
   auto solve = [&] {
     ParallelFor(workers, num_dst, [&](uint64_t begin, uint64_t end) {
-      std::vector<double> weights, sorted;
+      std::vector<double> weights;
       for (uint64_t d = begin; d < end; ++d) {
         const uint32_t e0 = indptr[d], e1 = indptr[d + 1];
         if (e1 - e0 <= fanout) {
@@ -45,7 +55,7 @@ void LaborImportance(std::span<const uint32_t> indptr, std::span<const uint32_t>
         }
         weights.resize(e1 - e0);
         for (uint32_t e = e0; e < e1; ++e) weights[e - e0] = pi[candidates[e]];
-        scale[d] = LaborScale(weights, fanout, sorted);
+        scale[d] = LaborScale(weights, fanout);
       }
     });
   };

@@ -32,7 +32,7 @@ void LaborImportance(std::span<const uint32_t> indptr, std::span<const uint32_t>
                      unsigned threads);
 
 // The scale c with sum over `weights` of min(1, c * w) == fanout, for fanout < weights.size()
-// and every weight > 0 (water-filling: the largest weights saturate first). `sorted` is scratch.
-double LaborScale(std::span<const double> weights, uint32_t fanout, std::vector<double>& sorted);
+// and every weight > 0 (water-filling: the largest weights saturate first).
+double LaborScale(std::span<const double> weights, uint32_t fanout);
 
 }  // namespace strata

@@ -74,6 +74,8 @@ struct NeighborSampler::Scratch {
   NodeNumberTable candidate_numbers;
   std::vector<uint32_t> edge_at;
   std::vector<uint32_t> candidate_of;
+  std::vector<uint64_t> candidate_sources;  // each edge's source, and its hash
+  std::vector<uint64_t> candidate_hashes;
   std::vector<uint64_t> candidate_ids;
   std::vector<double> importance;
   std::vector<double> variate;
@@ -450,18 +452,32 @@ void NeighborSampler::WeighCandidates(const CscGraph& graph, std::span<const uin
   // thread count.
   NodeNumberTable& numbers = scratch.candidate_numbers;
   std::vector<uint64_t>& ids = scratch.candidate_ids;
+  // First every edge's source and its hash (in parallel), then the numbering, which prefetches
+  // the table slots a few edges ahead: the probes are cache misses once the table outgrows L2.
+  std::vector<uint64_t>& hashes = scratch.candidate_hashes;
+  std::vector<uint64_t>& sources = scratch.candidate_sources;
+  hashes.resize(edges);
+  sources.resize(edges);
+  ParallelFor(num_dst < kMinParallelDestinations ? 1u : threads_, num_dst,
+              [&](uint64_t begin, uint64_t end) {
+                for (uint64_t i = begin; i < end; ++i) {
+                  const uint64_t first = graph.EdgeBegin(dst[i]);
+                  for (uint32_t e = edge_at[i]; e < edge_at[i + 1]; ++e) {
+                    sources[e] = graph.Source(first + (e - edge_at[i]));
+                    hashes[e] = NodeNumberTable::Hash(sources[e]);
+                  }
+                }
+              });
   numbers.Reset(edges / 2 + 1);
   ids.clear();
   scratch.candidate_of.resize(edges);
-  for (uint64_t i = 0; i < num_dst; ++i) {
-    const uint64_t first = graph.EdgeBegin(dst[i]);
-    for (uint32_t e = edge_at[i]; e < edge_at[i + 1]; ++e) {
-      const uint64_t t = graph.Source(first + (e - edge_at[i]));
-      bool inserted = false;
-      scratch.candidate_of[e] = numbers.FindOrInsert(t, NodeNumberTable::Hash(t),
-                                                     static_cast<uint32_t>(ids.size()), inserted);
-      if (inserted) ids.push_back(t);
-    }
+  constexpr uint64_t kProbeAhead = 8;
+  for (uint64_t e = 0; e < edges; ++e) {
+    if (e + kProbeAhead < edges) numbers.Prefetch(hashes[e + kProbeAhead]);
+    bool inserted = false;
+    scratch.candidate_of[e] = numbers.FindOrInsert(sources[e], hashes[e],
+                                                   static_cast<uint32_t>(ids.size()), inserted);
+    if (inserted) ids.push_back(sources[e]);
   }
   scratch.importance.resize(ids.size());
   scratch.scale.resize(num_dst);

@@ -85,15 +85,21 @@ Probabilities Solve(int iterations, unsigned threads = 1) {
 }
 
 TEST(LaborImportance, ScaleWaterFillsToTheFanout) {
-  std::vector<double> sorted;
   const std::vector<double> weights{4, 1, 1, 1, 1, 1, 1, 0.5};
-  const double c = LaborScale(weights, 3, sorted);
+  const double c = LaborScale(weights, 3);
   double sum = 0;
   for (double w : weights) sum += std::min(1.0, c * w);
   EXPECT_NEAR(sum, 3.0, 1e-12);
   EXPECT_GE(c * 4, 1.0);  // the heaviest saturates
   // Equal weights: LABOR-0's fanout / degree.
-  EXPECT_DOUBLE_EQ(LaborScale(std::vector<double>(8, 1.0), 2, sorted), 0.25);
+  EXPECT_DOUBLE_EQ(LaborScale(std::vector<double>(8, 1.0), 2), 0.25);
+  // Saturation that cascades: 10 saturates first, then 5 once the scale grows.
+  const std::vector<double> cascade{10, 5, 1, 1, 1, 1};
+  const double cc = LaborScale(cascade, 3);
+  double total = 0;
+  for (double w : cascade) total += std::min(1.0, cc * w);
+  EXPECT_NEAR(total, 3.0, 1e-12);
+  EXPECT_GE(cc * 5, 1.0);
 }
 
 TEST(LaborImportance, EverySeedKeepsTheFanoutInExpectationAndSourcesFall) {
