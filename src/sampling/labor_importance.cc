@@ -20,9 +20,9 @@ double LaborScale(std::span<const double> weights, uint32_t fanout) {
   // only grows, and a pass whose set is the one its scale was computed for has the answer (a
   // few passes in practice).
   double scale = 0;
-  uint64_t solved_for = UINT64_MAX;  // the saturated count that `scale` was computed for
+  int64_t solved_for = -1;  // the saturated count that `scale` was computed for
   for (;;) {
-    uint64_t saturated = 0;
+    int64_t saturated = 0;
     double rest = 0;
     for (double w : weights) {
       if (scale * w >= 1) {
@@ -31,7 +31,9 @@ double LaborScale(std::span<const double> weights, uint32_t fanout) {
         rest += w;
       }
     }
-    if (saturated == solved_for || saturated >= fanout || rest <= 0) break;
+    // Rounding can drop a weight that sits exactly at 1 / scale back out of the set; the set
+    // never shrinks in exact arithmetic, so a count that does not grow is the answer.
+    if (saturated <= solved_for || saturated >= fanout || rest <= 0) break;
     scale = (fanout - static_cast<double>(saturated)) / rest;
     solved_for = saturated;
   }

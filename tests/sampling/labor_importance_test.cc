@@ -100,6 +100,13 @@ TEST(LaborImportance, ScaleWaterFillsToTheFanout) {
   for (double w : cascade) total += std::min(1.0, cc * w);
   EXPECT_NEAR(total, 3.0, 1e-12);
   EXPECT_GE(cc * 5, 1.0);
+  // A weight at 1 / scale up to rounding (as LABOR-*'s fixed point makes them) ends the
+  // water-filling instead of flipping in and out of the saturated set.
+  const std::vector<double> boundary{1.0 / 3, 1.0 / 3, 1.0 / 3, 0.1 / 3, 0.2 / 3, 0.3 / 3};
+  const double cb = LaborScale(boundary, 2);
+  double sum_boundary = 0;
+  for (double w : boundary) sum_boundary += std::min(1.0, cb * w);
+  EXPECT_NEAR(sum_boundary, 2.0, 1e-9);
 }
 
 TEST(LaborImportance, EverySeedKeepsTheFanoutInExpectationAndSourcesFall) {
