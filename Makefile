@@ -66,7 +66,7 @@ test-asan: setup
 # ThreadSanitizer. OpenBLAS is not instrumented, so it runs one thread here: TSan cannot see
 # its own synchronisation.
 TSAN_SUITES = DirectFeatureStore Stores/FeatureStoreTest Policies/WindowedCacheTest IoEngine \
-    HostArena NeighborSampler BatchPipelineTest NeighborBatchSourceTest BoundedQueue LargeBatchTest \
+    HostArena NeighborSampler Labor LaborImportance BatchPipelineTest NeighborBatchSourceTest BoundedQueue LargeBatchTest \
     MacroBatchTest AheadOfTimeTest HistoryTable NeighborLoaderTest Trainer Features/FullGraphTest IdWidths/ InputProducts \
     SpGemm SpMM TrainCli MultistageCli Placement/IntermediateRowsTest IntermediateRows
 empty :=
