@@ -186,13 +186,17 @@ void SpmmTransposed(const BlockCsr& csr, const BlockCsc& csc, Reduce reduce,
       csc.weights.size() != csr.weights.size()) {
     throw Error::Internal("SpmmTransposed: the CSC was not built from this CSR");
   }
+  // The mean's divisor per destination: its edge count, or with weights its total weight.
   std::vector<T> inverse_totals;
   if (reduce == Reduce::kMean) {
     inverse_totals.resize(csr.num_dst);
     for (uint32_t d = 0; d < csr.num_dst; ++d) {
-      T total{0};
-      for (uint32_t e = csr.indptr[d]; e < csr.indptr[d + 1]; ++e) {
-        total += csr.weights.empty() ? T{1} : static_cast<T>(csr.weights[e]);
+      T total = static_cast<T>(csr.indptr[d + 1] - csr.indptr[d]);
+      if (!csr.weights.empty()) {
+        total = T{0};
+        for (uint32_t e = csr.indptr[d]; e < csr.indptr[d + 1]; ++e) {
+          total += static_cast<T>(csr.weights[e]);
+        }
       }
       inverse_totals[d] = total > 0 ? T{1} / total : T{0};
     }

@@ -68,14 +68,13 @@ struct NeighborSampler::Scratch {
   std::vector<uint64_t> labor_at;
   std::vector<uint32_t> labor_kept;
   std::vector<float> labor_weight;
-  // LABOR-*: the layer's in-edges by destination (edge_at), each edge's source as a candidate
-  // number (candidate_of), the candidates' ids, importance, variates, and each destination's
-  // scale (sampling/labor_importance.h).
-  NodeNumberTable candidate_numbers;
+  // LABOR-*: the layer's in-edges by destination (edge_at), each edge's source and its number
+  // as a candidate (candidate_of), the candidates' ids, importance, variates, and each
+  // destination's scale (sampling/labor_importance.h).
+  LocalIdScratch candidate_numbers;
   std::vector<uint32_t> edge_at;
+  std::vector<uint64_t> candidate_sources;
   std::vector<uint32_t> candidate_of;
-  std::vector<uint64_t> candidate_sources;  // each edge's source, and its hash
-  std::vector<uint64_t> candidate_hashes;
   std::vector<uint64_t> candidate_ids;
   std::vector<double> importance;
   std::vector<double> variate;
@@ -448,15 +447,9 @@ void NeighborSampler::WeighCandidates(const CscGraph& graph, std::span<const uin
     }
   }
   edge_at[num_dst] = static_cast<uint32_t>(edges);
-  // Candidates numbered in edge order, on one thread, so that the numbers are the same for any
-  // thread count.
-  NodeNumberTable& numbers = scratch.candidate_numbers;
-  std::vector<uint64_t>& ids = scratch.candidate_ids;
-  // First every edge's source and its hash (in parallel), then the numbering, which prefetches
-  // the table slots a few edges ahead: the probes are cache misses once the table outgrows L2.
-  std::vector<uint64_t>& hashes = scratch.candidate_hashes;
+  // Each edge's source, then the candidates numbered by first appearance in edge order, as a
+  // block's local ids are (the same numbers for any thread count).
   std::vector<uint64_t>& sources = scratch.candidate_sources;
-  hashes.resize(edges);
   sources.resize(edges);
   ParallelFor(num_dst < kMinParallelDestinations ? 1u : threads_, num_dst,
               [&](uint64_t begin, uint64_t end) {
@@ -464,21 +457,11 @@ void NeighborSampler::WeighCandidates(const CscGraph& graph, std::span<const uin
                   const uint64_t first = graph.EdgeBegin(dst[i]);
                   for (uint32_t e = edge_at[i]; e < edge_at[i + 1]; ++e) {
                     sources[e] = graph.Source(first + (e - edge_at[i]));
-                    hashes[e] = NodeNumberTable::Hash(sources[e]);
                   }
                 }
               });
-  numbers.Reset(edges / 2 + 1);
-  ids.clear();
-  scratch.candidate_of.resize(edges);
-  constexpr uint64_t kProbeAhead = 8;
-  for (uint64_t e = 0; e < edges; ++e) {
-    if (e + kProbeAhead < edges) numbers.Prefetch(hashes[e + kProbeAhead]);
-    bool inserted = false;
-    scratch.candidate_of[e] = numbers.FindOrInsert(sources[e], hashes[e],
-                                                   static_cast<uint32_t>(ids.size()), inserted);
-    if (inserted) ids.push_back(sources[e]);
-  }
+  std::vector<uint64_t>& ids = scratch.candidate_ids;
+  AssignLocalIds({}, sources, threads_, scratch.candidate_numbers, ids, scratch.candidate_of);
   scratch.importance.resize(ids.size());
   scratch.scale.resize(num_dst);
   LaborImportance(edge_at, scratch.candidate_of, fanout, labor_.importance, scratch.importance,

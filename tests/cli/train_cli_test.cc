@@ -118,30 +118,25 @@ TEST_F(TrainCli, LaborImportanceTrainsTheSameWhateverThePipeline) {
 }
 
 TEST_F(TrainCli, BadOptionsAreOneLineErrors) {
-  std::vector<std::string> args = Args(dir_ / "m.jsonl");
-  args.insert(args.end(), {"--topology", "cloud"});
-  ExpectInputError(RunStrata(args), {"--topology"});
-  args = Args(dir_ / "m.jsonl");
-  args.insert(args.end(), {"--adjacency-cache", "lots"});
-  ExpectInputError(RunStrata(args), {"--adjacency-cache"});
-  args = Args(dir_ / "m.jsonl");
-  args.insert(args.end(), {"--max-read-bytes", "1000"});
-  ExpectInputError(RunStrata(args), {"4096"});
-  args = Args(dir_ / "m.jsonl");
-  args.insert(args.end(), {"--run-ahead", "0"});
-  ExpectInputError(RunStrata(args), {"--run-ahead"});
-  args = Args(dir_ / "m.jsonl");
-  args.insert(args.end(), {"--eval", "layerwise", "--eval-fanouts", "5,5"});
-  ExpectInputError(RunStrata(args), {"--eval-fanouts"});
-  args = Args(dir_ / "m.jsonl");
-  args.insert(args.end(), {"--sampler", "ladies"});
-  ExpectInputError(RunStrata(args), {"--sampler 'ladies'"});
-  args = Args(dir_ / "m.jsonl");
-  args.insert(args.end(), {"--batch-dependency", "8"});
-  ExpectInputError(RunStrata(args), {"--batch-dependency needs --sampler labor"});
-  args = Args(dir_ / "m.jsonl");
-  args.insert(args.end(), {"--sampler", "labor", "--labor-importance", "lots"});
-  ExpectInputError(RunStrata(args), {"--labor-importance 'lots'"});
+  struct BadOption {
+    std::vector<std::string> extra;
+    std::string message;
+  };
+  const std::vector<BadOption> cases = {
+      {{"--topology", "cloud"}, "--topology"},
+      {{"--adjacency-cache", "lots"}, "--adjacency-cache"},
+      {{"--max-read-bytes", "1000"}, "4096"},
+      {{"--run-ahead", "0"}, "--run-ahead"},
+      {{"--eval", "layerwise", "--eval-fanouts", "5,5"}, "--eval-fanouts"},
+      {{"--sampler", "ladies"}, "--sampler 'ladies'"},
+      {{"--batch-dependency", "8"}, "--batch-dependency needs --sampler labor"},
+      {{"--sampler", "labor", "--labor-importance", "lots"}, "--labor-importance 'lots'"},
+  };
+  for (const BadOption& bad : cases) {
+    std::vector<std::string> args = Args(dir_ / "m.jsonl");
+    args.insert(args.end(), bad.extra.begin(), bad.extra.end());
+    ExpectInputError(RunStrata(args), {bad.message});
+  }
   EXPECT_FALSE(std::filesystem::exists(dir_ / "m.jsonl"));
 }
 
