@@ -137,15 +137,15 @@ class NeighborSampler {
   SampledBatch SampleFrom(std::span<const uint64_t> seeds, std::span<const int> fanouts,
                           uint64_t stream_seed, uint64_t epoch = 0, uint64_t batch = 0,
                           bool labor = false) const;
-  // Fills block.indptr and scratch.picked (the chosen sources' global ids, by destination);
-  // with `labor`, LABOR's picks under those variates.
-  void PickNeighbors(const CscGraph& graph, std::span<const uint64_t> dst, int fanout,
+  // Fills block.indptr and scratch.picked (the chosen sources' global ids, by destination) for
+  // layer `layer`; with `labor`, LABOR's picks under those variates.
+  void PickNeighbors(const CscGraph& graph, std::span<const uint64_t> dst, int fanout, size_t layer,
                      uint64_t layer_seed, const LaborVariates* labor, Scratch& scratch,
                      Block& block) const;
   // LABOR-*: numbers the sources of dst's in-edges as candidates and computes their
   // importance, the destinations' scales and the candidates' variates into `scratch`.
   void WeighCandidates(const CscGraph& graph, std::span<const uint64_t> dst, uint32_t fanout,
-                       const LaborVariates& labor, Scratch& scratch) const;
+                       size_t layer, const LaborVariates& labor, Scratch& scratch) const;
   std::shared_ptr<const Permutation> EpochPermutation(uint64_t epoch) const;
 
   const CscGraph& graph_;                      // layer_graphs_[0]

@@ -42,8 +42,9 @@ double LaborScale(std::span<const double> weights, uint32_t fanout) {
 
 void LaborImportance(std::span<const uint32_t> indptr, std::span<const uint32_t> candidates,
                      uint32_t fanout, int iterations, std::span<double> pi, std::span<double> scale,
-                     unsigned threads) {
+                     LaborImportanceScratch& scratch, unsigned threads) {
   const uint64_t num_dst = indptr.size() - 1;
+  const uint64_t num_candidates = pi.size();
   const unsigned workers = num_dst < kMinParallelDestinations ? 1u : threads;
   std::fill(pi.begin(), pi.end(), 1.0);
   auto solve = [&] {
@@ -63,23 +64,39 @@ void LaborImportance(std::span<const uint32_t> indptr, std::span<const uint32_t>
   };
   solve();
   const int steps = iterations < 0 ? kMaxLaborIterations : iterations;
-  std::vector<double> taken(pi.size());
-  double expected = static_cast<double>(pi.size());
+  if (steps == 0) return;
+  // Each candidate's destinations (the transpose, by counting sort), so that a step's maximum
+  // over them reads the destinations' scales, few enough to stay in cache, instead of updating
+  // the candidates' array at random for every edge.
+  std::vector<uint32_t>& at = scratch.destinations_at;
+  std::vector<uint32_t>& destinations = scratch.destinations;
+  at.assign(num_candidates + 1, 0);
+  for (uint32_t t : candidates) ++at[t + 1];
+  for (uint64_t t = 0; t < num_candidates; ++t) at[t + 1] += at[t];
+  destinations.resize(candidates.size());
+  scratch.next_slot.assign(at.begin(), at.end() - 1);
+  for (uint64_t d = 0; d < num_dst; ++d) {
+    for (uint32_t e = indptr[d]; e < indptr[d + 1]; ++e) {
+      destinations[scratch.next_slot[candidates[e]]++] = static_cast<uint32_t>(d);
+    }
+  }
+  const unsigned candidate_workers = num_candidates < kMinParallelDestinations ? 1u : threads;
+  double expected = static_cast<double>(num_candidates);
   for (int step = 0; step < steps; ++step) {
-    // Serial, in edge order: a maximum per candidate over its destinations.
-    std::fill(taken.begin(), taken.end(), 0.0);
-    for (uint64_t d = 0; d < num_dst; ++d) {
-      for (uint32_t e = indptr[d]; e < indptr[d + 1]; ++e) {
-        const uint32_t t = candidates[e];
-        taken[t] = std::max(taken[t], std::min(1.0, scale[d] * pi[t]));
+    // The probability that t is taken, max over its destinations of min(1, c_d pi_t), is
+    // min(1, pi_t max c_d): multiplying by pi_t > 0 keeps the order, rounding included. A
+    // candidate that no destination lists keeps its weight.
+    ParallelFor(candidate_workers, num_candidates, [&](uint64_t begin, uint64_t end) {
+      for (uint64_t t = begin; t < end; ++t) {
+        if (at[t] == at[t + 1]) continue;
+        double largest = 0;
+        for (uint32_t k = at[t]; k < at[t + 1]; ++k)
+          largest = std::max(largest, scale[destinations[k]]);
+        pi[t] = std::min(1.0, pi[t] * largest);
       }
-    }
+    });
     double next = 0;
-    for (size_t t = 0; t < pi.size(); ++t) {
-      // A candidate that no destination lists keeps its weight.
-      if (taken[t] > 0) pi[t] = taken[t];
-      next += pi[t];
-    }
+    for (double p : pi) next += p;
     solve();
     if (iterations < 0 && expected - next <= kConverged * next) break;
     expected = next;

@@ -26,10 +26,17 @@ namespace strata {
 
 constexpr int kMaxLaborIterations = 100;
 
+// Memory LaborImportance reuses from one call to the next: each candidate's destinations.
+struct LaborImportanceScratch {
+  std::vector<uint32_t> destinations_at;  // per candidate, where its destinations start
+  std::vector<uint32_t> destinations;
+  std::vector<uint32_t> next_slot;
+};
+
 // Writes pi (one per candidate, in (0, 1]) and scale (one per destination).
 void LaborImportance(std::span<const uint32_t> indptr, std::span<const uint32_t> candidates,
                      uint32_t fanout, int iterations, std::span<double> pi, std::span<double> scale,
-                     unsigned threads);
+                     LaborImportanceScratch& scratch, unsigned threads);
 
 // The scale c with sum over `weights` of min(1, c * w) == fanout, for fanout < weights.size()
 // and every weight > 0 (water-filling: the largest weights saturate first).

@@ -69,14 +69,16 @@ struct NeighborSampler::Scratch {
   std::vector<uint32_t> labor_kept;
   std::vector<float> labor_weight;
   // LABOR-*: the layer's in-edges by destination (edge_at), each edge's source and its number
-  // as a candidate (candidate_of), the candidates' ids, importance, variates, and each
-  // destination's scale (sampling/labor_importance.h).
-  LocalIdScratch candidate_numbers;
+  // as a candidate (candidate_of; the table per layer, as local_ids), the candidates' ids,
+  // importance, variates, the fixed point's scratch, and each destination's scale
+  // (sampling/labor_importance.h).
+  std::vector<LocalIdScratch> candidate_numbers;
   std::vector<uint32_t> edge_at;
   std::vector<uint64_t> candidate_sources;
   std::vector<uint32_t> candidate_of;
   std::vector<uint64_t> candidate_ids;
   std::vector<double> importance;
+  LaborImportanceScratch importance_scratch;
   std::vector<double> variate;
   std::vector<double> scale;
 };
@@ -293,13 +295,16 @@ SampledBatch NeighborSampler::SampleFrom(std::span<const uint64_t> seeds,
   SampledBatch batch;
   batch.blocks.resize(fanouts.size());
   ScratchLease scratch(*this);
-  if (scratch->local_ids.size() < fanouts.size()) scratch->local_ids.resize(fanouts.size());
+  if (scratch->local_ids.size() < fanouts.size()) {
+    scratch->local_ids.resize(fanouts.size());
+    scratch->candidate_numbers.resize(fanouts.size());
+  }
   std::span<const uint64_t> dst = seeds;
   for (size_t l = fanouts.size(); l-- > 0;) {
     Block& block = batch.blocks[l];
     std::optional<LaborVariates> variates;
     if (labor) variates.emplace(seed_, epoch, l, batch_index, labor_.batch_dependency);
-    PickNeighbors(*layer_graphs_[l], dst, fanouts[l], MixSeed(stream_seed, l),
+    PickNeighbors(*layer_graphs_[l], dst, fanouts[l], l, MixSeed(stream_seed, l),
                   variates ? &*variates : nullptr, *scratch, block);
     AssignLocalIds(dst, scratch->picked, threads_, scratch->local_ids[l], block.src_nodes,
                    block.indices);
@@ -310,8 +315,9 @@ SampledBatch NeighborSampler::SampleFrom(std::span<const uint64_t> seeds,
 }
 
 void NeighborSampler::PickNeighbors(const CscGraph& graph, std::span<const uint64_t> dst,
-                                    int fanout, uint64_t layer_seed, const LaborVariates* labor,
-                                    Scratch& scratch, Block& block) const {
+                                    int fanout, size_t layer, uint64_t layer_seed,
+                                    const LaborVariates* labor, Scratch& scratch,
+                                    Block& block) const {
   const uint64_t num_dst = dst.size();
   const unsigned workers = num_dst < kMinParallelDestinations ? 1u : threads_;
   std::vector<uint32_t>& indptr = block.indptr;
@@ -337,7 +343,9 @@ void NeighborSampler::PickNeighbors(const CscGraph& graph, std::span<const uint6
     labor = nullptr;  // every destination keeps all its in-edges
   }
   const bool importance = labor != nullptr && labor_.importance != 0;
-  if (importance) WeighCandidates(graph, dst, static_cast<uint32_t>(fanout), *labor, scratch);
+  if (importance) {
+    WeighCandidates(graph, dst, static_cast<uint32_t>(fanout), layer, *labor, scratch);
+  }
   // Every pass here is by destination (or by a destination's edges), so the thread split
   // changes nothing. First the in-edges of each destination and how many it keeps.
   ParallelFor(workers, num_dst, [&](uint64_t begin, uint64_t end) {
@@ -430,7 +438,7 @@ void NeighborSampler::PickNeighbors(const CscGraph& graph, std::span<const uint6
 }
 
 void NeighborSampler::WeighCandidates(const CscGraph& graph, std::span<const uint64_t> dst,
-                                      uint32_t fanout, const LaborVariates& labor,
+                                      uint32_t fanout, size_t layer, const LaborVariates& labor,
                                       Scratch& scratch) const {
   const uint64_t num_dst = dst.size();
   std::vector<uint32_t>& edge_at = scratch.edge_at;
@@ -461,11 +469,12 @@ void NeighborSampler::WeighCandidates(const CscGraph& graph, std::span<const uin
                 }
               });
   std::vector<uint64_t>& ids = scratch.candidate_ids;
-  AssignLocalIds({}, sources, threads_, scratch.candidate_numbers, ids, scratch.candidate_of);
+  AssignLocalIds({}, sources, threads_, scratch.candidate_numbers[layer], ids,
+                 scratch.candidate_of);
   scratch.importance.resize(ids.size());
   scratch.scale.resize(num_dst);
   LaborImportance(edge_at, scratch.candidate_of, fanout, labor_.importance, scratch.importance,
-                  scratch.scale, threads_);
+                  scratch.scale, scratch.importance_scratch, threads_);
   scratch.variate.resize(ids.size());
   ParallelFor(ids.size() < kMinParallelDestinations ? 1u : threads_, ids.size(),
               [&](uint64_t begin, uint64_t end) {

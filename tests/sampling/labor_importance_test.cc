@@ -80,7 +80,9 @@ struct Probabilities {
 Probabilities Solve(int iterations, unsigned threads = 1) {
   const Problem problem;
   Probabilities p;
-  LaborImportance(problem.indptr, problem.candidates, kFanout, iterations, p.pi, p.scale, threads);
+  LaborImportanceScratch scratch;
+  LaborImportance(problem.indptr, problem.candidates, kFanout, iterations, p.pi, p.scale, scratch,
+                  threads);
   return p;
 }
 
