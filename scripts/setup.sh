@@ -17,6 +17,7 @@ packages=(
   libbenchmark-dev      # micro-benchmarks in bench/
   libmetis-dev          # METIS, the partitioning baseline GAP is compared against
   libgraphblas-dev      # SuiteSparse:GraphBLAS, the SpGEMM baseline of bench/ (linked there only)
+  libopenmpi-dev openmpi-bin  # data-parallel `mpirun -np N strata train` (MPI_Allreduce)
   util-linux            # unshare, for the disk-full test in a private tmpfs
   # make fuzz: clang with libFuzzer and the sanitizer runtimes (libclang_rt.fuzzer is in
   # libclang-rt-14-dev, only recommended by clang), llvm-symbolizer for readable stacks.

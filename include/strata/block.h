@@ -24,8 +24,8 @@ namespace strata {
 struct Block {
   std::vector<uint64_t> src_nodes;  // global ids; the first dst_count are the destinations
   uint32_t dst_count = 0;
-  std::vector<uint32_t> indptr;   // num_dst() + 1 offsets
-  std::vector<uint32_t> indices;  // local source ids, < num_src()
+  std::vector<uint32_t> indptr;     // num_dst() + 1 offsets
+  std::vector<uint32_t> indices;    // local source ids, < num_src()
   std::vector<float> edge_weights;  // empty, or one per edge
 
   uint32_t num_src() const { return static_cast<uint32_t>(src_nodes.size()); }

@@ -5,8 +5,8 @@
 // test holds the docs to the table).
 //
 // Groups: every path fills the top-level members; the sampled paths' batch streams fill
-// `pipeline` (zero on the full graph); `pipeline.multistage` and `full_graph` are set only on
-// their paths, and only then are their fields in the record.
+// `pipeline` (zero on the full graph); `pipeline.multistage`, `full_graph` and `data_parallel`
+// are set only on their paths, and only then are their fields in the record.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 namespace strata {
 
@@ -53,6 +54,24 @@ struct FullGraphStats {
   uint64_t scratch_bytes_written = 0;
 };
 
+// A data-parallel run's ranks (`mpirun -np N strata train`): rank 0's record says how the
+// exchange went, and lists every rank's stage times.
+struct RankTimes {
+  double time_s = 0;
+  double stall_s = 0;
+  double train_busy_s = 0;
+  double sample_s = 0;
+  double fetch_s = 0;
+  double allreduce_s = 0;
+};
+struct DataParallelStats {
+  uint32_t ranks = 0;
+  double allreduce_s = 0;        // this rank's time packing, starting and waiting for the sums
+  uint64_t allreduce_bytes = 0;  // each rank's contribution over the epoch
+  std::string parameter_hash;    // xxh64 of the parameters after the epoch, equal on every rank
+  std::vector<RankTimes> rank_times;  // by rank
+};
+
 struct EpochReport {
   uint64_t epoch = 0;
   double time_s = 0;
@@ -73,13 +92,14 @@ struct EpochReport {
   uint64_t peak_rss_bytes = 0;
   double gemm_gflops = 0;
   std::optional<FullGraphStats> full_graph;
+  std::optional<DataParallelStats> data_parallel;
 };
 
 // A metric's value as recorded: null, a count, a real or a word.
 using EpochValue = std::variant<std::nullptr_t, uint64_t, double, std::string_view>;
 
 struct EpochField {
-  enum class Group { kEvery, kMultistage, kFullGraph };
+  enum class Group { kEvery, kMultistage, kFullGraph, kDataParallel };
   // How the value reads: in the docs table, and on the progress line (bytes as MB/s).
   enum class Unit { kNone, kCount, kSeconds, kBytes, kFraction, kPerSecond, kMicroseconds };
 

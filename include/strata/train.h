@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "strata/collective.h"
 #include "strata/epoch_report.h"
 #include "strata/feature_store.h"
 #include "strata/graph.h"
@@ -29,6 +30,12 @@ struct SamplingOptions {
   std::vector<int> eval_fanouts;        // empty: all neighbours
   uint64_t batch_size = 1000;
   LaborOptions labor;  // --sampler labor [--batch-dependency K]: training and evaluation
+  // Data-parallel training: this process is rank `rank` of `world_size` and samples its share
+  // of every batch, every world_size-th seed of the epoch's order (SeedOrder), batch_size of
+  // them; Train sets these, and batch_size to the global batch over world_size, from its
+  // Collective, so that the ranks' shares together are the batch one process would sample.
+  uint32_t rank = 0;
+  uint32_t world_size = 1;
 };
 
 // Where a batch's input features come from and how they are prepared.
@@ -165,8 +172,16 @@ struct TrainResult {
 
 // Trains, calling `on_epoch` after each epoch; returns the final and the best-validation
 // model's accuracies.
+//
+// With `ranks` of more than one rank (mpirun), every rank calls Train with the same options and
+// trains the same model on its share of each batch (options.sampling.batch_size is the batch
+// of all ranks together, and must divide among them; macro-batches go to the ranks in turn),
+// the gradients averaged over the ranks at every step; evaluation is split between the ranks
+// and summed; rank 0 alone writes the metrics and the checkpoint, and on --resume reads the
+// checkpoint and sends its state to the others. The full graph is one process only.
 TrainResult Train(const TrainOptions& options,
-                  const std::function<void(const EpochReport&)>& on_epoch = {});
+                  const std::function<void(const EpochReport&)>& on_epoch = {},
+                  Collective* ranks = nullptr);
 
 struct EvalResult {
   double val_acc = 0;

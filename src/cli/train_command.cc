@@ -4,9 +4,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <memory>
+#include <new>
+#include <string>
 
 #include "cli/command.h"
 #include "cli/option_parsers.h"
+#include "mpi/mpi_collective.h"
 #include "strata/error.h"
 #include "strata/memory_budget.h"
 #include "strata/train.h"
@@ -127,6 +132,39 @@ void Resolve(TrainArgs& a) {
   o.progress = true;
 }
 
+void PrintEpoch(const EpochReport& r) {
+  std::printf(
+      "epoch %3llu  %7.2f s  loss %.4f  val %s  %llu batches  disk %.1f MB in %llu "
+      "reads  hit rate %.3f  busy: sample %.1f s, fetch %.1f s (+%.1f s waiting), "
+      "train %.1f s  peak RSS %.0f MB\n",
+      static_cast<unsigned long long>(r.epoch), r.time_s, r.train_loss,
+      std::isnan(r.val_acc) ? "  -   " : fmt::format("{:.4f}", r.val_acc).c_str(),
+      static_cast<unsigned long long>(r.batches), r.disk_bytes / 1e6,
+      static_cast<unsigned long long>(r.disk_reads), r.hit_rate, r.pipeline.sample_s,
+      r.pipeline.fetch_s, r.pipeline.fetch_wait_s, r.train_busy_s, r.peak_rss_bytes / 1e6);
+  std::fflush(stdout);
+}
+
+// A rank of a data-parallel run failed with the exception in flight: the others would wait
+// for its next sum forever, so it says which rank and why, in one line, and ends the job.
+[[noreturn]] void EndJob(MpiCollective& mpi) {
+  int status = 1;
+  std::string what;
+  try {
+    throw;
+  } catch (const Error& e) {
+    status = e.exit_status();
+    what = e.what();
+  } catch (const std::bad_alloc&) {
+    what = "out of memory; lower --memory-budget";
+  } catch (const std::exception& e) {
+    what = fmt::format("internal failure: {}", e.what());
+  }
+  std::fprintf(stderr, "strata: error: rank %u of %u: %s\n", mpi.rank(), mpi.size(), what.c_str());
+  std::fflush(stderr);
+  mpi.Abort(status);
+}
+
 }  // namespace
 
 Runner AddTrainCommand(CLI::App& app) {
@@ -220,18 +258,21 @@ Runner AddTrainCommand(CLI::App& app) {
       ->capture_default_str();
   return [args] {
     Resolve(*args);
-    TrainResult result = Train(args->options, [](const EpochReport& r) {
-      std::printf(
-          "epoch %3llu  %7.2f s  loss %.4f  val %s  %llu batches  disk %.1f MB in %llu "
-          "reads  hit rate %.3f  busy: sample %.1f s, fetch %.1f s (+%.1f s waiting), "
-          "train %.1f s  peak RSS %.0f MB\n",
-          static_cast<unsigned long long>(r.epoch), r.time_s, r.train_loss,
-          std::isnan(r.val_acc) ? "  -   " : fmt::format("{:.4f}", r.val_acc).c_str(),
-          static_cast<unsigned long long>(r.batches), r.disk_bytes / 1e6,
-          static_cast<unsigned long long>(r.disk_reads), r.hit_rate, r.pipeline.sample_s,
-          r.pipeline.fetch_s, r.pipeline.fetch_wait_s, r.train_busy_s, r.peak_rss_bytes / 1e6);
-      std::fflush(stdout);
-    });
+    // Started by mpirun: one rank of a data-parallel run, which rank 0 reports.
+    std::unique_ptr<MpiCollective> mpi;
+    if (MpiCollective::Launched()) mpi = std::make_unique<MpiCollective>();
+    const bool lead = mpi == nullptr || mpi->rank() == 0;
+    if (!lead) args->options.progress = false;
+    std::function<void(const EpochReport&)> on_epoch;
+    if (lead) on_epoch = PrintEpoch;
+    TrainResult result;
+    try {
+      result = Train(args->options, on_epoch, mpi.get());
+    } catch (...) {
+      if (mpi != nullptr && mpi->size() > 1) EndJob(*mpi);
+      throw;
+    }
+    if (!lead) return;
     if (args->options.eval == EvalMode::kNone) {
       std::printf("final: not evaluated (--eval none); %.1f s\n", result.total_time_s);
       return;

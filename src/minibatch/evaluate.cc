@@ -56,10 +56,12 @@ void EvaluateSeeds(Session& session, std::span<const uint64_t> seeds, uint64_t s
 
 }  // namespace
 
-AccuracyCount EvaluateNodes(Session& session, std::span<const uint64_t> ids) {
+AccuracyCount EvaluateNodes(Session& session, std::span<const uint64_t> ids, uint32_t rank,
+                            uint32_t ranks) {
   EvalScratch scratch{{}, TrackedCharge(session.budget(), "evaluation batch features")};
   AccuracyCount total;
-  for (uint64_t first = 0; first < ids.size(); first += kEvalBatchSeeds) {
+  for (uint64_t first = rank * kEvalBatchSeeds; first < ids.size();
+       first += ranks * kEvalBatchSeeds) {
     std::span<const uint64_t> seeds =
         ids.subspan(first, std::min(kEvalBatchSeeds, ids.size() - first));
     EvaluateSeeds(session, seeds, first / kEvalBatchSeeds, scratch, total);

@@ -21,7 +21,11 @@ namespace strata {
 // Counts the correct predictions of session.model() on the labelled nodes among `ids`. A
 // single node whose full neighbourhood's features exceed the budget is an input error that
 // says to sample evaluation neighbourhoods (--eval-fanouts).
-AccuracyCount EvaluateNodes(Session& session, std::span<const uint64_t> ids);
+// Data-parallel evaluation: with `ranks` > 1 only the batches b with b % ranks == rank are
+// evaluated (the caller sums the ranks' counts): the same batches, and so the same predictions,
+// as one process evaluates.
+AccuracyCount EvaluateNodes(Session& session, std::span<const uint64_t> ids, uint32_t rank = 0,
+                            uint32_t ranks = 1);
 
 // Counts the correct predictions on each of `node_lists` from one layer-wise pass over their
 // union, whatever the evaluation fanouts; a node listed twice in one list counts once.

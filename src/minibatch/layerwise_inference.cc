@@ -481,8 +481,8 @@ void LayerwiseRun::Aggregate(size_t l) {
       if (p.gcn) norm_[head + i] = norm_[kBlockDestinations + rank];
     }
     for (uint32_t& s : indices) s += static_cast<uint32_t>(nd);
-    const BlockCsr local{static_cast<uint32_t>(nd), static_cast<uint32_t>(nd + p.sources), indptr,
-                         indices, {}};
+    const BlockCsr local{
+        static_cast<uint32_t>(nd), static_cast<uint32_t>(nd + p.sources), indptr, indices, {}};
     MatrixSpan<const float> rows(TransformedRow(head), nd + p.sources, p.gathered);
     std::span<const float> norm;
     if (p.gcn) norm = {norm_.data() + head, nd + p.sources};

@@ -22,7 +22,8 @@ MiniBatchModel::MiniBatchModel(const ModelConfig& config, const CscGraph& graph,
   }
 }
 
-StepLoss MiniBatchModel::TrainStep(ReadyBatch& ready, uint64_t epoch, Optimizer& optimizer) {
+StepLoss MiniBatchModel::TrainStep(ReadyBatch& ready, uint64_t epoch, Optimizer& optimizer,
+                                   GradientAllreduce* allreduce) {
   const SampledBatch& batch = ready.batch;
   const uint64_t step_seed = MixSeed(config().seed, (epoch << 32) | batch.index);
   std::span<HiddenHistory<float>> history;
@@ -33,7 +34,13 @@ StepLoss MiniBatchModel::TrainStep(ReadyBatch& ready, uint64_t epoch, Optimizer&
   std::span<const int32_t> labels = SeedLabels(batch);
   grad_.Resize(logits.rows(), logits.cols());
   LossResult loss = SoftmaxCrossEntropy<float>(logits, labels, grad_.span());
-  model_.Backward(grad_.span());
+  if (allreduce != nullptr) {
+    allreduce->BeginStep(loss.labelled);
+    model_.Backward(grad_.span(), [allreduce](size_t layer) { allreduce->LayerDone(layer); });
+    allreduce->Finish();
+  } else {
+    model_.Backward(grad_.span());
+  }
   optimizer.Step();
   if (ready.history) ready.history->Commit();
   ChargeModelMemory();

@@ -16,6 +16,7 @@
 #include "nn/matrix.h"
 #include "nn/model.h"
 #include "nn/optimizer.h"
+#include "runner/gradient_allreduce.h"
 #include "strata/graph.h"
 #include "strata/memory_budget.h"
 
@@ -34,8 +35,10 @@ class MiniBatchModel {
                  bool row_normalize, MemoryBudget& budget);
 
   // One optimisation step on a batch whose features have been gathered (normalised in place
-  // when row_normalize).
-  StepLoss TrainStep(ReadyBatch& ready, uint64_t epoch, Optimizer& optimizer);
+  // when row_normalize). With `allreduce` (data-parallel training) the gradients are averaged
+  // over the ranks before the optimizer steps; the loss returned is this rank's.
+  StepLoss TrainStep(ReadyBatch& ready, uint64_t epoch, Optimizer& optimizer,
+                     GradientAllreduce* allreduce = nullptr);
 
   // The logits of the seeds of `batch` from its input features (normalised in place when
   // row_normalize), dropout off; valid until the next step or prediction.

@@ -39,11 +39,21 @@ void CountEpochReads(const FeatureStoreStats& before, const FeatureStoreStats& a
 
 }  // namespace
 
-MiniBatchRunner::MiniBatchRunner(Session& session, std::unique_ptr<BatchSource> source)
+MiniBatchRunner::MiniBatchRunner(Session& session, std::unique_ptr<BatchSource> source,
+                                 Collective* ranks)
     : session_(session),
+      ranks_(ranks),
       optimizer_(MakeOptimizer(session.options().optimizer, session.model().model().Parameters())),
       source_(std::move(source)) {
   if (session.options().progress) progress_ = std::make_unique<ProgressBar>("training", 0);
+  if (ranks_ != nullptr) {
+    Model& model = session.model().model();
+    std::vector<std::vector<Parameter>> layers;
+    for (size_t l = 0; l < model.config().layers; ++l) {
+      layers.push_back(model.layer(l).Parameters(fmt::format("layers.{}.", l)));
+    }
+    allreduce_ = std::make_unique<GradientAllreduce>(*ranks_, std::move(layers));
+  }
 }
 
 MiniBatchRunner::~MiniBatchRunner() = default;
@@ -59,6 +69,7 @@ EpochReport MiniBatchRunner::TrainEpoch(uint64_t epoch) {
   const uint64_t max_batches = session_.options().max_batches;
   if (progress_) progress_->Restart(fmt::format("epoch {}", epoch), EpochBatches());
   PipelineStats pipeline;
+  const double allreduce_before = allreduce_ ? allreduce_->seconds() : 0;
   {
     std::unique_ptr<BatchStream> stream = source_->StartEpoch(epoch);
     while (max_batches == 0 || report.batches < max_batches) {
@@ -67,7 +78,8 @@ EpochReport MiniBatchRunner::TrainEpoch(uint64_t epoch) {
       report.stall_s += Seconds(wait_start);
       if (!ready) break;
       const auto step_start = std::chrono::steady_clock::now();
-      const StepLoss loss = session_.model().TrainStep(*ready, epoch, *optimizer_);
+      const StepLoss loss =
+          session_.model().TrainStep(*ready, epoch, *optimizer_, allreduce_.get());
       report.train_busy_s += Seconds(step_start);
       loss_sum += loss.loss_sum;
       labelled += loss.labelled;
@@ -81,7 +93,38 @@ EpochReport MiniBatchRunner::TrainEpoch(uint64_t epoch) {
   if (progress_) progress_->Finish();
   // After the stream, so that rows its run-ahead read and no step used count too.
   Measure(pipeline, session_.store().stats(), start, report);
+  if (ranks_ != nullptr) {
+    CombineRanks(loss_sum, labelled, allreduce_->seconds() - allreduce_before, report);
+  }
   return report;
+}
+
+void MiniBatchRunner::CombineRanks(double loss_sum, uint64_t labelled, double allreduce_s,
+                                   EpochReport& report) const {
+  const uint32_t n = ranks_->size();
+  const uint32_t r = ranks_->rank();
+  // Each rank fills its own row of the table; the sum is then every rank's rows.
+  constexpr size_t kColumns = 6;
+  std::vector<double> table(2 + n * kColumns, 0.0);
+  table[0] = loss_sum;
+  table[1] = static_cast<double>(labelled);
+  double* row = table.data() + 2 + r * kColumns;
+  row[0] = report.time_s;
+  row[1] = report.stall_s;
+  row[2] = report.train_busy_s;
+  row[3] = report.pipeline.sample_s;
+  row[4] = report.pipeline.fetch_s;
+  row[5] = allreduce_s;
+  ranks_->Sum(table);
+  report.train_loss = table[1] > 0 ? table[0] / table[1] : 0;
+  DataParallelStats& stats = report.data_parallel.emplace();
+  stats.ranks = n;
+  stats.allreduce_s = allreduce_s;
+  stats.allreduce_bytes = report.batches * allreduce_->bytes_per_step();
+  for (uint32_t k = 0; k < n; ++k) {
+    const double* t = table.data() + 2 + k * kColumns;
+    stats.rank_times.push_back({t[0], t[1], t[2], t[3], t[4], t[5]});
+  }
 }
 
 void MiniBatchRunner::Measure(const PipelineStats& pipeline, const FeatureStoreStats& store_now,
@@ -105,10 +148,29 @@ uint64_t MiniBatchRunner::EpochBatches() const {
 
 double MiniBatchRunner::Accuracy(Split split) {
   const std::vector<uint64_t>& ids = session_.split_ids(split);
+  const uint32_t rank = ranks_ ? ranks_->rank() : 0;
+  const uint32_t n = ranks_ ? ranks_->size() : 1;
+  AccuracyCount count;
   if (session_.options().eval == EvalMode::kLayerwise) {
-    return EvaluateLayerwise(session_, {ids})[0].accuracy();
+    // Each rank computes the layers over the closure of its share of the nodes.
+    std::vector<uint64_t> share;
+    std::span<const uint64_t> nodes = ids;
+    if (n > 1) {
+      for (size_t i = rank; i < ids.size(); i += n) share.push_back(ids[i]);
+      nodes = share;
+    }
+    count = EvaluateLayerwise(session_, {nodes})[0];
+  } else {
+    count = EvaluateNodes(session_, ids, rank, n);
   }
-  return EvaluateNodes(session_, ids).accuracy();
+  if (ranks_ != nullptr) {
+    std::vector<double> sums = {static_cast<double>(count.correct),
+                                static_cast<double>(count.labelled)};
+    ranks_->Sum(sums);
+    count.correct = static_cast<uint64_t>(sums[0]);
+    count.labelled = static_cast<uint64_t>(sums[1]);
+  }
+  return count.accuracy();
 }
 
 void MiniBatchRunner::ShowProgress(EpochReport& report, uint64_t macro_batch,

@@ -17,13 +17,19 @@
 #include "minibatch/batch_source.h"
 #include "minibatch/session.h"
 #include "runner/epoch_runner.h"
+#include "runner/gradient_allreduce.h"
+#include "strata/collective.h"
 
 namespace strata {
 
 class MiniBatchRunner final : public EpochRunner {
  public:
-  // `session` must outlive the runner; `source` produces each epoch's batches.
-  MiniBatchRunner(Session& session, std::unique_ptr<BatchSource> source);
+  // `session` must outlive the runner; `source` produces each epoch's batches. With `ranks`
+  // (data-parallel training; it too must outlive the runner) each step's gradients are averaged
+  // over the ranks, the epoch's loss is every rank's, and accuracy is measured by the ranks
+  // together, each on its share of the nodes.
+  MiniBatchRunner(Session& session, std::unique_ptr<BatchSource> source,
+                  Collective* ranks = nullptr);
   ~MiniBatchRunner() override;
 
   EpochReport TrainEpoch(uint64_t epoch) override;
@@ -52,8 +58,14 @@ class MiniBatchRunner final : public EpochRunner {
   void ShowProgress(EpochReport& report, uint64_t macro_batch, const BatchStream& stream,
                     const EpochStart& start) const;
 
+  // Data-parallel: the epoch's loss summed over the ranks, and every rank's stage times.
+  void CombineRanks(double loss_sum, uint64_t labelled, double allreduce_s,
+                    EpochReport& report) const;
+
   Session& session_;
+  Collective* ranks_;
   std::unique_ptr<Optimizer> optimizer_;
+  std::unique_ptr<GradientAllreduce> allreduce_;
   std::unique_ptr<BatchSource> source_;
   std::unique_ptr<ProgressBar> progress_;
 };

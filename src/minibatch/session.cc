@@ -64,8 +64,11 @@ Session::Session(const TrainOptions& o, Dataset dataset)
     split_ids_[static_cast<int>(split)] = dataset_.ReadSplit(split);
   }
   const SamplingOptions& s = o.sampling;
+  SeedOrder order;
+  order.rank = s.rank;
+  order.world_size = s.world_size;
   sampler_ = std::make_unique<NeighborSampler>(*graph_, split_ids(Split::kTrain), s.fanouts,
-                                               s.batch_size, o.seed, budget_, o.threads);
+                                               s.batch_size, o.seed, budget_, o.threads, order);
   eval_sampler_ = std::make_unique<NeighborSampler>(
       *graph_, std::vector<uint64_t>{},
       s.eval_fanouts.empty() ? std::vector<int>(s.fanouts.size(), -1) : s.eval_fanouts,

@@ -181,12 +181,14 @@ void BasicModel<T>::Activate(MatrixSpan<T> x, double dropout, uint64_t seed) con
 }
 
 template <typename T>
-void BasicModel<T>::Backward(MatrixSpan<const T> grad_logits) {
+void BasicModel<T>::Backward(MatrixSpan<const T> grad_logits,
+                             const std::function<void(size_t)>& layer_done) {
   const unsigned threads = config_.threads;
   MatrixSpan<const T> grad = grad_logits;
   for (size_t l = layers_.size(); l-- > 0;) {
     BasicMatrix<T>* grad_in = l > 0 ? &grads_[l - 1] : nullptr;
     layers_[l]->Backward(grad, grad_in);
+    if (layer_done) layer_done(l);
     if (l > 0) {
       if (config_.activation == Activation::kElu) {
         EluDropoutBackward<T>(outputs_[l - 1].span(), grads_[l - 1].span(), step_dropout_,

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -69,8 +70,11 @@ class BasicModel {
                               std::span<HiddenHistory<T>> history = {});
 
   // Backpropagates dL/dlogits (the shape Forward returned) and overwrites every parameter's
-  // gradient.
-  void Backward(MatrixSpan<const T> grad_logits);
+  // gradient. `layer_done(l)`, when given, is called as soon as layer l's parameter gradients
+  // are final (the output layer first), while the layers below are still to run: data-parallel
+  // training starts their exchange there.
+  void Backward(MatrixSpan<const T> grad_logits,
+                const std::function<void(size_t)>& layer_done = {});
 
   // The activation between layers, as evaluation applies it (dropout off), in place: for
   // callers that run the layers themselves (layer-wise inference).

@@ -117,6 +117,16 @@ constexpr EpochField kFields[] = {
     {"scratch_bytes_written", "intermediates written to scratch files (their reads: disk_bytes)",
      Group::kFullGraph, Unit::kBytes, false, "",
      [](const R& r) -> EpochValue { return r.full_graph->scratch_bytes_written; }},
+    {"ranks", "processes training the model together (mpirun)", Group::kDataParallel, Unit::kCount,
+     false, "", [](const R& r) -> EpochValue { return uint64_t{r.data_parallel->ranks}; }},
+    {"allreduce_s", "rank 0 packing, starting and waiting for the gradient sums",
+     Group::kDataParallel, Unit::kSeconds, false, "allreduce",
+     [](const R& r) -> EpochValue { return r.data_parallel->allreduce_s; }},
+    {"allreduce_bytes", "gradient bytes each rank contributed", Group::kDataParallel, Unit::kBytes,
+     false, "", [](const R& r) -> EpochValue { return r.data_parallel->allreduce_bytes; }},
+    {"parameter_hash", "xxh64 of the parameters after the epoch, the same on every rank",
+     Group::kDataParallel, Unit::kNone, false, "",
+     [](const R& r) -> EpochValue { return std::string_view(r.data_parallel->parameter_hash); }},
 };
 
 std::string ProgressValue(const EpochField& field, const EpochValue& value, double time_s) {
@@ -150,6 +160,8 @@ bool HasField(const EpochReport& report, const EpochField& field) {
       return report.pipeline.multistage.has_value();
     case Group::kFullGraph:
       return report.full_graph.has_value();
+    case Group::kDataParallel:
+      return report.data_parallel.has_value();
   }
   return false;
 }

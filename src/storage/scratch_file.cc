@@ -11,6 +11,7 @@
 
 #include "storage/io_engine_base.h"
 #include "strata/error.h"
+#include "strata/memory_budget.h"
 
 namespace strata {
 namespace {

@@ -27,6 +27,18 @@ nlohmann::ordered_json EpochRecord(const EpochReport& report) {
         },
         field.value(report));
   }
+  // A data-parallel run's ranks, each with its stage times: the one member that is a list.
+  if (report.data_parallel) {
+    nlohmann::ordered_json& ranks = record["rank_times"] = nlohmann::ordered_json::array();
+    for (const RankTimes& t : report.data_parallel->rank_times) {
+      ranks.push_back({{"time_s", t.time_s},
+                       {"stall_s", t.stall_s},
+                       {"train_s", t.train_busy_s},
+                       {"sample_s", t.sample_s},
+                       {"fetch_s", t.fetch_s},
+                       {"allreduce_s", t.allreduce_s}});
+    }
+  }
   return record;
 }
 

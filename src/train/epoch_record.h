@@ -11,7 +11,8 @@
 namespace strata {
 
 // {"event": "epoch"} and then every field of EpochFields() that `report` has, in the table's
-// order ("a.b" as member b of object a).
+// order ("a.b" as member b of object a); in a data-parallel run then "rank_times", one object
+// per rank: time_s, stall_s, train_s, sample_s, fetch_s, allreduce_s.
 nlohmann::ordered_json EpochRecord(const EpochReport& report);
 
 // {"event": "final", "test_acc", "val_acc" (at eval_point), "eval_point", "final_test_acc",

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "common/enum_names.h"
 #include "fullgraph/full_graph_runner.h"
@@ -20,6 +21,7 @@
 #include "nn/blas_core.h"
 #include "nn/gemm.h"
 #include "strata/error.h"
+#include "train/data_parallel.h"
 #include "train/epoch_record.h"
 #include "train/metrics_log.h"
 #include "train/parameter_snapshot.h"
@@ -68,7 +70,13 @@ std::string_view EvalModeName(EvalMode mode) { return kEvalModeNames.Name(mode);
 EvalPoint ParseEvalPoint(std::string_view name) { return kEvalPointNames.Parse(name); }
 std::string_view EvalPointName(EvalPoint point) { return kEvalPointNames.Name(point); }
 
-TrainResult Train(const TrainOptions& o, const std::function<void(const EpochReport&)>& on_epoch) {
+TrainResult Train(const TrainOptions& options,
+                  const std::function<void(const EpochReport&)>& on_epoch, Collective* ranks) {
+  // One rank is today's one process, bit for bit.
+  if (ranks != nullptr && ranks->size() < 2) ranks = nullptr;
+  const TrainOptions o = ranks != nullptr ? DataParallelOptions(options, *ranks) : options;
+  // Rank 0 alone writes the metrics and the checkpoint, and reads the checkpoint to resume.
+  const bool writer = ranks == nullptr || ranks->rank() == 0;
   CheckTrainOptions(o);
   CheckMultistageOptions(o.multistage, o.model.layers);
   const auto start = std::chrono::steady_clock::now();
@@ -93,11 +101,11 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
   } else {
     session = std::make_unique<Session>(o, Dataset::Open(o.dataset));
     budget = &session->budget();
-    path = std::make_unique<MiniBatchRunner>(*session, MakeBatchSource(*session));
+    path = std::make_unique<MiniBatchRunner>(*session, MakeBatchSource(*session), ranks);
   }
   EpochRunner& runner = *path;
-  MetricsLog metrics(o.metrics_out);
-  const std::string checkpoint = PrepareCheckpoint(o);
+  MetricsLog metrics(writer ? o.metrics_out : std::string());
+  const std::string checkpoint = writer ? PrepareCheckpoint(o) : std::string();
   const RunIdentity identity = IdentifyRun(o.dataset, o.seed);
 
   TrainResult result;
@@ -105,15 +113,20 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
   std::vector<Parameter> best_views = best.Views(runner.Parameters());
   double best_val = -1;
   uint64_t first_epoch = 0;
-  if (o.resume && std::filesystem::exists(checkpoint)) {
-    const ResumePoint point =
-        ResumeCheckpoint(checkpoint, runner.model_config(), runner.Parameters(), runner.optimizer(),
-                         identity, best_views);
-    first_epoch = point.epochs_done;
-    if (point.best) {
+  std::optional<ResumePoint> point;
+  if (o.resume && writer && std::filesystem::exists(checkpoint)) {
+    point = ResumeCheckpoint(checkpoint, runner.model_config(), runner.Parameters(),
+                             runner.optimizer(), identity, best_views);
+  }
+  if (o.resume && ranks != nullptr) {
+    point = ShareResumePoint(*ranks, point, runner.Parameters(), runner.optimizer(), best_views);
+  }
+  if (point) {
+    first_epoch = point->epochs_done;
+    if (point->best) {
       best.MarkRestored();
-      best_val = point.best->val_acc;
-      result.best_epoch = point.best->epoch;
+      best_val = point->best->val_acc;
+      result.best_epoch = point->best->epoch;
     }
   }
   for (uint64_t epoch = first_epoch; epoch < o.epochs; ++epoch) {
@@ -131,6 +144,9 @@ TrainResult Train(const TrainOptions& o, const std::function<void(const EpochRep
       }
     }
     report.peak_rss_bytes = PeakRssBytes();
+    if (ranks != nullptr) {
+      report.data_parallel->parameter_hash = AgreeOnParameters(*ranks, runner.Parameters());
+    }
     if (!checkpoint.empty()) {
       const BestModel best_model{result.best_epoch, best_val, best_views};
       SaveCheckpoint(checkpoint, runner.model_config(), runner.Parameters(), runner.optimizer(),

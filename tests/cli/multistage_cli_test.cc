@@ -35,12 +35,6 @@ class MultistageCli : public ::testing::Test {
             "--epochs",   "2",     "--batch-size",  "64",    "--memory-budget", "64M",
             "--io-depth", "16",    "--metrics-out", metrics, "--multistage",    "partition"};
   }
-  std::vector<nlohmann::json> Lines(const std::string& path) const {
-    std::vector<nlohmann::json> lines;
-    std::ifstream in(path);
-    for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
-    return lines;
-  }
   // Runs `args` (two epochs, metrics to a.jsonl) and again with --run-ahead 1 --threads 1;
   // expects the macro-batch fields and the same losses and accuracy. Returns the first
   // run's stderr.
@@ -53,7 +47,8 @@ class MultistageCli : public ::testing::Test {
     EXPECT_EQ(deep_run.exit_status, 0) << deep_run.err;
     const auto shallow_run = RunStrata(shallow);
     EXPECT_EQ(shallow_run.exit_status, 0) << shallow_run.err;
-    const auto x = Lines(dir_ / "a.jsonl"), y = Lines(dir_ / "b.jsonl");
+    const auto x = testing::ReadJsonLines(dir_ / "a.jsonl"),
+               y = testing::ReadJsonLines(dir_ / "b.jsonl");
     EXPECT_EQ(x.size(), 3u);
     EXPECT_EQ(y.size(), 3u);
     if (x.size() != 3 || y.size() != 3) return deep_run.err;
@@ -84,7 +79,7 @@ TEST_F(MultistageCli, AdaptiveReuseReportsThePassesTaken) {
   args.insert(args.end(), {"--macro-batch", "2", "--reuse", "auto"});
   const auto run = RunStrata(args);
   ASSERT_EQ(run.exit_status, 0) << run.err;
-  const auto lines = Lines(dir_ / "a.jsonl");
+  const auto lines = testing::ReadJsonLines(dir_ / "a.jsonl");
   ASSERT_EQ(lines.size(), 3u);
   for (int e = 0; e < 2; ++e) {
     EXPECT_EQ(lines[e]["macro_batches"], 4);
@@ -102,7 +97,7 @@ TEST_F(MultistageCli, PartitionBasedSamplingExchangesHistoryAndRunAheadChangesNo
   args[3] = "5,5,5";  // --fanouts' value
   args.insert(args.end(), {"--macro-batch", "2", "--layers", "3"});
   RunWithBothRunAheads(args, 4, 1.0);
-  const auto lines = Lines(dir_ / "a.jsonl");
+  const auto lines = testing::ReadJsonLines(dir_ / "a.jsonl");
   ASSERT_EQ(lines.size(), 3u);
   for (int e = 0; e < 2; ++e) {
     EXPECT_GT(lines[e]["halo_nodes"].get<uint64_t>(), 0u);

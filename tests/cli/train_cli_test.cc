@@ -16,15 +16,9 @@ namespace {
 
 using testing::CommandResult;
 using testing::ExpectInputError;
+using testing::ReadJsonLines;
 using testing::RunStrata;
 using testing::ScratchDir;
-
-std::vector<nlohmann::json> ReadJsonLines(const std::string& path) {
-  std::vector<nlohmann::json> lines;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
-  return lines;
-}
 
 class TrainCli : public ::testing::Test {
  protected:

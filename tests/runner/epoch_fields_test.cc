@@ -21,6 +21,8 @@ std::string_view GroupName(EpochField::Group group) {
       return "multistage";
     case EpochField::Group::kFullGraph:
       return "full graph";
+    case EpochField::Group::kDataParallel:
+      return "mpirun";
   }
   return "";
 }
@@ -88,6 +90,7 @@ TEST(EpochFields, PathGroupsOnlyWhenTheirPathRan) {
   for (const EpochField& field : EpochFields()) every += HasField(report, field);
   report.pipeline.multistage.emplace();
   report.full_graph.emplace();
+  report.data_parallel.emplace();
   size_t with_groups = 0;
   for (const EpochField& field : EpochFields()) with_groups += HasField(report, field);
   EXPECT_LT(every, all);

@@ -1,0 +1,81 @@
+#include "runner/gradient_allreduce.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "strata/error.h"
+
+namespace strata {
+namespace {
+
+class SecondsInto {
+ public:
+  explicit SecondsInto(double& total) : total_(total) {}
+  ~SecondsInto() {
+    total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  double& total_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
+
+GradientAllreduce::GradientAllreduce(Collective& ranks, std::vector<std::vector<Parameter>> layers)
+    : ranks_(ranks), layers_(std::move(layers)), buckets_(layers_.size()) {
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    size_t values = 1;  // the count
+    for (const Parameter& p : layers_[l]) values += p.grad.rows() * p.grad.cols();
+    buckets_[l].resize(values);
+  }
+}
+
+void GradientAllreduce::BeginStep(uint64_t labelled) {
+  // Counts travel as float32 beside the gradients: exact below 2^24 seeds a step.
+  if (labelled >= (uint64_t{1} << 24)) {
+    throw Error::Input("a data-parallel step has 2^24 or more seeds; lower --batch-size");
+  }
+  labelled_ = static_cast<float>(labelled);
+}
+
+void GradientAllreduce::LayerDone(size_t layer) {
+  SecondsInto timer(seconds_);
+  std::vector<float>& bucket = buckets_.at(layer);
+  float* out = bucket.data();
+  for (const Parameter& p : layers_[layer]) {
+    for (size_t r = 0; r < p.grad.rows(); ++r) {
+      const float* grad = p.grad.row(r);
+      for (size_t c = 0; c < p.grad.cols(); ++c) *out++ = grad[c] * labelled_;
+    }
+  }
+  *out = labelled_;
+  ranks_.StartSum(bucket);
+  ranks_.Progress();
+}
+
+uint64_t GradientAllreduce::Finish() {
+  SecondsInto timer(seconds_);
+  ranks_.WaitAll();
+  const float total = buckets_.empty() ? 0 : buckets_[0].back();
+  const float scale = total > 0 ? 1.0f / total : 0.0f;
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    const float* in = buckets_[l].data();
+    for (const Parameter& p : layers_[l]) {
+      for (size_t r = 0; r < p.grad.rows(); ++r) {
+        float* grad = p.grad.row(r);
+        for (size_t c = 0; c < p.grad.cols(); ++c) grad[c] = *in++ * scale;
+      }
+    }
+  }
+  return static_cast<uint64_t>(total);
+}
+
+uint64_t GradientAllreduce::bytes_per_step() const {
+  uint64_t values = 0;
+  for (const std::vector<float>& bucket : buckets_) values += bucket.size();
+  return values * sizeof(float);
+}
+
+}  // namespace strata

@@ -1,0 +1,109 @@
+#include "train/data_parallel.h"
+
+#include <fmt/format.h>
+#include <xxhash.h>
+
+#include <cstring>
+#include <vector>
+
+#include "strata/error.h"
+
+namespace strata {
+namespace {
+
+// A matrix's rows (its stride may exceed its width) sent from rank 0.
+void BroadcastRows(Collective& ranks, MatrixSpan<float> m) {
+  for (size_t r = 0; r < m.rows(); ++r) ranks.Broadcast(std::as_writable_bytes(m.row_span(r)), 0);
+}
+
+// A plain struct's bytes sent from rank 0.
+template <typename T>
+void BroadcastValue(Collective& ranks, T& value) {
+  ranks.Broadcast(std::as_writable_bytes(std::span<T>(&value, 1)), 0);
+}
+
+}  // namespace
+
+TrainOptions DataParallelOptions(const TrainOptions& options, const Collective& ranks) {
+  const uint32_t n = ranks.size();
+  if (options.full_graph) {
+    throw Error::Input("--full-graph trains in one process: run it without mpirun (or -np 1)");
+  }
+  if (options.multistage.adaptive_reuse) {
+    throw Error::Input(
+        "--reuse auto follows one rank's disk, and ranks must take the same steps: give a "
+        "number of passes");
+  }
+  const uint64_t batch = options.sampling.batch_size;
+  if (batch % n != 0) {
+    throw Error::Input(fmt::format(
+        "--batch-size {} (the batch of all ranks together) does not divide among {} ranks", batch,
+        n));
+  }
+  TrainOptions o = options;
+  o.sampling.batch_size = batch / n;
+  o.sampling.rank = ranks.rank();
+  o.sampling.world_size = n;
+  o.multistage.rank = ranks.rank();
+  o.multistage.world_size = n;
+  return o;
+}
+
+std::optional<ResumePoint> ShareResumePoint(Collective& ranks, std::optional<ResumePoint> point,
+                                            std::span<const Parameter> params, Optimizer& optimizer,
+                                            std::span<const Parameter> best_snapshot) {
+  struct Header {
+    uint64_t found = 0;
+    uint64_t epochs_done = 0;
+    uint64_t optimizer_steps = 0;
+    uint64_t has_best = 0;
+    uint64_t best_epoch = 0;
+    double best_val_acc = 0;
+  } header;
+  if (point) {
+    header.found = 1;
+    header.epochs_done = point->epochs_done;
+    header.optimizer_steps = optimizer.steps();
+    if (point->best) {
+      header.has_best = 1;
+      header.best_epoch = point->best->epoch;
+      header.best_val_acc = point->best->val_acc;
+    }
+  }
+  BroadcastValue(ranks, header);
+  if (!header.found) return std::nullopt;
+  for (const Parameter& p : params) BroadcastRows(ranks, p.value);
+  for (const OptimizerState& s : optimizer.State()) BroadcastRows(ranks, s.values);
+  optimizer.set_steps(header.optimizer_steps);
+  ResumePoint shared;
+  shared.epochs_done = header.epochs_done;
+  if (header.has_best) {
+    for (const Parameter& p : best_snapshot) BroadcastRows(ranks, p.value);
+    shared.best = BestModel{header.best_epoch, header.best_val_acc, best_snapshot};
+  }
+  return shared;
+}
+
+std::string AgreeOnParameters(Collective& ranks, std::span<const Parameter> params) {
+  XXH64_state_t* state = XXH64_createState();
+  XXH64_reset(state, 0);
+  for (const Parameter& p : params) {
+    for (size_t r = 0; r < p.value.rows(); ++r) {
+      XXH64_update(state, p.value.row(r), p.value.cols() * sizeof(float));
+    }
+  }
+  const uint64_t mine = XXH64_digest(state);
+  XXH64_freeState(state);
+  uint64_t first = mine;
+  BroadcastValue(ranks, first);
+  std::vector<double> differ = {mine != first ? 1.0 : 0.0};
+  ranks.Sum(differ);
+  if (differ[0] > 0) {
+    throw Error::Internal(fmt::format(
+        "the ranks' parameters differ after the step ({} ranks of {} disagree with rank 0)",
+        static_cast<uint64_t>(differ[0]), ranks.size()));
+  }
+  return fmt::format("{:016x}", mine);
+}
+
+}  // namespace strata
