@@ -5,6 +5,10 @@ mean and standard deviation over seeds, on a dataset imported from .npy (dataset
 Prints one JSON line per model and sampler.
 
     bench/sampler_accuracy.py NPY [--models sage,gcn] [--seeds 10] [--strata build/strata]
+                              [--ranks N]
+
+With --ranks N every run is `mpirun -np N strata train ... --threads 1` (data-parallel: the same
+batch of 32 split among the ranks), for comparison with the one-process runs.
 """
 
 import argparse
@@ -33,7 +37,13 @@ def main():
     p.add_argument("--samplers", default=",".join(SAMPLERS))
     p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--strata", default="build/strata")
+    p.add_argument("--ranks", type=int, default=0, help="run under mpirun with this many ranks")
     args = p.parse_args()
+    launch = []
+    if args.ranks:
+        launch = ["mpirun", "--oversubscribe", "-np", str(args.ranks)]
+        if os.geteuid() == 0:
+            launch.insert(1, "--allow-run-as-root")
     with tempfile.TemporaryDirectory() as work:
         dataset = os.path.join(work, "in")
         subprocess.run([args.strata, "import", dataset, "--npy", args.npy], check=True,
@@ -43,14 +53,15 @@ def main():
             for sampler in args.samplers.split(","):
                 accs = []
                 for seed in range(1, args.seeds + 1):
-                    subprocess.run([args.strata, "train", dataset, "--model", model, *RECIPE,
-                                    *SAMPLERS[sampler], "--seed", str(seed), "--metrics-out",
-                                    metrics], check=True, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
+                    threads = ["--threads", "1"] if args.ranks else []
+                    subprocess.run([*launch, args.strata, "train", dataset, "--model", model,
+                                    *RECIPE, *SAMPLERS[sampler], *threads, "--seed", str(seed),
+                                    "--metrics-out", metrics], check=True,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                     with open(metrics) as f:
                         accs.append(json.loads(f.readlines()[-1])["test_acc"])
                 print(json.dumps({"dataset": os.path.basename(args.npy), "model": model,
-                                  "sampler": sampler, "test_acc_mean": round(statistics.mean(accs), 4),
+                                  "sampler": sampler, "ranks": args.ranks or 1, "test_acc_mean": round(statistics.mean(accs), 4),
                                   "test_acc_std": round(statistics.stdev(accs), 4),
                                   "seeds": len(accs)}), flush=True)
 

@@ -33,13 +33,13 @@ inline T DropBy(T m, T x) {
 
 template <typename T>
 STRATA_NN_CLONES void DropoutRange(MatrixSpan<const T> in, MatrixSpan<T> out, uint64_t seed,
-                                   uint64_t first_row, uint32_t threshold, T scale, bool relu_first,
+                                   RowKeys keys, uint32_t threshold, T scale, bool relu_first,
                                    size_t begin, size_t end) {
   const size_t cols = in.cols();
   std::vector<T> masks(kMaskRows * cols);
   for (size_t first = begin; first < end; first += kMaskRows) {
     const size_t rows = std::min(kMaskRows, end - first);
-    FillRowMasks(seed, first_row + first, rows, cols, threshold, scale, masks.data());
+    FillRowMasks(seed, keys.From(first), rows, cols, threshold, scale, masks.data());
     for (size_t r = 0; r < rows; ++r) {
       const size_t i = first + r;
       const T* mask = masks.data() + r * cols;
@@ -84,7 +84,7 @@ STRATA_NN_CLONES void ReluDropoutBackwardRange(MatrixSpan<const T> y, MatrixSpan
 // Calls row(i, mask) for every row, mask holding the row's dropout mask ({1/(1-p), 0}, or all
 // 1 when p == 0), split over threads.
 template <typename T, typename RowFn>
-void ForRowsWithMask(size_t rows, size_t cols, double p, uint64_t seed, uint64_t first_row,
+void ForRowsWithMask(size_t rows, size_t cols, double p, uint64_t seed, RowKeys keys,
                      unsigned threads, RowFn row) {
   const uint32_t threshold = DropThreshold(p);
   const T scale = static_cast<T>(1.0 / (1.0 - p));
@@ -92,7 +92,7 @@ void ForRowsWithMask(size_t rows, size_t cols, double p, uint64_t seed, uint64_t
     std::vector<T> masks(kMaskRows * cols, T{1});
     for (size_t first = begin; first < end; first += kMaskRows) {
       const size_t count = std::min<size_t>(kMaskRows, end - first);
-      if (p > 0) FillRowMasks(seed, first_row + first, count, cols, threshold, scale, masks.data());
+      if (p > 0) FillRowMasks(seed, keys.From(first), count, cols, threshold, scale, masks.data());
       for (size_t r = 0; r < count; ++r) row(first + r, masks.data() + r * cols);
     }
   });
@@ -133,7 +133,7 @@ void DropoutNonzerosCsr(std::span<const uint64_t> indptr, std::span<T> values, d
 
 template <typename T>
 void Dropout(MatrixSpan<const std::type_identity_t<T>> in, MatrixSpan<T> out, double p,
-             uint64_t seed, unsigned threads) {
+             uint64_t seed, unsigned threads, RowKeys keys) {
   CheckSameShape("Dropout", in, out);
   CheckProbability("Dropout", p);
   const uint32_t threshold = DropThreshold(p);
@@ -147,7 +147,7 @@ void Dropout(MatrixSpan<const std::type_identity_t<T>> in, MatrixSpan<T> out, do
     return;
   }
   ForRows(threads, in.rows(), in.cols() * 4, [&](uint64_t begin, uint64_t end) {
-    DropoutRange<T>(in, out, seed, 0, threshold, scale, false, begin, end);
+    DropoutRange<T>(in, out, seed, keys, threshold, scale, false, begin, end);
   });
 }
 
@@ -158,7 +158,7 @@ void DropoutBackward(MatrixSpan<const std::type_identity_t<T>> grad_out, MatrixS
 }
 
 template <typename T>
-void ReluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads, uint64_t first_row) {
+void ReluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads, RowKeys keys) {
   CheckProbability("ReluDropout", p);
   if (p == 0) {
     Relu<T>(x, x, threads);
@@ -167,7 +167,7 @@ void ReluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads, uin
   const uint32_t threshold = DropThreshold(p);
   const T scale = static_cast<T>(1.0 / (1.0 - p));
   ForRows(threads, x.rows(), x.cols() * 4, [&](uint64_t begin, uint64_t end) {
-    DropoutRange<T>(x, x, seed, first_row, threshold, scale, true, begin, end);
+    DropoutRange<T>(x, x, seed, keys, threshold, scale, true, begin, end);
   });
 }
 
@@ -187,9 +187,9 @@ void ReluDropoutBackward(MatrixSpan<const std::type_identity_t<T>> y, MatrixSpan
 }
 
 template <typename T>
-void EluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads, uint64_t first_row) {
+void EluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads, RowKeys keys) {
   CheckProbability("EluDropout", p);
-  ForRowsWithMask<T>(x.rows(), x.cols(), p, seed, first_row, threads, [&](size_t i, const T* mask) {
+  ForRowsWithMask<T>(x.rows(), x.cols(), p, seed, keys, threads, [&](size_t i, const T* mask) {
     T* row = x.row(i);
     for (size_t j = 0; j < x.cols(); ++j) {
       const T elu = row[j] > T{0} ? row[j] : std::expm1(row[j]);
@@ -200,10 +200,10 @@ void EluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads, uint
 
 template <typename T>
 void EluDropoutBackward(MatrixSpan<const std::type_identity_t<T>> y, MatrixSpan<T> grad, double p,
-                        uint64_t seed, unsigned threads, uint64_t first_row) {
+                        uint64_t seed, unsigned threads, RowKeys keys) {
   CheckSameShape("EluDropoutBackward", y, grad);
   CheckProbability("EluDropoutBackward", p);
-  ForRowsWithMask<T>(y.rows(), y.cols(), p, seed, first_row, threads, [&](size_t i, const T* mask) {
+  ForRowsWithMask<T>(y.rows(), y.cols(), p, seed, keys, threads, [&](size_t i, const T* mask) {
     const T* out = y.row(i);
     T* g = grad.row(i);
     for (size_t j = 0; j < y.cols(); ++j) {
@@ -218,17 +218,18 @@ void EluDropoutBackward(MatrixSpan<const std::type_identity_t<T>> y, MatrixSpan<
 }
 
 #define STRATA_INSTANTIATE_DROPOUT(T)                                                            \
-  template void Dropout<T>(MatrixSpan<const T>, MatrixSpan<T>, double, uint64_t, unsigned);      \
+  template void Dropout<T>(MatrixSpan<const T>, MatrixSpan<T>, double, uint64_t, unsigned,       \
+                           RowKeys);                                                             \
   template void DropoutNonzeros<T>(MatrixSpan<T>, double, uint64_t, unsigned);                   \
   template void DropoutNonzerosCsr<T>(std::span<const uint64_t>, std::span<T>, double, uint64_t, \
                                       unsigned);                                                 \
   template void DropoutBackward<T>(MatrixSpan<const T>, MatrixSpan<T>, double, uint64_t,         \
                                    unsigned);                                                    \
-  template void ReluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned, uint64_t);             \
+  template void ReluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned, RowKeys);              \
   template void ReluDropoutBackward<T>(MatrixSpan<const T>, MatrixSpan<T>, double, unsigned);    \
-  template void EluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned, uint64_t);              \
+  template void EluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned, RowKeys);               \
   template void EluDropoutBackward<T>(MatrixSpan<const T>, MatrixSpan<T>, double, uint64_t,      \
-                                      unsigned, uint64_t);
+                                      unsigned, RowKeys);
 STRATA_INSTANTIATE_DROPOUT(float)
 STRATA_INSTANTIATE_DROPOUT(double)
 #undef STRATA_INSTANTIATE_DROPOUT

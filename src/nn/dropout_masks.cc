@@ -13,13 +13,13 @@ inline uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 }  // namespace
 
 template <typename T>
-STRATA_NN_CLONES void FillRowMasks(uint64_t seed, uint64_t first_row, size_t rows, size_t cols,
+STRATA_NN_CLONES void FillRowMasks(uint64_t seed, RowKeys keys, size_t rows, size_t cols,
                                    uint32_t threshold, T scale, T* masks) {
   // xoshiro256** states of the rows, as Rng seeds them; lanes past `rows` repeat the last
   // row's stream and are never stored.
   uint64_t s0[kMaskRows], s1[kMaskRows], s2[kMaskRows], s3[kMaskRows];
   for (size_t r = 0; r < kMaskRows; ++r) {
-    uint64_t state = MixSeed(seed, first_row + std::min(r, rows - 1));
+    uint64_t state = MixSeed(seed, keys[std::min(r, rows - 1)]);
     s0[r] = SplitMix64(state);
     s1[r] = SplitMix64(state);
     s2[r] = SplitMix64(state);
@@ -48,7 +48,7 @@ STRATA_NN_CLONES void FillRowMasks(uint64_t seed, uint64_t first_row, size_t row
   }
 }
 
-template void FillRowMasks<float>(uint64_t, uint64_t, size_t, size_t, uint32_t, float, float*);
-template void FillRowMasks<double>(uint64_t, uint64_t, size_t, size_t, uint32_t, double, double*);
+template void FillRowMasks<float>(uint64_t, RowKeys, size_t, size_t, uint32_t, float, float*);
+template void FillRowMasks<double>(uint64_t, RowKeys, size_t, size_t, uint32_t, double, double*);
 
 }  // namespace strata

@@ -127,11 +127,12 @@ MatrixSpan<const T> BasicModel<T>::Forward(std::span<const Block> blocks,
   if (training && config_.input_dropout > 0) {
     dropped_input_.Resize(features.rows(), features.cols());
     Dropout<T>(features, dropped_input_.span(), config_.input_dropout, InputDropoutSeed(step_seed),
-               threads);
+               threads, RowKeys(blocks[0].src_nodes));
     h = dropped_input_.span();
   }
   step_dropout_ = training ? config_.dropout : 0.0;
   step_seed_ = step_seed;
+  blocks_ = blocks;
   for (size_t l = 0; l < num_layers; ++l) {
     LayerInput<T> input;
     input.graph = CsrOf(blocks[l]);
@@ -142,7 +143,8 @@ MatrixSpan<const T> BasicModel<T>::Forward(std::span<const Block> blocks,
     layers_[l]->Forward(input, outputs_[l]);
     if (l + 1 < num_layers) {
       if (!history.empty()) KeepFreshRows(outputs_[l].span(), history[l]);
-      Activate(outputs_[l].span(), step_dropout_, ActivationDropoutSeed(step_seed, l));
+      Activate(outputs_[l].span(), step_dropout_, ActivationDropoutSeed(step_seed, l),
+               DestinationKeys(blocks[l]));
       if (!history.empty()) PutStaleRows(history[l], outputs_[l].span());
     }
     h = outputs_[l].span();
@@ -157,7 +159,7 @@ void BasicModel<T>::KeepFreshRows(MatrixSpan<const T> out, HiddenHistory<T>& his
   for (size_t i = 0; i < history.fresh.size(); ++i) {
     std::copy_n(out.row(history.fresh[i]), width, history.fresh_rows.data() + i * width);
   }
-  Activate(MatrixSpan<T>(history.fresh_rows.data(), history.fresh.size(), width), 0, 0);
+  Activate(MatrixSpan<T>(history.fresh_rows.data(), history.fresh.size(), width), 0, 0, {});
 }
 
 template <typename T>
@@ -172,11 +174,11 @@ void BasicModel<T>::PutStaleRows(const HiddenHistory<T>& history, MatrixSpan<T> 
 }
 
 template <typename T>
-void BasicModel<T>::Activate(MatrixSpan<T> x, double dropout, uint64_t seed) const {
+void BasicModel<T>::Activate(MatrixSpan<T> x, double dropout, uint64_t seed, RowKeys keys) const {
   if (config_.activation == Activation::kElu) {
-    EluDropout<T>(x, dropout, seed, config_.threads);
+    EluDropout<T>(x, dropout, seed, config_.threads, keys);
   } else {
-    ReluDropout<T>(x, dropout, seed, config_.threads);
+    ReluDropout<T>(x, dropout, seed, config_.threads, keys);
   }
 }
 
@@ -192,7 +194,8 @@ void BasicModel<T>::Backward(MatrixSpan<const T> grad_logits,
     if (l > 0) {
       if (config_.activation == Activation::kElu) {
         EluDropoutBackward<T>(outputs_[l - 1].span(), grads_[l - 1].span(), step_dropout_,
-                              ActivationDropoutSeed(step_seed_, l - 1), threads);
+                              ActivationDropoutSeed(step_seed_, l - 1), threads,
+                              DestinationKeys(blocks_[l - 1]));
       } else {
         ReluDropoutBackward<T>(outputs_[l - 1].span(), grads_[l - 1].span(), step_dropout_,
                                threads);

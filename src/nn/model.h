@@ -8,9 +8,11 @@
 // the input features too (the GCN and GAT papers do this; it costs a copy of the input matrix, so
 // it is off by default).
 //
-// Dropout masks come from (step_seed, layer); parameters from (config.seed, layer), numbered in
-// nn/model_seeds.h: the same seeds give bit-identical parameters, outputs and gradients, for any
-// config.threads.
+// Dropout masks come from (step_seed, layer, node): a row's mask is keyed by the node the row is
+// (the block's node ids), not by its place in the batch, so a node gets the same mask whichever
+// data-parallel rank's share of the batch holds it. Parameters come from (config.seed, layer),
+// numbered in nn/model_seeds.h: the same seeds give bit-identical parameters, outputs and
+// gradients, for any config.threads.
 //
 // Memory: every buffer is kept and reused across steps, so steady-state training allocates
 // only when a batch is larger than any before it. Forward keeps views of the blocks and the
@@ -25,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "nn/dropout_masks.h"
 #include "nn/hidden_history.h"
 #include "nn/layer.h"
 #include "nn/matrix.h"
@@ -78,7 +81,7 @@ class BasicModel {
 
   // The activation between layers, as evaluation applies it (dropout off), in place: for
   // callers that run the layers themselves (layer-wise inference).
-  void HiddenActivation(MatrixSpan<T> rows) const { Activate(rows, 0, 0); }
+  void HiddenActivation(MatrixSpan<T> rows) const { Activate(rows, 0, 0, {}); }
 
   // All parameters, named "layers.<l>.<name>", in a fixed order.
   std::vector<BasicParameter<T>> Parameters();
@@ -89,8 +92,13 @@ class BasicModel {
   BasicLayer<T>& layer(size_t l) { return *layers_[l]; }
 
  private:
-  // x = dropout(activation(x)) in place, the mask drawn from `seed` (rows numbered from 0).
-  void Activate(MatrixSpan<T> x, double dropout, uint64_t seed) const;
+  // x = dropout(activation(x)) in place, row i's mask drawn from `seed` and keys[i].
+  void Activate(MatrixSpan<T> x, double dropout, uint64_t seed, RowKeys keys) const;
+  // A layer's output rows are its block's destinations: keyed by their nodes, so that a node's
+  // dropout mask depends on the node, not on its place in the batch.
+  static RowKeys DestinationKeys(const Block& block) {
+    return RowKeys(std::span<const uint64_t>(block.src_nodes.data(), block.num_dst()));
+  }
   // A hidden layer's output rows named fresh, activated without dropout, into history.
   void KeepFreshRows(MatrixSpan<const T> out, HiddenHistory<T>& history) const;
   // Overwrites the stale rows of a hidden layer's activated output with the history's.
@@ -102,6 +110,7 @@ class BasicModel {
   std::vector<BasicMatrix<T>> grads_;    // grads_[l]: dL/d(input of layer l + 1)
   BasicMatrix<T> dropped_input_;
   std::span<HiddenHistory<T>> history_;  // the last Forward's, for Backward
+  std::span<const Block> blocks_;        // the last Forward's, for ELU's backward masks
   double step_dropout_ = 0;              // the between-layer dropout of the last Forward
   uint64_t step_seed_ = 0;  // and its step seed, which ELU's backward draws the masks from
 };

@@ -37,6 +37,19 @@ TEST(FillRowMasks, EveryRowIsItsOwnStreamWhateverTheBlock) {
   }
 }
 
+TEST(FillRowMasks, GivenKeysEachRowDrawsItsKeysStream) {
+  const std::vector<uint64_t> keys = {907, 3, 1u << 30, 3000000000ull, 5};
+  std::vector<float> masks(keys.size() * 9, -1.0f);
+  FillRowMasks<float>(42, RowKeys(keys), keys.size(), 9, 19661, 1.25f, masks.data());
+  for (size_t r = 0; r < keys.size(); ++r) {
+    const std::vector<float> got(masks.begin() + r * 9, masks.begin() + (r + 1) * 9);
+    EXPECT_EQ(got, RowAlone(42, keys[r], 9, 19661, 1.25f)) << "row " << r;
+  }
+  // From(i): the rows from i on keep their keys, given or counted.
+  EXPECT_EQ(RowKeys(keys).From(3)[1], 5u);
+  EXPECT_EQ(RowKeys(100).From(3)[1], 104u);
+}
+
 TEST(FillRowMasks, KeepsTheShareAboveTheThreshold) {
   const size_t cols = 1000;
   std::vector<double> masks(kMaskRows * cols);

@@ -108,6 +108,21 @@ TEST(NnDropout, EluDropoutAndBackward) {
   EXPECT_NEAR(plain(1, 1), x(1, 1) > 0 ? x(1, 1) : std::expm1(x(1, 1)), 1e-15);
 }
 
+TEST(NnDropout, KeyedRowsGetTheirNodesMasksWhereverTheySit) {
+  // Two batches listing nodes 11 and 40 in either order: each node's row gets the same mask.
+  Matrix a = RandomMatrix<float>(2, 24, 5);
+  Matrix b(2, 24);
+  std::copy_n(a.row(1), 24, b.row(0));
+  std::copy_n(a.row(0), 24, b.row(1));
+  const std::vector<uint64_t> keys_a = {11, 40}, keys_b = {40, 11};
+  EluDropout<float>(a.span(), 0.5, 9, 1, RowKeys(keys_a));
+  EluDropout<float>(b.span(), 0.5, 9, 1, RowKeys(keys_b));
+  for (size_t j = 0; j < 24; ++j) {
+    EXPECT_EQ(a.row(0)[j], b.row(1)[j]);
+    EXPECT_EQ(a.row(1)[j], b.row(0)[j]);
+  }
+}
+
 TEST(NnDropout, MasksIndependentOfThreadCount) {
   Matrix a = RandomMatrix<float>(5000, 40, 7);
   Matrix b = a;
