@@ -262,7 +262,6 @@ Runner AddTrainCommand(CLI::App& app) {
     std::unique_ptr<MpiCollective> mpi;
     if (MpiCollective::Launched()) mpi = std::make_unique<MpiCollective>();
     const bool lead = mpi == nullptr || mpi->rank() == 0;
-    if (!lead) args->options.progress = false;
     std::function<void(const EpochReport&)> on_epoch;
     if (lead) on_epoch = PrintEpoch;
     TrainResult result;

@@ -46,6 +46,11 @@ TrainOptions DataParallelOptions(const TrainOptions& options, const Collective& 
   o.sampling.world_size = n;
   o.multistage.rank = ranks.rank();
   o.multistage.world_size = n;
+  // Rank 0 reports for all.
+  if (ranks.rank() != 0) {
+    o.progress = false;
+    o.log_every = 0;
+  }
   return o;
 }
 

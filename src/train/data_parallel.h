@@ -17,7 +17,8 @@
 namespace strata {
 
 // The options rank ranks.rank() trains with: the batch divided among the ranks (an input error
-// when it does not divide evenly), the rank's seeds and macro-batches. Refuses, in one line
+// when it does not divide evenly), the rank's seeds and macro-batches, and progress on rank 0
+// only. Refuses, in one line
 // each, what one process alone can run: the full graph, and adaptive reuse (its passes follow
 // one rank's disk).
 TrainOptions DataParallelOptions(const TrainOptions& options, const Collective& ranks);

@@ -71,14 +71,16 @@ TEST_F(MpirunTrain, TwoRanksStepAsOneProcessOnTheWholeBatch) {
   // Rank r samples every second seed of each 64-seed batch, every destination draws its
   // neighbours from its own stream and every node its dropout mask from its own: the two
   // halves are the whole batch's sample and masks, so the averaged gradient is one process's up
-  // to the order of float sums.
-  for (std::string model : {"sage", "gat", "gcn"}) {
+  // to the order of float sums. LABOR-0's variates belong to the batch, so it too.
+  for (std::string model : {"sage", "gat", "gcn", "labor"}) {
     SCOPED_TRACE(model);
     std::vector<std::string> one = Args(dir_ / ("one-" + model), "3", "64", "0.5");
     std::vector<std::string> two = Args(dir_ / ("two-" + model), "3", "64", "0.5");
     for (auto* args : {&one, &two}) {
-      args->insert(args->end(), {"--model", model, "--input-dropout", "0.2"});
-      if (model == "gat") args->insert(args->end(), {"--activation", "elu"});
+      args->insert(args->end(), {"--input-dropout", "0.2"});
+      if (model == "gat") args->insert(args->end(), {"--model", "gat", "--activation", "elu"});
+      if (model == "gcn") args->insert(args->end(), {"--model", "gcn"});
+      if (model == "labor") args->insert(args->end(), {"--sampler", "labor"});
     }
     CommandResult a = RunStrata(one);
     ASSERT_EQ(a.exit_status, 0) << a.err;
