@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "fullgraph/gcn_propagation.h"
+#include "fullgraph/propagation.h"
 #include "storage/file.h"
 #include "strata/error.h"
 

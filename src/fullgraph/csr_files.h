@@ -3,7 +3,7 @@
 // stored, and the sparse features X — the operands of Â · X, the product AIRES multiplies
 // out of core, which `strata bench spgemm` and bench/spgemm_vs_graphblas time in memory.
 //
-// Â is the matrix the full-graph runner propagates with (gcn_propagation.h, the same
+// Â is the matrix the full-graph runner propagates with (propagation.h, the same
 // normalisation): row i holds (i, norm_i²) and, for each stored edge j -> i, (j, norm_i norm_j).
 // Columns ascend within a row as the stored ids do; a stored self loop is a second entry at
 // column i, as it is a second term in Propagate.

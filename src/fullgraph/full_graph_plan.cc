@@ -53,8 +53,8 @@ GroupExtent ScanGroups(const std::string& path, uint64_t n, uint64_t group, uint
 }  // namespace
 
 void CheckFullGraphOptions(const TrainOptions& o) {
-  if (o.model.kind != ModelKind::kGcn) {
-    throw Error::Input("--full-graph trains GCN only (--model gcn)");
+  if (o.model.kind == ModelKind::kGat) {
+    throw Error::Input("--full-graph trains GCN and GraphSAGE (--model gcn|sage), not GAT yet");
   }
   if (o.multistage.enabled()) {
     throw Error::Input("--full-graph and --multistage exclude each other");
@@ -84,20 +84,23 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   const ModelOptions& model = o.model;
   const uint64_t n = meta.num_nodes;
   const uint64_t chunk_rows = o.full_graph_chunk_rows;
-  // The layers' outputs and the streamed gradient (as wide as the widest output), in memory
-  // or as chunk buffers.
+  // The layers' outputs and the streamed gradient (as wide as the widest output), and SAGE's
+  // self terms (as wide), in memory or as chunk buffers. SAGE's weights are W_self and W_neigh.
+  const bool sage = model.kind == ModelKind::kSage;
   size_t widest = 0;
   uint64_t parameter_floats = 0, in_memory = 0, on_disk = 0;
   for (size_t l = 0, in = meta.feature_dim; l < model.layers; ++l) {
     const size_t out = l + 1 == model.layers ? meta.num_classes : model.hidden;
     widest = std::max(widest, out);
-    parameter_floats += (in + (model.bias ? 1 : 0)) * out;
+    parameter_floats += ((sage ? 2 : 1) * in + (model.bias ? 1 : 0)) * out;
     in_memory += IntermediateRows::ResidentBytes(n, out);
     on_disk += IntermediateRows::OnDiskBytes(n, out, chunk_rows);
     in = out;
   }
-  in_memory += IntermediateRows::ResidentBytes(n, widest);
-  on_disk += IntermediateRows::OnDiskBytes(n, widest, chunk_rows);
+  for (int widest_rows = sage ? 2 : 1; widest_rows-- > 0;) {
+    in_memory += IntermediateRows::ResidentBytes(n, widest);
+    on_disk += IntermediateRows::OnDiskBytes(n, widest, chunk_rows);
+  }
 
   // The streams whole, and at their smallest: two buffers of the largest row (adjacency) or
   // row group (features) per file.
@@ -120,9 +123,9 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   }
   const uint64_t streams_min = adjacency_min + features_min;
 
-  // Charged whatever the plan: the graph's indptr (and the sparse features'), the GCN and the
-  // row normalisation, the labels and the three splits' labels, the propagation input and the
-  // input row group.
+  // Charged whatever the plan: the graph's indptr (and the sparse features'), the GCN
+  // normalisation (SAGE: the inverse in-degrees) and the row normalisation, the labels and the
+  // three splits' labels, the propagation input and the input row group.
   const uint64_t charged = 8 * (n + 1) * (sparse ? 2 : 1) +
                            4 * n * (o.features.row_normalize ? 2 : 1) + 4 * n * 4 + 4 * n * widest +
                            4 * plan.input_group_floats;

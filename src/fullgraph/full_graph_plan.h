@@ -59,7 +59,7 @@ struct FullGraphPlan {
 };
 
 // Throws an input error naming the option when `options` cannot describe a full-graph run: a
-// model other than GCN, --multistage, --max-batches, or chunk rows that are not a positive
+// model other than GCN and SAGE, --multistage, --max-batches, or chunk rows that are not a positive
 // multiple of 1024. (The model's own rules are CheckModelOptions', nn/model.h.)
 void CheckFullGraphOptions(const TrainOptions& options);
 

@@ -1,7 +1,6 @@
 #include "fullgraph/full_graph_runner.h"
 
 #include <sys/mman.h>
-#include <xxhash.h>
 
 #include <algorithm>
 #include <chrono>
@@ -11,8 +10,8 @@
 #include "common/random.h"
 #include "features/row_codec.h"
 #include "fullgraph/csr_files.h"
-#include "fullgraph/gcn_propagation.h"
 #include "fullgraph/input_products.h"
+#include "fullgraph/propagation.h"
 #include "nn/dropout.h"
 #include "nn/gcn_conv.h"
 #include "nn/gemm.h"
@@ -21,7 +20,9 @@
 #include "nn/model_seeds.h"
 #include "nn/optimizer.h"
 #include "nn/parallel.h"
+#include "nn/parameter_hash.h"
 #include "nn/row_ops.h"
+#include "nn/sage_conv.h"
 #include "strata/error.h"
 
 namespace strata {
@@ -34,6 +35,14 @@ void AdviseHugePages(void* data, uint64_t bytes) {
   const auto begin = (reinterpret_cast<uintptr_t>(data) + 4095) / 4096 * 4096;
   const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) / 4096 * 4096;
   if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
+void AddRows(MatrixSpan<const float> from, MatrixSpan<float> to) {
+  for (size_t r = 0; r < to.rows(); ++r) AddRow(to.row(r), from.row(r), to.cols());
+}
+
+void CopyRows(MatrixSpan<const float> from, MatrixSpan<float> to) {
+  for (size_t r = 0; r < to.rows(); ++r) CopyRow(to.row(r), from.row(r), to.cols());
 }
 
 }  // namespace
@@ -78,8 +87,13 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
     feature_indptr_ = ReadRowOffsets(dataset_.PathOf(kSparseIndptrFile), n, meta.feature_nnz,
                                      budget_, "the features' indptr");
   }
-  norm_ = ChargedArray<float>(budget_, n, "GCN normalisation");
-  GcnNormalisation({indptr_.data(), n + 1}, {norm_.data(), n});
+  sage_ = config_.kind == ModelKind::kSage;
+  norm_ = ChargedArray<float>(budget_, n, sage_ ? "inverse in-degrees" : "GCN normalisation");
+  if (sage_) {
+    InverseInDegrees({indptr_.data(), n + 1}, {norm_.data(), n});
+  } else {
+    GcnNormalisation({indptr_.data(), n + 1}, {norm_.data(), n});
+  }
   const ChargedArray<int32_t> labels = dataset_.ReadLabels(budget_);
   for (Split split : {Split::kTrain, Split::kVal, Split::kTest}) {
     ChargedArray<int32_t>& masked = split_labels_[static_cast<int>(split)];
@@ -95,8 +109,14 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   size_t in = config_.in_dim, widest = 0;
   for (size_t l = 0; l < config_.layers; ++l) {
     const size_t out = l + 1 == config_.layers ? config_.num_classes : config_.hidden;
-    Layer layer{Matrix(in, out), Matrix(in, out), LayerBias<float>(out, config_.bias), in, out};
-    InitGcnWeight(layer.weight.span(), LayerSeed(config_.seed, l));
+    // SAGE's weight is W_self over W_neigh, as the mini-batch SAGEConv's.
+    const size_t rows = sage_ ? 2 * in : in;
+    Layer layer{Matrix(rows, out), Matrix(rows, out), LayerBias<float>(out, config_.bias), in, out};
+    if (sage_) {
+      InitSageWeight(layer.weight.span(), LayerSeed(config_.seed, l));
+    } else {
+      InitGcnWeight(layer.weight.span(), LayerSeed(config_.seed, l));
+    }
     layers_.push_back(std::move(layer));
     outputs_.emplace_back(n, out, chunk_rows_, scratch_dir, budget_, "full-graph layer outputs");
     widest = std::max(widest, out);
@@ -106,6 +126,10 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   AdviseHugePages(gathered_.data(), n * widest * sizeof(float));
   gradient_ =
       IntermediateRows(n, widest, chunk_rows_, scratch_dir, budget_, "full-graph gradients");
+  if (sage_) {
+    self_rows_ = IntermediateRows(n, widest, chunk_rows_, scratch_dir, budget_,
+                                  "full-graph self terms and their gradients");
+  }
   group_rows_ = ChargedArray<float>(budget_, plan_.input_group_floats, "an input row group");
   optimizer_ = MakeOptimizer(o.optimizer, Parameters());
   if (o.features.row_normalize) row_scale_ = ChargedArray<float>(budget_, n, "row normalisation");
@@ -152,9 +176,17 @@ FullGraphRunner::~FullGraphRunner() = default;
 std::vector<Parameter> FullGraphRunner::Parameters() {
   std::vector<Parameter> params;
   for (size_t l = 0; l < layers_.size(); ++l) {
+    Layer& layer = layers_[l];
     const std::string prefix = "layers." + std::to_string(l) + ".";
-    params.push_back({prefix + "weight", layers_[l].weight.span(), layers_[l].weight_grad.span()});
-    layers_[l].bias.AppendParameter(prefix, params);
+    if (sage_) {  // named as the mini-batch SAGEConv names them, for one checkpoint format
+      params.push_back({prefix + "w_self", SelfPart(layer.weight, layer.in),
+                        SelfPart(layer.weight_grad, layer.in)});
+      params.push_back({prefix + "w_neigh", NeighbourPart(layer.weight, layer.in),
+                        NeighbourPart(layer.weight_grad, layer.in)});
+    } else {
+      params.push_back({prefix + "weight", layer.weight.span(), layer.weight_grad.span()});
+    }
+    layer.bias.AppendParameter(prefix, params);
   }
   return params;
 }
@@ -174,6 +206,7 @@ IntermediateStats FullGraphRunner::IntermediateTotals() const {
   IntermediateStats total;
   for (const IntermediateRows& output : outputs_) total += output.stats();
   total += gradient_.stats();
+  total += self_rows_.stats();
   return total;
 }
 
@@ -241,12 +274,23 @@ void FullGraphRunner::ForEachAdjacencyPiece(const std::function<void(const Adjac
   });
 }
 
-void FullGraphRunner::PropagateInto(MatrixSpan<const float> in, IntermediateRows& out,
+PropagationWeights FullGraphRunner::Aggregation() const {
+  const std::span<const float> norm(norm_.data(), nodes_);
+  return sage_ ? PropagationWeights::Mean(norm) : PropagationWeights::Gcn(norm);
+}
+
+PropagationWeights FullGraphRunner::TransposedGather() const {
+  const std::span<const float> norm(norm_.data(), nodes_);
+  return sage_ ? PropagationWeights::MeanTransposed(norm) : PropagationWeights::Gcn(norm);
+}
+
+void FullGraphRunner::PropagateInto(MatrixSpan<const float> in, const PropagationWeights& weights,
+                                    IntermediateRows& out,
                                     const std::function<void(MatrixSpan<float>, uint64_t)>& then) {
   out.BeginWrite(in.cols());
   ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
     MatrixSpan<float> rows = out.Write(piece.rows.begin, piece.rows.end);
-    Propagate(piece, {norm_.data(), nodes_}, in, rows, config_.threads);
+    Propagate(piece, weights, in, rows, config_.threads);
     if (then) then(rows, piece.rows.begin);
   });
   out.EndWrite();
@@ -260,7 +304,7 @@ void FullGraphRunner::ScatterTransposed(
   ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
     MatrixSpan<const float> rows = grad_out.Read(piece.rows.begin, piece.rows.end);
     each(rows, piece.rows.begin);
-    PropagateTransposed(piece, {norm_.data(), nodes_}, rows, grad_in, config_.threads);
+    PropagateTransposed(piece, Aggregation(), rows, grad_in, config_.threads);
   });
   grad_out.EndRead();
 }
@@ -289,34 +333,53 @@ void FullGraphRunner::Forward(bool training, uint64_t step_seed) {
   const unsigned threads = config_.threads;
   for (size_t l = 0; l < layers_.size(); ++l) {
     Layer& layer = layers_[l];
+    // P = H W (SAGE: H W_neigh, gathered; and the self term S = H W_self, in row order).
     MatrixSpan<float> transformed = Gathered(layer.out);
+    const MatrixSpan<const float> neighbour_weight = NeighbourPart(layer.weight, layer.in);
+    if (sage_) self_rows_.BeginWrite(layer.out);
     if (l == 0) {
       ForEachInputGroup(training, step_seed, [&](const InputGroup& group) {
-        InputTimes(group, layer.weight.span(), transformed.RowRange(group.first, group.rows),
-                   threads);
+        InputTimes(group, neighbour_weight, transformed.RowRange(group.first, group.rows), threads);
+        if (sage_) {
+          MatrixSpan<float> self = self_rows_.Write(group.first, group.first + group.rows);
+          InputTimes(group, SelfPart(layer.weight, layer.in), self, threads);
+          ScaleRows(self, group.first);
+        }
       });
       ScaleRows(transformed);
     } else {
       IntermediateRows& previous = outputs_[l - 1];
       previous.BeginRead();
       ForEachChunk([&](uint64_t begin, uint64_t end) {
-        Gemm<float>(Trans::kNo, Trans::kNo, 1, previous.Read(begin, end), layer.weight.span(), 0,
+        MatrixSpan<const float> h = previous.Read(begin, end);
+        Gemm<float>(Trans::kNo, Trans::kNo, 1, h, neighbour_weight, 0,
                     transformed.RowRange(begin, end - begin), threads);
+        if (sage_) {
+          Gemm<float>(Trans::kNo, Trans::kNo, 1, h, SelfPart(layer.weight, layer.in), 0,
+                      self_rows_.Write(begin, end), threads);
+        }
       });
       previous.EndRead();
+    }
+    if (sage_) {
+      self_rows_.EndWrite();
+      self_rows_.BeginRead();
     }
     const bool hidden = l + 1 < layers_.size();
     const double p = training ? config_.dropout : 0;
     const uint64_t seed = ActivationDropoutSeed(step_seed, l);
-    PropagateInto(transformed, outputs_[l], [&](MatrixSpan<float> rows, uint64_t first) {
-      layer.bias.AddTo(rows, threads);
-      if (!hidden) return;
-      if (config_.activation == Activation::kElu) {
-        EluDropout<float>(rows, p, seed, threads, first);
-      } else {
-        ReluDropout<float>(rows, p, seed, threads, first);
-      }
-    });
+    PropagateInto(transformed, Aggregation(), outputs_[l],
+                  [&](MatrixSpan<float> rows, uint64_t first) {
+                    if (sage_) AddRows(self_rows_.Read(first, first + rows.rows()), rows);
+                    layer.bias.AddTo(rows, threads);
+                    if (!hidden) return;
+                    if (config_.activation == Activation::kElu) {
+                      EluDropout<float>(rows, p, seed, threads, first);
+                    } else {
+                      ReluDropout<float>(rows, p, seed, threads, first);
+                    }
+                  });
+    if (sage_) self_rows_.EndRead();
   }
 }
 
@@ -344,35 +407,58 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
   const unsigned threads = config_.threads;
   // Layer l's dL/d(output) G and dL/d(transformed input) dP = Âᵀ G: on an undirected graph G
   // is gathered and dP written to gradient_; on a directed one G is read from gradient_ in
-  // row order and dP scattered into the gathered matrix.
+  // row order and dP scattered into the gathered matrix. SAGE's self term's gradient is G
+  // itself, which the layer's products need after dP: it is kept in row order in self_rows_.
   for (size_t l = layers_.size(); l-- > 0;) {
     Layer& layer = layers_[l];
+    auto keep_self_gradient = [&](MatrixSpan<const float> rows, uint64_t first) {
+      if (sage_) CopyRows(rows, self_rows_.Write(first, first + rows.rows()));
+    };
+    if (sage_) self_rows_.BeginWrite(layer.out);
     if (plan_.symmetric) {
       MatrixSpan<float> grad_out = Gathered(layer.out);
       layer.bias.Backward(grad_out, threads);
-      PropagateInto(grad_out, gradient_, {});
+      PropagateInto(grad_out, TransposedGather(), gradient_,
+                    [&](MatrixSpan<float> rows, uint64_t first) {
+                      keep_self_gradient(grad_out.RowRange(first, rows.rows()), first);
+                    });
       gradient_.BeginRead();
     } else {
       ScatterTransposed(gradient_, Gathered(layer.out),
                         [&](MatrixSpan<const float> rows, uint64_t first) {
                           layer.bias.Backward(rows, threads, /*accumulate=*/first != 0);
+                          keep_self_gradient(rows, first);
                         });
+    }
+    if (sage_) {
+      self_rows_.EndWrite();
+      self_rows_.BeginRead();
     }
     // Rows [begin, end) of dP, in order.
     auto grad_transformed = [&](uint64_t begin, uint64_t end) {
       return plan_.symmetric ? gradient_.Read(begin, end)
                              : Gathered(layer.out).RowRange(begin, end - begin);
     };
+    const MatrixSpan<float> neighbour_grad = NeighbourPart(layer.weight_grad, layer.in);
+    const MatrixSpan<float> self_grad = SelfPart(layer.weight_grad, layer.in);
     if (l == 0) {
       ForEachInputGroup(true, step_seed, [&](const InputGroup& group) {
-        MatrixSpan<float> rows = grad_transformed(group.first, group.first + group.rows);
+        const uint64_t end = group.first + group.rows;
+        MatrixSpan<float> rows = grad_transformed(group.first, end);
         ScaleRows(rows, group.first);
-        InputTransposedTimes(group, rows, layer.weight_grad.span(), group.first != 0, threads);
+        InputTransposedTimes(group, rows, neighbour_grad, group.first != 0, threads);
+        if (sage_) {
+          MatrixSpan<float> self = self_rows_.Read(group.first, end);
+          ScaleRows(self, group.first);
+          InputTransposedTimes(group, self, self_grad, group.first != 0, threads);
+        }
       });
       if (plan_.symmetric) gradient_.EndRead();
+      if (sage_) self_rows_.EndRead();
       break;
     }
-    // dW_l = H_{l-1}ᵀ dP, one sum per chunk; G_{l-1} = dP W_lᵀ through the activation.
+    // dW_l = H_{l-1}ᵀ dP, one sum per chunk; G_{l-1} = dP W_lᵀ through the activation (SAGE:
+    // + G W_selfᵀ, and dW_self = H_{l-1}ᵀ G).
     IntermediateRows& previous = outputs_[l - 1];
     const uint64_t seed = ActivationDropoutSeed(step_seed, l - 1);
     previous.BeginRead();
@@ -380,12 +466,19 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
     ForEachChunk([&](uint64_t begin, uint64_t end) {
       MatrixSpan<const float> h = previous.Read(begin, end);
       MatrixSpan<const float> dp = grad_transformed(begin, end);
-      Gemm<float>(Trans::kYes, Trans::kNo, 1, h, dp, begin == 0 ? 0 : 1, layer.weight_grad.span(),
-                  threads);
+      const float first = begin == 0 ? 0 : 1;
+      Gemm<float>(Trans::kYes, Trans::kNo, 1, h, dp, first, neighbour_grad, threads);
       MatrixSpan<float> grad_previous = plan_.symmetric
                                             ? Gathered(layer.in).RowRange(begin, end - begin)
                                             : gradient_.Write(begin, end);
-      Gemm<float>(Trans::kNo, Trans::kYes, 1, dp, layer.weight.span(), 0, grad_previous, threads);
+      Gemm<float>(Trans::kNo, Trans::kYes, 1, dp, NeighbourPart(layer.weight, layer.in), 0,
+                  grad_previous, threads);
+      if (sage_) {
+        MatrixSpan<const float> g = self_rows_.Read(begin, end);
+        Gemm<float>(Trans::kYes, Trans::kNo, 1, h, g, first, self_grad, threads);
+        Gemm<float>(Trans::kNo, Trans::kYes, 1, g, SelfPart(layer.weight, layer.in), 1,
+                    grad_previous, threads);
+      }
       if (config_.activation == Activation::kElu) {
         EluDropoutBackward<float>(h, grad_previous, config_.dropout, seed, threads, begin);
       } else {
@@ -393,6 +486,7 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
       }
     });
     previous.EndRead();
+    if (sage_) self_rows_.EndRead();
     if (plan_.symmetric) {
       gradient_.EndRead();
     } else {
@@ -430,38 +524,29 @@ EpochReport FullGraphRunner::TrainEpoch(uint64_t epoch) {
   return report;
 }
 
-uint64_t FullGraphRunner::ParametersHash() {
-  XXH64_state_t* state = XXH64_createState();
-  XXH64_reset(state, 0);
-  for (const Parameter& p : Parameters()) {
-    for (size_t i = 0; i < p.value.rows(); ++i) {
-      XXH64_update(state, p.value.row(i), p.value.cols() * sizeof(float));
-    }
-  }
-  const uint64_t hash = XXH64_digest(state);
-  XXH64_freeState(state);
-  return hash;
-}
-
-double FullGraphRunner::Accuracy(Split split) {
+void FullGraphRunner::ForEachLogitsChunk(
+    const std::function<void(MatrixSpan<const float>, uint64_t)>& fn) {
   // Evaluation logits are reused while the parameters are unchanged (val then test), and
   // recomputed after a step or a restore (the best epoch's parameters).
-  const uint64_t hash = ParametersHash();
+  const uint64_t hash = ParameterValuesHash(Parameters());
   if (!logits_hash_valid_ || hash != logits_hash_) {
     Forward(false, 0);
     logits_hash_ = hash;
     logits_hash_valid_ = true;
   }
   IntermediateRows& logits = outputs_.back();
-  AccuracyCount total;
   logits.BeginRead();
-  ForEachChunk([&](uint64_t begin, uint64_t end) {
-    const AccuracyCount count =
-        CountCorrect(logits.Read(begin, end), SplitLabels(split).subspan(begin, end - begin));
+  ForEachChunk([&](uint64_t begin, uint64_t end) { fn(logits.Read(begin, end), begin); });
+  logits.EndRead();
+}
+
+double FullGraphRunner::Accuracy(Split split) {
+  AccuracyCount total;
+  ForEachLogitsChunk([&](MatrixSpan<const float> rows, uint64_t first) {
+    const AccuracyCount count = CountCorrect(rows, SplitLabels(split).subspan(first, rows.rows()));
     total.correct += count.correct;
     total.labelled += count.labelled;
   });
-  logits.EndRead();
   return total.accuracy();
 }
 

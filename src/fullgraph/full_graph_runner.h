@@ -1,11 +1,14 @@
-// FullGraphRunner is the EpochRunner of `strata train --full-graph --model gcn`: one forward and
-// one backward over the whole graph per epoch (Kipf's GCN without sampling), the adjacency and
-// the input features streamed from disk in RoBW blocks (AIRES) when the budget cannot hold
-// them.
+// FullGraphRunner is the EpochRunner of `strata train --full-graph --model gcn|sage`: one
+// forward and one backward over the whole graph per epoch (Kipf's GCN, or GraphSAGE with the
+// mean aggregator, without sampling), the adjacency and the input features streamed from disk
+// in RoBW blocks (AIRES) when the budget cannot hold them.
 //
 // Per layer l, with H_0 the (dropped-out) input features: P = H_l W_l, then
 // H_{l+1} = Â P + b_l (ReLU or ELU and dropout between layers); backward
-// dP = Âᵀ dH_{l+1}, dW_l = H_lᵀ dP, dH_l = dP W_lᵀ. Transforming before propagating keeps
+// dP = Âᵀ dH_{l+1}, dW_l = H_lᵀ dP, dH_l = dP W_lᵀ. SAGE: Â is the mean over in-neighbours,
+// W_l its W_neigh, and a self term S = H_l W_self is added to Â P (its gradient is dH_{l+1}
+// itself: dW_self = H_lᵀ dH_{l+1}, and dH_l gains dH_{l+1} W_selfᵀ); S, and then that
+// gradient, are walked in row order, one more intermediate. Transforming before propagating keeps
 // every propagated matrix N × (hidden or classes) — narrow — whatever the input's width; the
 // input features are only ever multiplied by W_0 (forward) and by dP (backward), one row group
 // at a time as their blocks stream past.
@@ -19,12 +22,13 @@
 // left holds the adjacency and the features resident when they fit, else two RoBW buffers for
 // each stream.
 //
-// The model is the mini-batch GCN's: the same initialisation and dropout streams
-// (nn/model_seeds.h, nn/gcn_conv.h), so both paths start from one model.
+// The model is the mini-batch GCN's or SAGE's: the same initialisation, parameter names and
+// dropout streams (nn/model_seeds.h, nn/gcn_conv.h, nn/sage_conv.h), so both paths start from
+// one model and read each other's checkpoints.
 //
 // Determinism: dropout masks depend on (seed, epoch, layer, row) — the input's on its row
 // group — and every sum runs in an order the blocks do not change (row_blocks.h,
-// gcn_propagation.h): dense products and the weight gradients of hidden layers run per chunk
+// propagation.h): dense products and the weight gradients of hidden layers run per chunk
 // of TrainOptions::full_graph_chunk_rows rows whatever the plan, so the same seed gives the
 // same losses whatever the budget.
 #pragma once
@@ -36,9 +40,9 @@
 #include <vector>
 
 #include "fullgraph/full_graph_plan.h"
-#include "fullgraph/gcn_propagation.h"
 #include "fullgraph/input_products.h"
 #include "fullgraph/intermediate_rows.h"
+#include "fullgraph/propagation.h"
 #include "fullgraph/row_block_source.h"
 #include "nn/layer_bias.h"
 #include "nn/matrix.h"
@@ -56,6 +60,9 @@ class FullGraphRunner final : public EpochRunner {
 
   EpochReport TrainEpoch(uint64_t epoch) override;
   double Accuracy(Split split) override;
+  // The current model's logits of every node (dropout off), chunk by chunk in row order:
+  // fn(rows, first row). Computed once per set of parameters.
+  void ForEachLogitsChunk(const std::function<void(MatrixSpan<const float>, uint64_t)>& fn);
 
   const ModelConfig& model_config() const override { return config_; }
   std::vector<Parameter> Parameters() override;
@@ -75,9 +82,14 @@ class FullGraphRunner final : public EpochRunner {
   void Backward(uint64_t step_seed);
   // The mean training loss of the logits; dL/dlogits where Backward starts from it.
   double LossAndGradient();
-  // out = Â in, streaming the adjacency's blocks and writing out in row order; `then` is
-  // called with each written piece and its first row.
-  void PropagateInto(MatrixSpan<const float> in, IntermediateRows& out,
+  // Â's weights (GCN's normalisation or SAGE's mean), and those of Âᵀ as a gather on an
+  // undirected graph.
+  PropagationWeights Aggregation() const;
+  PropagationWeights TransposedGather() const;
+  // out = Â in with `weights`, streaming the adjacency's blocks and writing out in row order;
+  // `then` is called with each written piece and its first row.
+  void PropagateInto(MatrixSpan<const float> in, const PropagationWeights& weights,
+                     IntermediateRows& out,
                      const std::function<void(MatrixSpan<float>, uint64_t)>& then);
   // grad_in = Âᵀ grad_out for a directed graph, reading grad_out in row order; `each` is
   // called with each piece of it and its first row, before the piece is scattered.
@@ -87,6 +99,12 @@ class FullGraphRunner final : public EpochRunner {
   // Calls fn(begin, end) for the chunks of [0, N), in order.
   void ForEachChunk(const std::function<void(uint64_t, uint64_t)>& fn) const;
   MatrixSpan<float> Gathered(size_t width) { return {gathered_.data(), nodes_, width}; }
+  // Of a layer's weight (or its gradient), in_dim rows per part: the part that multiplies the
+  // propagated rows (GCN: all of it; SAGE: W_neigh) and SAGE's W_self.
+  MatrixSpan<float> NeighbourPart(Matrix& m, size_t in) const {
+    return sage_ ? m.span().RowRange(in, in) : m.span();
+  }
+  static MatrixSpan<float> SelfPart(Matrix& m, size_t in) { return m.span().RowRange(0, in); }
   IntermediateStats IntermediateTotals() const;
   // Calls fn per input row group (dropped out when training), in row order.
   void ForEachInputGroup(bool training, uint64_t step_seed,
@@ -99,15 +117,15 @@ class FullGraphRunner final : public EpochRunner {
     return {labels.data(), labels.size()};
   }
   bool IsSymmetric();
-  uint64_t ParametersHash();
 
   Dataset dataset_;
   MemoryBudget budget_;
   ModelConfig config_;
+  bool sage_ = false;
   uint64_t nodes_ = 0;
   ChargedArray<uint64_t> indptr_;
   ChargedArray<uint64_t> feature_indptr_;  // sparse features: each row's first stored value
-  ChargedArray<float> norm_;
+  ChargedArray<float> norm_;               // GCN: its normalisation; SAGE: 1 / in-degree
   ChargedArray<float> row_scale_;          // 1 / L1 norm of each feature row, with --row-normalize
   ChargedArray<int32_t> split_labels_[3];  // labels of the split's nodes, -1 elsewhere (by Split)
   std::vector<Layer> layers_;
@@ -122,6 +140,8 @@ class FullGraphRunner final : public EpochRunner {
   // The backward gradient that is not gathered: dP on an undirected graph, dH on a directed
   // one (N × up to the widest layer output).
   IntermediateRows gradient_;
+  // SAGE: the self term H W_self forward, dL/d(output) backward (N × up to the widest output).
+  IntermediateRows self_rows_;
   ChargedArray<float>
       group_rows_;  // one input row group (sparse: its values), decoded or dropped out
   std::unique_ptr<RowBlockSource> adjacency_;

@@ -15,15 +15,21 @@
 namespace strata {
 
 template <typename T>
+void InitSageWeight(MatrixSpan<T> weight, uint64_t seed) {
+  const size_t in_dim = weight.rows() / 2, out_dim = weight.cols();
+  const double gain = std::sqrt(2.0);
+  GlorotUniform(weight.RowRange(0, in_dim), in_dim, out_dim, MixSeed(seed, 0), gain);
+  GlorotUniform(weight.RowRange(in_dim, in_dim), in_dim, out_dim, MixSeed(seed, 1), gain);
+}
+
+template <typename T>
 BasicSageConv<T>::BasicSageConv(size_t in_dim, size_t out_dim, uint64_t seed, bool bias)
     : in_dim_(in_dim),
       out_dim_(out_dim),
       weight_(2 * in_dim, out_dim),
       weight_grad_(2 * in_dim, out_dim),
       bias_(out_dim, bias) {
-  const double gain = std::sqrt(2.0);
-  GlorotUniform(weight_.span().RowRange(0, in_dim), in_dim, out_dim, MixSeed(seed, 0), gain);
-  GlorotUniform(weight_.span().RowRange(in_dim, in_dim), in_dim, out_dim, MixSeed(seed, 1), gain);
+  InitSageWeight(weight_.span(), seed);
 }
 
 template <typename T>
@@ -157,6 +163,8 @@ std::vector<BasicParameter<T>> BasicSageConv<T>::Parameters(const std::string& p
   return params;
 }
 
+template void InitSageWeight<float>(MatrixSpan<float>, uint64_t);
+template void InitSageWeight<double>(MatrixSpan<double>, uint64_t);
 template class BasicSageConv<float>;
 template class BasicSageConv<double>;
 

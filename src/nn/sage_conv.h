@@ -24,6 +24,11 @@
 
 namespace strata {
 
+// Glorot uniform (gain sqrt(2)) of a 2 in_dim x out_dim weight, W_self over W_neigh, from the
+// layer's seed: SAGEConv's initialisation, which the full-graph runner shares.
+template <typename T>
+void InitSageWeight(MatrixSpan<T> weight, uint64_t seed);
+
 template <typename T>
 class BasicSageConv final : public BasicLayer<T> {
  public:

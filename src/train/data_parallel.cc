@@ -1,11 +1,11 @@
 #include "train/data_parallel.h"
 
 #include <fmt/format.h>
-#include <xxhash.h>
 
 #include <cstring>
 #include <vector>
 
+#include "nn/parameter_hash.h"
 #include "strata/error.h"
 
 namespace strata {
@@ -90,15 +90,7 @@ std::optional<ResumePoint> ShareResumePoint(Collective& ranks, std::optional<Res
 }
 
 std::string AgreeOnParameters(Collective& ranks, std::span<const Parameter> params) {
-  XXH64_state_t* state = XXH64_createState();
-  XXH64_reset(state, 0);
-  for (const Parameter& p : params) {
-    for (size_t r = 0; r < p.value.rows(); ++r) {
-      XXH64_update(state, p.value.row(r), p.value.cols() * sizeof(float));
-    }
-  }
-  const uint64_t mine = XXH64_digest(state);
-  XXH64_freeState(state);
+  const uint64_t mine = ParameterValuesHash(params);
   uint64_t first = mine;
   BroadcastValue(ranks, first);
   std::vector<double> differ = {mine != first ? 1.0 : 0.0};

@@ -195,7 +195,9 @@ TEST(FullGraphPlan, OptionsAFullGraphRunCannotHaveAreRefusedNamingTheOption) {
   EXPECT_EQ(refusal(o), "--full-graph-chunk-rows must be a positive multiple of 1024");
   o = Options();
   o.model.kind = ModelKind::kSage;
-  EXPECT_EQ(refusal(o), "--full-graph trains GCN only (--model gcn)");
+  EXPECT_EQ(refusal(o), "accepted");
+  o.model.kind = ModelKind::kGat;
+  EXPECT_EQ(refusal(o), "--full-graph trains GCN and GraphSAGE (--model gcn|sage), not GAT yet");
   o = Options();
   o.max_batches = 3;
   EXPECT_EQ(refusal(o), "--max-batches needs mini-batches, not --full-graph");

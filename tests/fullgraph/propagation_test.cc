@@ -1,6 +1,6 @@
 // The full graph's propagation Â and its transpose against a dense Â built from the definition,
 // on a directed graph (so Âᵀ differs from Â), and bit-identical whatever the blocks and threads.
-#include "fullgraph/gcn_propagation.h"
+#include "fullgraph/propagation.h"
 
 #include <gtest/gtest.h>
 
@@ -76,7 +76,7 @@ std::vector<float> PropagateInBlocks(const Graph& g, const std::vector<float>& i
   std::vector<float> out(kGraphNodes * kCols, NAN);
   ForBlocks(g, rows_per_block, [&](const AdjacencyBlock& b) {
     Propagate(
-        b, g.norm, MatrixSpan<const float>(in.data(), kGraphNodes, kCols),
+        b, PropagationWeights::Gcn(g.norm), MatrixSpan<const float>(in.data(), kGraphNodes, kCols),
         MatrixSpan<float>(out.data() + b.rows.begin * kCols, b.rows.end - b.rows.begin, kCols),
         threads);
   });
@@ -87,7 +87,7 @@ std::vector<float> TransposedInBlocks(const Graph& g, const std::vector<float>& 
                                       uint64_t rows_per_block, unsigned threads) {
   std::vector<float> grad_in(kGraphNodes * kCols, 0.0f);
   ForBlocks(g, rows_per_block, [&](const AdjacencyBlock& b) {
-    PropagateTransposed(b, g.norm,
+    PropagateTransposed(b, PropagationWeights::Gcn(g.norm),
                         MatrixSpan<const float>(grad_out.data() + b.rows.begin * kCols,
                                                 b.rows.end - b.rows.begin, kCols),
                         MatrixSpan<float>(grad_in.data(), kGraphNodes, kCols), threads);

@@ -1,0 +1,69 @@
+// The full graph's propagations over one RoBW block of the adjacency, and their transposes, as
+// plain functions over spans: out_i = d_i (s_i in_i + Σ_{j -> i} s_j in_j), the first term only
+// with a self loop, for per-node weights d (destination) and s (source). Row i of A lists i's
+// in-neighbours (graph/indices.bin).
+// - GCN's Â = D^-1/2 (A + I) D^-1/2: d = s = norm, norm_v = 1 / sqrt(in-degree(v) + 1), with
+//   the self loop, the normalisation of the mini-batch GCN (nn/spmm.h, SpmmGcn);
+// - SAGE's mean: d = 1 / in-degree (0 for a node without in-edges, which aggregates 0, as the
+//   mini-batch SAGEConv), s = 1, no self loop; on an undirected graph its transpose is the
+//   gather with d = 1 and s = 1 / in-degree.
+// So either path trains the model the mini-batch path does.
+//
+// A block is rows [begin, end): indptr holds the whole graph's offsets (global edge ids) and
+// `neighbours` the block's ids, edge indptr[begin] first, each `id_bytes` wide.
+//
+// Determinism: Propagate gives each output row to one thread and sums its terms in edge order.
+// PropagateTransposed scatters row i's terms to its neighbours' rows in row order, threads
+// splitting the columns, so every output element's sum runs in (row, edge) order whatever
+// the threads and whatever the blocks — no atomics, and directed graphs need no transposed
+// copy of the adjacency.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "fullgraph/row_blocks.h"
+#include "nn/matrix.h"
+
+namespace strata {
+
+struct AdjacencyBlock {
+  RowBlock rows;
+  std::span<const uint64_t> indptr;  // the whole graph's, num_nodes + 1
+  const std::byte* neighbours = nullptr;
+  uint32_t id_bytes = 4;
+};
+
+// The weights of a propagation; an empty span weighs every node 1.
+struct PropagationWeights {
+  std::span<const float> destination;  // d, one per node
+  std::span<const float> source;       // s, one per node
+  bool self_loop = false;
+
+  static PropagationWeights Gcn(std::span<const float> norm) { return {norm, norm, true}; }
+  static PropagationWeights Mean(std::span<const float> inv_degree) { return {inv_degree, {}}; }
+  // The mean's transpose as a gather, on an undirected graph.
+  static PropagationWeights MeanTransposed(std::span<const float> inv_degree) {
+    return {{}, inv_degree};
+  }
+};
+
+// norm[v] = 1 / sqrt(in-degree(v) + 1) for each node v, from the whole graph's indptr (one
+// more entry than norm).
+void GcnNormalisation(std::span<const uint64_t> indptr, std::span<float> norm);
+// inv_degree[v] = 1 / in-degree(v), 0 for a node without in-edges.
+void InverseInDegrees(std::span<const uint64_t> indptr, std::span<float> inv_degree);
+
+// out.row(i - begin) = d_i (s_i in_i [self loop] + Σ_{j -> i} s_j in_j) for the block's rows i.
+// `in` has one row per node; `out` one per block row.
+void Propagate(const AdjacencyBlock& block, const PropagationWeights& weights,
+               MatrixSpan<const float> in, MatrixSpan<float> out, unsigned threads);
+
+// grad_in += the block rows' share of the transpose applied to grad_out: for each block row i,
+// grad_in_j += s_j d_i g_i for each j -> i (and grad_in_i += s_i d_i g_i with the self loop),
+// where g_i = grad_out.row(i - begin). `grad_in` has one row per node.
+void PropagateTransposed(const AdjacencyBlock& block, const PropagationWeights& weights,
+                         MatrixSpan<const float> grad_out, MatrixSpan<float> grad_in,
+                         unsigned threads);
+
+}  // namespace strata
