@@ -50,7 +50,10 @@ class LaborVariates;
 // Which seeds an epoch's batches take, and in what order. By default every seed, reshuffled
 // per epoch. `rank` of `world_size` takes positions rank, rank + world_size, ... of the
 // epoch's order, wrapping around to the start so that every rank gets ceil(n / world_size)
-// seeds (torch's DistributedSampler without drop_last). With `drop_last` an epoch ends
+// seeds (torch's DistributedSampler without drop_last); without `pad` it stops at the end,
+// so that the ranks' batches b together are exactly one process's batch b (data-parallel
+// training): every rank still has ceil(ceil(n / world_size) / batch_size) batches, and a
+// rank's last one may be smaller than another's, or empty. With `drop_last` an epoch ends
 // before a last, smaller batch. With `even_batches` the ceil(n / batch_size) batches differ in
 // size by at most one, so that no batch is a small remainder: multistage training cuts each
 // macro-batch's few seeds into batches, and a batch of three seeds would be a full-sized,
@@ -61,6 +64,7 @@ struct SeedOrder {
   bool even_batches = false;
   uint32_t rank = 0;
   uint32_t world_size = 1;
+  bool pad = true;
 };
 
 // Layer-neighbour sampling (LABOR, sampling/labor_variates.h) instead of uniform neighbour
@@ -103,7 +107,8 @@ class NeighborSampler {
   // topology is not in memory.
   void set_labor(LaborOptions labor);
 
-  // Seeds this rank samples per epoch: ceil(seeds / world_size).
+  // Seeds this rank samples per epoch: ceil(seeds / world_size), or without padding the
+  // positions below the seed count that are this rank's.
   uint64_t seeds_per_epoch() const;
   uint64_t batches_per_epoch() const;
 

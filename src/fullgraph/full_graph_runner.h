@@ -60,6 +60,7 @@ class FullGraphRunner final : public EpochRunner {
 
   EpochReport TrainEpoch(uint64_t epoch) override;
   double Accuracy(Split split) override;
+  uint64_t planned_batches() const override { return 1; }
   // The current model's logits of every node (dropout off), chunk by chunk in row order:
   // fn(rows, first row). Computed once per set of parameters.
   void ForEachLogitsChunk(const std::function<void(MatrixSpan<const float>, uint64_t)>& fn);

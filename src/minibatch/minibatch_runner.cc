@@ -52,7 +52,7 @@ MiniBatchRunner::MiniBatchRunner(Session& session, std::unique_ptr<BatchSource> 
     for (size_t l = 0; l < model.config().layers; ++l) {
       layers.push_back(model.layer(l).Parameters(fmt::format("layers.{}.", l)));
     }
-    allreduce_ = std::make_unique<GradientAllreduce>(*ranks_, std::move(layers));
+    allreduce_ = std::make_unique<GradientAllreduce>(*ranks_, std::move(layers), session.budget());
   }
 }
 

@@ -34,6 +34,7 @@ class MiniBatchRunner final : public EpochRunner {
 
   EpochReport TrainEpoch(uint64_t epoch) override;
   double Accuracy(Split split) override;
+  uint64_t planned_batches() const override { return EpochBatches(); }
 
   const ModelConfig& model_config() const override { return session_.model().config(); }
   std::vector<Parameter> Parameters() override { return session_.model().model().Parameters(); }

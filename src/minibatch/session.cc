@@ -67,6 +67,7 @@ Session::Session(const TrainOptions& o, Dataset dataset)
   SeedOrder order;
   order.rank = s.rank;
   order.world_size = s.world_size;
+  order.pad = false;  // the ranks' shares of a batch are one process's batch, no seed twice
   sampler_ = std::make_unique<NeighborSampler>(*graph_, split_ids(Split::kTrain), s.fanouts,
                                                s.batch_size, o.seed, budget_, o.threads, order);
   eval_sampler_ = std::make_unique<NeighborSampler>(

@@ -22,6 +22,12 @@ void CheckProbability(const char* kernel, double p) {
   }
 }
 
+void CheckKeys(const char* kernel, RowKeys keys, size_t rows) {
+  if (!keys.Covers(rows)) {
+    throw Error::Internal(std::string(kernel) + ": fewer row keys than rows");
+  }
+}
+
 // The 16-bit threshold below which an element is dropped.
 uint32_t DropThreshold(double p) { return static_cast<uint32_t>(std::lround(p * 65536.0)); }
 
@@ -136,6 +142,7 @@ void Dropout(MatrixSpan<const std::type_identity_t<T>> in, MatrixSpan<T> out, do
              uint64_t seed, unsigned threads, RowKeys keys) {
   CheckSameShape("Dropout", in, out);
   CheckProbability("Dropout", p);
+  CheckKeys("Dropout", keys, in.rows());
   const uint32_t threshold = DropThreshold(p);
   const T scale = static_cast<T>(1.0 / (1.0 - p));
   if (p == 0) {
@@ -160,6 +167,7 @@ void DropoutBackward(MatrixSpan<const std::type_identity_t<T>> grad_out, MatrixS
 template <typename T>
 void ReluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads, RowKeys keys) {
   CheckProbability("ReluDropout", p);
+  CheckKeys("ReluDropout", keys, x.rows());
   if (p == 0) {
     Relu<T>(x, x, threads);
     return;
@@ -189,6 +197,7 @@ void ReluDropoutBackward(MatrixSpan<const std::type_identity_t<T>> y, MatrixSpan
 template <typename T>
 void EluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads, RowKeys keys) {
   CheckProbability("EluDropout", p);
+  CheckKeys("EluDropout", keys, x.rows());
   ForRowsWithMask<T>(x.rows(), x.cols(), p, seed, keys, threads, [&](size_t i, const T* mask) {
     T* row = x.row(i);
     for (size_t j = 0; j < x.cols(); ++j) {
@@ -203,6 +212,7 @@ void EluDropoutBackward(MatrixSpan<const std::type_identity_t<T>> y, MatrixSpan<
                         uint64_t seed, unsigned threads, RowKeys keys) {
   CheckSameShape("EluDropoutBackward", y, grad);
   CheckProbability("EluDropoutBackward", p);
+  CheckKeys("EluDropoutBackward", keys, y.rows());
   ForRowsWithMask<T>(y.rows(), y.cols(), p, seed, keys, threads, [&](size_t i, const T* mask) {
     const T* out = y.row(i);
     T* g = grad.row(i);

@@ -24,7 +24,7 @@ inline constexpr size_t kMaskRows = 8;
 class RowKeys {
  public:
   RowKeys(uint64_t first = 0) : first_(first) {}  // NOLINT: a row offset is the common case
-  explicit RowKeys(std::span<const uint64_t> keys) : keys_(keys.data()) {}
+  explicit RowKeys(std::span<const uint64_t> keys) : keys_(keys.data()), size_(keys.size()) {}
 
   uint64_t operator[](size_t i) const { return keys_ != nullptr ? keys_[i] : first_ + i; }
   // The keys of the rows from row i on.
@@ -32,15 +32,19 @@ class RowKeys {
     RowKeys from = *this;
     if (keys_ != nullptr) {
       from.keys_ += i;
+      from.size_ -= i;
     } else {
       from.first_ += i;
     }
     return from;
   }
+  // Whether there is a key for each of `rows` rows (counted ones always are).
+  bool Covers(size_t rows) const { return keys_ == nullptr || rows <= size_; }
 
  private:
   uint64_t first_ = 0;
   const uint64_t* keys_ = nullptr;
+  size_t size_ = 0;
 };
 
 // masks[r * cols + j] = scale where the row of key keys[r] keeps column j, else 0, for

@@ -27,6 +27,8 @@ class EpochRunner {
   virtual EpochReport TrainEpoch(uint64_t epoch) = 0;
   // The current model's accuracy on the labelled nodes of `split`.
   virtual double Accuracy(Split split) = 0;
+  // The training steps an epoch plans (the full graph: one).
+  virtual uint64_t planned_batches() const = 0;
 
   virtual const ModelConfig& model_config() const = 0;
   virtual std::vector<Parameter> Parameters() = 0;

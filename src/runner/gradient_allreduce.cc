@@ -23,12 +23,13 @@ class SecondsInto {
 
 }  // namespace
 
-GradientAllreduce::GradientAllreduce(Collective& ranks, std::vector<std::vector<Parameter>> layers)
-    : ranks_(ranks), layers_(std::move(layers)), buckets_(layers_.size()) {
-  for (size_t l = 0; l < layers_.size(); ++l) {
+GradientAllreduce::GradientAllreduce(Collective& ranks, std::vector<std::vector<Parameter>> layers,
+                                     MemoryBudget& budget)
+    : ranks_(ranks), layers_(std::move(layers)) {
+  for (const std::vector<Parameter>& layer : layers_) {
     size_t values = 1;  // the count
-    for (const Parameter& p : layers_[l]) values += p.grad.rows() * p.grad.cols();
-    buckets_[l].resize(values);
+    for (const Parameter& p : layer) values += p.grad.rows() * p.grad.cols();
+    buckets_.emplace_back(budget, values, "gradient sums between ranks");
   }
 }
 
@@ -42,7 +43,7 @@ void GradientAllreduce::BeginStep(uint64_t labelled) {
 
 void GradientAllreduce::LayerDone(size_t layer) {
   SecondsInto timer(seconds_);
-  std::vector<float>& bucket = buckets_.at(layer);
+  ChargedArray<float>& bucket = buckets_.at(layer);
   float* out = bucket.data();
   for (const Parameter& p : layers_[layer]) {
     for (size_t r = 0; r < p.grad.rows(); ++r) {
@@ -51,14 +52,14 @@ void GradientAllreduce::LayerDone(size_t layer) {
     }
   }
   *out = labelled_;
-  ranks_.StartSum(bucket);
+  ranks_.StartSum({bucket.data(), bucket.size()});
   ranks_.Progress();
 }
 
 uint64_t GradientAllreduce::Finish() {
   SecondsInto timer(seconds_);
   ranks_.WaitAll();
-  const float total = buckets_.empty() ? 0 : buckets_[0].back();
+  const float total = buckets_.empty() ? 0 : buckets_[0][buckets_[0].size() - 1];
   const float scale = total > 0 ? 1.0f / total : 0.0f;
   for (size_t l = 0; l < layers_.size(); ++l) {
     const float* in = buckets_[l].data();
@@ -74,7 +75,7 @@ uint64_t GradientAllreduce::Finish() {
 
 uint64_t GradientAllreduce::bytes_per_step() const {
   uint64_t values = 0;
-  for (const std::vector<float>& bucket : buckets_) values += bucket.size();
+  for (const ChargedArray<float>& bucket : buckets_) values += bucket.size();
   return values * sizeof(float);
 }
 

@@ -18,13 +18,16 @@
 
 #include "nn/parameter.h"
 #include "strata/collective.h"
+#include "strata/memory_budget.h"
 
 namespace strata {
 
 class GradientAllreduce {
  public:
-  // layers[l]: layer l's parameters.
-  GradientAllreduce(Collective& ranks, std::vector<std::vector<Parameter>> layers);
+  // layers[l]: layer l's parameters. The buckets (a copy of every gradient) are charged to
+  // `budget`.
+  GradientAllreduce(Collective& ranks, std::vector<std::vector<Parameter>> layers,
+                    MemoryBudget& budget);
 
   // A step begins in which this rank's loss covers `labelled` seeds.
   void BeginStep(uint64_t labelled);
@@ -42,7 +45,7 @@ class GradientAllreduce {
  private:
   Collective& ranks_;
   std::vector<std::vector<Parameter>> layers_;
-  std::vector<std::vector<float>> buckets_;  // per layer: its gradients, then the count
+  std::vector<ChargedArray<float>> buckets_;  // per layer: its gradients, then the count
   float labelled_ = 0;
   double seconds_ = 0;
 };

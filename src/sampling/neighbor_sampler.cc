@@ -156,11 +156,14 @@ NeighborSampler::NeighborSampler(std::vector<const CscGraph*> layer_graphs,
 NeighborSampler::~NeighborSampler() = default;
 
 uint64_t NeighborSampler::seeds_per_epoch() const {
-  return (train_ids_.size() + order_.world_size - 1) / order_.world_size;
+  const uint64_t n = train_ids_.size(), w = order_.world_size;
+  if (order_.pad) return (n + w - 1) / w;
+  return n > order_.rank ? (n - order_.rank + w - 1) / w : 0;
 }
 
 uint64_t NeighborSampler::batches_per_epoch() const {
-  const uint64_t n = seeds_per_epoch();
+  // The largest share's count, so that every rank plans as many batches.
+  const uint64_t n = (train_ids_.size() + order_.world_size - 1) / order_.world_size;
   return order_.drop_last ? n / batch_size_ : (n + batch_size_ - 1) / batch_size_;
 }
 
@@ -202,6 +205,7 @@ std::vector<uint64_t> NeighborSampler::BatchSeeds(uint64_t epoch, uint64_t batch
   const uint64_t n = train_ids_.size();
   uint64_t begin = batch * batch_size_;
   uint64_t end = std::min(begin + batch_size_, seeds_per_epoch());
+  begin = std::min(begin, end);  // an unpadded rank's last batch may be empty
   if (order_.even_batches && !order_.drop_last) {
     const uint64_t batches = batches_per_epoch();
     begin = batch * seeds_per_epoch() / batches;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/random.h"
 #include "nn/parameter_hash.h"
 #include "strata/error.h"
 
@@ -22,6 +23,15 @@ void BroadcastValue(Collective& ranks, T& value) {
   ranks.Broadcast(std::as_writable_bytes(std::span<T>(&value, 1)), 0);
 }
 
+// How many ranks' `value` differs from rank 0's (the same on every rank).
+uint64_t RanksDiffering(Collective& ranks, uint64_t value) {
+  uint64_t first = value;
+  BroadcastValue(ranks, first);
+  std::vector<double> differ = {value != first ? 1.0 : 0.0};
+  ranks.Sum(differ);
+  return static_cast<uint64_t>(differ[0]);
+}
+
 }  // namespace
 
 TrainOptions DataParallelOptions(const TrainOptions& options, const Collective& ranks) {
@@ -35,6 +45,10 @@ TrainOptions DataParallelOptions(const TrainOptions& options, const Collective& 
         "number of passes");
   }
   const uint64_t batch = options.sampling.batch_size;
+  // A step's labelled seeds travel as float32 beside the gradients: exact below 2^24.
+  if (batch >= (uint64_t{1} << 24)) {
+    throw Error::Input("--batch-size must be below 16,777,216 with mpirun");
+  }
   if (batch % n != 0) {
     throw Error::Input(fmt::format(
         "--batch-size {} (the batch of all ranks together) does not divide among {} ranks", batch,
@@ -89,16 +103,28 @@ std::optional<ResumePoint> ShareResumePoint(Collective& ranks, std::optional<Res
   return shared;
 }
 
+void AgreeOnRun(Collective& ranks, const RunIdentity& identity, std::span<const Parameter> params,
+                uint64_t epochs, uint64_t planned_batches) {
+  uint64_t run = 0;
+  for (uint64_t part : {identity.dataset_meta_xxh64, identity.seed, ParameterValuesHash(params),
+                        epochs, planned_batches}) {
+    run = MixSeed(run, part);
+  }
+  if (const uint64_t differing = RanksDiffering(ranks, run)) {
+    throw Error::Input(fmt::format(
+        "{} of {} ranks would not train what rank 0 does (another dataset, seed, model, "
+        "epoch count or number of steps an epoch plans, which with --multistage follows each "
+        "rank's --memory-budget): start every rank with the same options and dataset",
+        differing, ranks.size()));
+  }
+}
+
 std::string AgreeOnParameters(Collective& ranks, std::span<const Parameter> params) {
   const uint64_t mine = ParameterValuesHash(params);
-  uint64_t first = mine;
-  BroadcastValue(ranks, first);
-  std::vector<double> differ = {mine != first ? 1.0 : 0.0};
-  ranks.Sum(differ);
-  if (differ[0] > 0) {
+  if (const uint64_t differing = RanksDiffering(ranks, mine)) {
     throw Error::Internal(fmt::format(
-        "the ranks' parameters differ after the step ({} ranks of {} disagree with rank 0)",
-        static_cast<uint64_t>(differ[0]), ranks.size()));
+        "the ranks' parameters differ after the epoch ({} ranks of {} disagree with rank 0)",
+        differing, ranks.size()));
   }
   return fmt::format("{:016x}", mine);
 }

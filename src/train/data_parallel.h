@@ -30,6 +30,12 @@ std::optional<ResumePoint> ShareResumePoint(Collective& ranks, std::optional<Res
                                             std::span<const Parameter> params, Optimizer& optimizer,
                                             std::span<const Parameter> best_snapshot);
 
+// Before the first step: an input error on every rank unless every rank trains what rank 0
+// does (the same dataset by its meta.json digest, seed, initial parameters, epochs and steps
+// an epoch plans), since ranks that disagree would wait for each other's sums forever.
+void AgreeOnRun(Collective& ranks, const RunIdentity& identity, std::span<const Parameter> params,
+                uint64_t epochs, uint64_t planned_batches);
+
 // The xxh64 of the parameters' values, as 16 hex digits; an internal error on every rank when
 // any rank's differs from rank 0's (their gradients were summed differently).
 std::string AgreeOnParameters(Collective& ranks, std::span<const Parameter> params);

@@ -113,6 +113,10 @@ TrainResult Train(const TrainOptions& options,
   std::vector<Parameter> best_views = best.Views(runner.Parameters());
   double best_val = -1;
   uint64_t first_epoch = 0;
+  // Before rank 0 restores a checkpoint: every rank starts from the same parameters.
+  if (ranks != nullptr) {
+    AgreeOnRun(*ranks, identity, runner.Parameters(), o.epochs, runner.planned_batches());
+  }
   std::optional<ResumePoint> point;
   if (o.resume && writer && std::filesystem::exists(checkpoint)) {
     point = ResumeCheckpoint(checkpoint, runner.model_config(), runner.Parameters(),

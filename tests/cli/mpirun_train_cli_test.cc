@@ -17,6 +17,7 @@
 
 #include "cli_test_helpers.h"
 #include "planetoid_dataset.h"
+#include "strata/dataset.h"
 #include "strata/generate.h"
 #include "test_util.h"
 
@@ -103,6 +104,44 @@ TEST_F(MpirunTrain, TwoRanksStepAsOneProcessOnTheWholeBatch) {
       EXPECT_GT(e2[e]["allreduce_bytes"].get<uint64_t>(), 0u);
     }
   }
+}
+
+// An odd number n of training seeds in batches of n - 1: the second batch is one seed, which
+// rank 0 takes and rank 1 has none of (an empty step, its count 0); no seed is taken twice, so
+// the two ranks still take one process's steps.
+TEST_F(MpirunTrain, AnUnevenLastBatchIsStillOneProcesssStep) {
+  GenerateDataset(testing::SmallGraph(dir_ / "odd", 3010, 32, 4, 6, 5));
+  const uint64_t seeds = Dataset::Open(dir_ / "odd").meta().split_size(Split::kTrain);
+  ASSERT_EQ(seeds % 2, 1u);
+  const std::string batch = std::to_string(seeds - 1);
+  std::vector<std::string> one = Args(dir_ / "one", "3", batch, "0.5");
+  std::vector<std::string> two = Args(dir_ / "two", "3", batch, "0.5");
+  one[1] = two[1] = dir_ / "odd";
+  ASSERT_EQ(RunStrata(one).exit_status, 0);
+  CommandResult r = RunCommand(Mpirun(2, two));
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto e1 = Epochs(dir_ / "one"), e2 = Epochs(dir_ / "two");
+  ASSERT_EQ(e1.size(), 3u);
+  ASSERT_EQ(e2.size(), 3u);
+  for (size_t e = 0; e < e1.size(); ++e) {
+    EXPECT_EQ(e1[e]["batches"], 2);
+    EXPECT_EQ(e2[e]["batches"], 2);
+    const double l1 = e1[e]["train_loss"], l2 = e2[e]["train_loss"];
+    EXPECT_NEAR(l1, l2, 1e-4 * l1) << "epoch " << e;
+  }
+}
+
+// Ranks that would train different runs stop before the first step, each naming itself.
+TEST_F(MpirunTrain, RanksThatDisagreeStopBeforeTraining) {
+  std::vector<std::string> args = Args(dir_ / "m");
+  // Rank 0 as given, rank 1 with another seed: a second program after a colon (MPMD).
+  std::vector<std::string> argv = Mpirun(1, args);
+  argv.insert(argv.end(), {":", "-np", "1", STRATA_BINARY});
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.end(), {"--seed", "9"});
+  CommandResult r = RunCommand(argv);
+  EXPECT_EQ(r.exit_status, 2) << r.err;
+  EXPECT_NE(r.err.find("would not train what rank 0 does"), std::string::npos) << r.err;
 }
 
 TEST_F(MpirunTrain, OneRankIsTheProgramWithoutMpirun) {

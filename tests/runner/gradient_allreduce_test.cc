@@ -54,7 +54,9 @@ TEST(GradientAllreduce, AveragesOverEveryRanksSeeds) {
   };
   // This rank: 3 seeds, gradient g; the other: 1 seed, gradient 5g. Mean: (3g + 5g) / 4 = 2g.
   TwoRanks ranks(5.0f, 1.0f);
-  GradientAllreduce allreduce(ranks, layers);
+  MemoryBudget budget(uint64_t{1} << 20);
+  GradientAllreduce allreduce(ranks, layers, budget);
+  EXPECT_EQ(budget.used(), allreduce.bytes_per_step());
   EXPECT_EQ(allreduce.bytes_per_step(), (6 + 3 + 1 + 3 + 1) * sizeof(float));
   fill();
   allreduce.BeginStep(3);
@@ -74,7 +76,8 @@ TEST(GradientAllreduce, AveragesOverEveryRanksSeeds) {
 TEST(GradientAllreduce, RefusesAStepItsCountCannotCarry) {
   std::vector<float> w(1);
   TwoRanks ranks(1.0f, 1.0f);
-  GradientAllreduce allreduce(ranks, {{{"w", {}, MatrixSpan<float>(w.data(), 1, 1)}}});
+  MemoryBudget budget(uint64_t{1} << 20);
+  GradientAllreduce allreduce(ranks, {{{"w", {}, MatrixSpan<float>(w.data(), 1, 1)}}}, budget);
   EXPECT_THROW(allreduce.BeginStep(uint64_t{1} << 24), Error);
 }
 
