@@ -5,6 +5,7 @@
 #include <map>
 
 #include "cli/command.h"
+#include "cli/failure.h"
 #include "common/interrupt.h"
 #include "strata/error.h"
 #include "strata/memory_budget.h"
@@ -59,15 +60,10 @@ int main(int argc, char** argv) {
       auto nested = sub->get_subcommands();
       sub = nested.empty() ? nullptr : nested.front();
     }
-  } catch (const strata::Error& e) {
-    std::fprintf(stderr, "strata: error: %s\n", e.what());
-    return e.exit_status();
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "strata: error: out of memory; lower --memory-budget\n");
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "strata: error: internal failure: %s\n", e.what());
-    return 1;
+  } catch (const std::exception&) {
+    const strata::cli::Failure failure = strata::cli::DescribeFailure(std::current_exception());
+    std::fprintf(stderr, "strata: error: %s\n", failure.message.c_str());
+    return failure.status;
   }
   return 0;
 }

@@ -6,10 +6,9 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
-#include <new>
-#include <string>
 
 #include "cli/command.h"
+#include "cli/failure.h"
 #include "cli/option_parsers.h"
 #include "mpi/mpi_collective.h"
 #include "strata/error.h"
@@ -148,21 +147,11 @@ void PrintEpoch(const EpochReport& r) {
 // A rank of a data-parallel run failed with the exception in flight: the others would wait
 // for its next sum forever, so it says which rank and why, in one line, and ends the job.
 [[noreturn]] void EndJob(MpiCollective& mpi) {
-  int status = 1;
-  std::string what;
-  try {
-    throw;
-  } catch (const Error& e) {
-    status = e.exit_status();
-    what = e.what();
-  } catch (const std::bad_alloc&) {
-    what = "out of memory; lower --memory-budget";
-  } catch (const std::exception& e) {
-    what = fmt::format("internal failure: {}", e.what());
-  }
-  std::fprintf(stderr, "strata: error: rank %u of %u: %s\n", mpi.rank(), mpi.size(), what.c_str());
+  const Failure failure = DescribeFailure(std::current_exception());
+  std::fprintf(stderr, "strata: error: rank %u of %u: %s\n", mpi.rank(), mpi.size(),
+               failure.message.c_str());
   std::fflush(stderr);
-  mpi.Abort(status);
+  mpi.Abort(failure.status);
 }
 
 }  // namespace

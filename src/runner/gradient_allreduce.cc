@@ -1,28 +1,9 @@
 #include "runner/gradient_allreduce.h"
 
-#include <algorithm>
-#include <chrono>
-#include <cmath>
-
+#include "common/clock.h"
 #include "strata/error.h"
 
 namespace strata {
-namespace {
-
-class SecondsInto {
- public:
-  explicit SecondsInto(double& total) : total_(total) {}
-  ~SecondsInto() {
-    total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
-
- private:
-  double& total_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-};
-
-}  // namespace
-
 GradientAllreduce::GradientAllreduce(Collective& ranks, std::vector<std::vector<Parameter>> layers,
                                      MemoryBudget& budget)
     : ranks_(ranks), layers_(std::move(layers)) {
@@ -42,7 +23,7 @@ void GradientAllreduce::BeginStep(uint64_t labelled) {
 }
 
 void GradientAllreduce::LayerDone(size_t layer) {
-  SecondsInto timer(seconds_);
+  const uint64_t start_ns = MonotonicNs();
   ChargedArray<float>& bucket = buckets_.at(layer);
   float* out = bucket.data();
   for (const Parameter& p : layers_[layer]) {
@@ -54,10 +35,11 @@ void GradientAllreduce::LayerDone(size_t layer) {
   *out = labelled_;
   ranks_.StartSum({bucket.data(), bucket.size()});
   ranks_.Progress();
+  seconds_ += static_cast<double>(MonotonicNs() - start_ns) * 1e-9;
 }
 
 uint64_t GradientAllreduce::Finish() {
-  SecondsInto timer(seconds_);
+  const uint64_t start_ns = MonotonicNs();
   ranks_.WaitAll();
   const float total = buckets_.empty() ? 0 : buckets_[0][buckets_[0].size() - 1];
   const float scale = total > 0 ? 1.0f / total : 0.0f;
@@ -70,6 +52,7 @@ uint64_t GradientAllreduce::Finish() {
       }
     }
   }
+  seconds_ += static_cast<double>(MonotonicNs() - start_ns) * 1e-9;
   return static_cast<uint64_t>(total);
 }
 

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
 #include <vector>
 
 #include "common/random.h"
@@ -12,8 +11,12 @@
 namespace strata {
 namespace {
 
-// A matrix's rows (its stride may exceed its width) sent from rank 0.
-void BroadcastRows(Collective& ranks, MatrixSpan<float> m) {
+// A matrix sent from rank 0: in one piece, or row by row where its stride exceeds its width.
+void BroadcastMatrix(Collective& ranks, MatrixSpan<float> m) {
+  if (m.contiguous()) {
+    ranks.Broadcast(std::as_writable_bytes(std::span<float>(m.data(), m.rows() * m.cols())), 0);
+    return;
+  }
   for (size_t r = 0; r < m.rows(); ++r) ranks.Broadcast(std::as_writable_bytes(m.row_span(r)), 0);
 }
 
@@ -91,13 +94,13 @@ std::optional<ResumePoint> ShareResumePoint(Collective& ranks, std::optional<Res
   }
   BroadcastValue(ranks, header);
   if (!header.found) return std::nullopt;
-  for (const Parameter& p : params) BroadcastRows(ranks, p.value);
-  for (const OptimizerState& s : optimizer.State()) BroadcastRows(ranks, s.values);
+  for (const Parameter& p : params) BroadcastMatrix(ranks, p.value);
+  for (const OptimizerState& s : optimizer.State()) BroadcastMatrix(ranks, s.values);
   optimizer.set_steps(header.optimizer_steps);
   ResumePoint shared;
   shared.epochs_done = header.epochs_done;
   if (header.has_best) {
-    for (const Parameter& p : best_snapshot) BroadcastRows(ranks, p.value);
+    for (const Parameter& p : best_snapshot) BroadcastMatrix(ranks, p.value);
     shared.best = BestModel{header.best_epoch, header.best_val_acc, best_snapshot};
   }
   return shared;
