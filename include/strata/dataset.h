@@ -56,6 +56,18 @@ std::string_view SplitFile(Split split);  // "split/train.bin", ...
 
 // A node id stored in `width` (4 or 8) little-endian bytes, as in indices.bin and the splits.
 inline uint64_t LoadNodeId(const std::byte* p, uint32_t width) {
+  // The usual widths as fixed-size loads: a memcpy of a run-time length is a library call,
+  // once per edge on the hot paths.
+  if (width == 4) {
+    uint32_t id;
+    std::memcpy(&id, p, 4);
+    return id;
+  }
+  if (width == 8) {
+    uint64_t id;
+    std::memcpy(&id, p, 8);
+    return id;
+  }
   uint64_t id = 0;
   std::memcpy(&id, p, width);
   return id;

@@ -1,5 +1,6 @@
 #include "fullgraph/propagation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -24,9 +25,19 @@ void CheckShapes(const AdjacencyBlock& block, const PropagationWeights& w, size_
   }
 }
 
-// Neighbour rows are scattered over the whole matrix: the row this many edges ahead is
-// prefetched.
-constexpr uint64_t kPrefetchEdges = 8;
+// Neighbour rows are scattered over the whole matrix, so each edge's row is a cache miss and
+// the gather runs as fast as misses overlap: the row some edges ahead is prefetched, so that
+// about kLinesInFlight cache lines are on their way whatever the row's width (narrow rows, as
+// a column slice's, look further ahead). On a 1M-node graph, 2 threads, 64 columns ran 1.8×
+// and 8 columns 3× faster 32 and 64 edges ahead than 8 ahead.
+constexpr uint64_t kLinesInFlight = 128;
+constexpr uint64_t kMinPrefetchEdges = 16;
+constexpr uint64_t kMaxPrefetchEdges = 64;
+
+uint64_t PrefetchDistance(size_t cols) {
+  const uint64_t lines = std::max<uint64_t>(1, (cols * sizeof(float) + 63) / 64);
+  return std::clamp(kLinesInFlight / lines, kMinPrefetchEdges, kMaxPrefetchEdges);
+}
 
 // A weight of node v, 1 where there are none.
 inline float WeightOf(std::span<const float> weights, uint64_t v) {
@@ -42,6 +53,7 @@ STRATA_NN_CLONES void PropagateRows(const AdjacencyBlock& b, const PropagationWe
   auto neighbour = [&](uint64_t e) {
     return LoadNodeId(b.neighbours + (e - first_edge) * b.id_bytes, b.id_bytes);
   };
+  const uint64_t ahead = PrefetchDistance(f);
   for (uint64_t i = begin; i < end; ++i) {
     float* o = out.row(i - b.rows.begin);
     if (w.self_loop) {
@@ -50,7 +62,11 @@ STRATA_NN_CLONES void PropagateRows(const AdjacencyBlock& b, const PropagationWe
       ZeroRow(o, f);
     }
     for (uint64_t e = b.indptr[i]; e < b.indptr[i + 1]; ++e) {
-      if (e + kPrefetchEdges < last_edge) PrefetchRow(in.row(neighbour(e + kPrefetchEdges)), f);
+      if (e + ahead < last_edge) {
+        const uint64_t later = neighbour(e + ahead);
+        PrefetchRow(in.row(later), f);
+        if (!w.source.empty()) __builtin_prefetch(&w.source[later]);
+      }
       const uint64_t j = neighbour(e);
       AxpyRow(o, WeightOf(w.source, j), in.row(j), f);
     }

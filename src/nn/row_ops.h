@@ -149,8 +149,13 @@ inline T DotRow(const T* x, const T* y, size_t n) {
 // are scattered, so the hardware prefetchers cannot guess them.
 template <typename T>
 inline void PrefetchRow(const T* row, size_t n) {
-  const char* p = reinterpret_cast<const char*>(row);
-  for (size_t offset = 0; offset < n * sizeof(T); offset += 64) __builtin_prefetch(p + offset);
+  // Every cache line the row touches: a row that does not start on a line spills into one
+  // more line than its length alone needs.
+  const auto first = reinterpret_cast<uintptr_t>(row) & ~uintptr_t{63};
+  const auto end = reinterpret_cast<uintptr_t>(row + n);
+  for (uintptr_t line = first; line < end; line += 64) {
+    __builtin_prefetch(reinterpret_cast<const void*>(line));
+  }
 }
 
 }  // namespace strata
