@@ -9,7 +9,6 @@ namespace strata {
 namespace {
 
 constexpr double kConverged = 1e-4;
-constexpr uint64_t kMinParallelDestinations = 2048;
 
 }  // namespace
 

@@ -25,6 +25,9 @@
 namespace strata {
 
 constexpr int kMaxLaborIterations = 100;
+// Below this many destinations (or candidates) a layer's work runs on the calling thread; the
+// neighbour sampler uses the same threshold.
+inline constexpr uint64_t kMinParallelDestinations = 2048;
 
 // Memory LaborImportance reuses from one call to the next: each candidate's destinations.
 struct LaborImportanceScratch {

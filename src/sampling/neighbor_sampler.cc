@@ -26,9 +26,6 @@ constexpr uint64_t kSeedListStream = 3;
 // for the next epoch while the last batches of the current one are still being sampled.
 constexpr size_t kCachedEpochs = 2;
 
-// Below this many destinations a layer's picks run on the calling thread.
-constexpr uint64_t kMinParallelDestinations = 2048;
-
 // Up to this many picks, Floyd's membership test scans the picks so far; above it a bitmap
 // over the destination's edges keeps the test O(1).
 constexpr uint64_t kLinearScanPicks = 32;
