@@ -5,9 +5,11 @@
 # features, the rest read synchronously); and the
 # smallest budget each runs in (AIRES Table III's analogue): the in-memory run's charged peak,
 # and the smallest budget the RoBW plan accepts (its refusal of a 1 MiB budget names it).
-# With SMALL_BUDGET, RoBW runs once more within it (small enough, the N-row intermediates
-# are row-blocked on disk too). Prints one JSON line per run.
-#   bench/full_graph_epoch.sh DATASET BUDGET [EPOCHS] [STRATA] [SMALL_BUDGET]
+# With SMALL_BUDGET (several, comma-separated), RoBW runs once more within each (small enough,
+# the N-row intermediates are row-blocked on disk too, and smaller still the propagation input
+# is column-sliced). MODEL (gcn or sage) and HIDDEN (16) in the environment pick the model.
+# Prints one JSON line per run.
+#   [MODEL=sage] [HIDDEN=64] bench/full_graph_epoch.sh DATASET BUDGET [EPOCHS] [STRATA] [SMALL_BUDGET]
 set -euo pipefail
 dataset=$1
 budget=$2
@@ -16,7 +18,7 @@ strata=${4:-build/strata}
 small_budget=${5:-}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-model=(--full-graph --model gcn --hidden 16 --epochs "$epochs" --eval-every 0 --lr 0.01
+model=(--full-graph --model "${MODEL:-gcn}" --hidden "${HIDDEN:-16}" --epochs "$epochs" --eval-every 0 --lr 0.01
        --input-dropout 0.5 --row-normalize --weight-decay 5e-4 --weight-decay-scope first-layer
        --bias false --seed 1)
 
@@ -51,7 +53,8 @@ PY
 run in-memory --memory-budget 20G
 run robw --memory-budget "$budget"
 run maxmemory --memory-budget "$budget" --full-graph-max-memory
-if [[ -n $small_budget ]]; then run robw-small --memory-budget "$small_budget"; fi
+IFS=, read -ra small_budgets <<< "$small_budget"
+for small in "${small_budgets[@]}"; do run "robw-$small" --memory-budget "$small"; done
 smallest=$("$strata" train "$dataset" "${model[@]}" --memory-budget 1M 2>&1 |
   sed -n 's/.*the smallest budget that works is //p' || true) 
 echo "{\"run\": \"robw-smallest-budget\", \"smallest_budget\": \"$smallest\"}"

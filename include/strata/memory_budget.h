@@ -115,6 +115,9 @@ uint64_t MemoryBudgetFromOption(std::string_view text);
 
 // "1.5 GiB", "512 MiB", "12 KiB", "17 B".
 std::string FormatBytes(uint64_t bytes);
+// FormatBytes of the smallest value at its printed precision that is >= bytes, so that the
+// text, given back as a budget ("2.2M" reads back as 2.2 MiB), is never too small.
+std::string FormatBytesRoundedUp(uint64_t bytes);
 
 uint64_t PhysicalMemoryBytes();
 

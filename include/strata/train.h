@@ -153,6 +153,9 @@ struct TrainOptions {
   // Rows per chunk of those intermediates, and per weight-gradient sum of the hidden layers:
   // fixed whatever the budget, so that the sums, and the losses, are too. A multiple of 1024.
   uint64_t full_graph_chunk_rows = 65536;
+  // The full graph's propagation input in column slices of ceil(width / this) columns (0:
+  // resident whole when it fits, else the widest slices that fit). Slicing changes no number.
+  uint32_t full_graph_slices = 0;
 };
 
 struct TrainResult {

@@ -245,6 +245,11 @@ Runner AddTrainCommand(CLI::App& app) {
                   "with --full-graph: rows per chunk of intermediates on disk and per weight-"
                   "gradient sum (a multiple of 1024; the losses depend on it, not on the budget)")
       ->capture_default_str();
+  cmd->add_option("--full-graph-slices", o.full_graph_slices,
+                  "with --full-graph: propagate each layer in at most this many column slices "
+                  "of ceil(width / S) columns, one resident at a time (0: only when the budget "
+                  "needs it)")
+      ->capture_default_str();
   return [args] {
     Resolve(*args);
     // Started by mpirun: one rank of a data-parallel run, which rank 0 reports.

@@ -91,6 +91,17 @@ std::string FormatBytes(uint64_t bytes) {
   return fmt::format("{:.{}f} {}", value, value < 10 ? 2 : (value < 100 ? 1 : 0), kUnits[unit]);
 }
 
+std::string FormatBytesRoundedUp(uint64_t bytes) {
+  // The unit and decimals FormatBytes picks, then bytes rounded up to that precision (which
+  // can carry into the next unit: FormatBytes then picks it).
+  uint64_t unit_bytes = 1;
+  while (bytes >= unit_bytes * 1024 && unit_bytes < (uint64_t{1} << 40)) unit_bytes *= 1024;
+  const double value = static_cast<double>(bytes) / static_cast<double>(unit_bytes);
+  const double step = static_cast<double>(unit_bytes) / (value < 10 ? 100 : value < 100 ? 10 : 1);
+  const auto rounded = static_cast<uint64_t>(std::ceil(static_cast<double>(bytes) / step) * step);
+  return FormatBytes(unit_bytes == 1 ? bytes : rounded);
+}
+
 uint64_t PhysicalMemoryBytes() {
   long pages = ::sysconf(_SC_PHYS_PAGES);
   long page_size = ::sysconf(_SC_PAGESIZE);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "fullgraph/column_slices.h"
 #include "fullgraph/intermediate_rows.h"
 #include "fullgraph/row_blocks.h"
 #include "storage/file.h"
@@ -124,24 +125,61 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   const uint64_t streams_min = adjacency_min + features_min;
 
   // Charged whatever the plan: the graph's indptr (and the sparse features'), the GCN
-  // normalisation (SAGE: the inverse in-degrees) and the row normalisation, the labels and the
-  // three splits' labels, the propagation input and the input row group.
-  const uint64_t charged = 8 * (n + 1) * (sparse ? 2 : 1) +
-                           4 * n * (o.features.row_normalize ? 2 : 1) + 4 * n * 4 + 4 * n * widest +
-                           4 * plan.input_group_floats;
-  // Held but not charged: values, gradients, Adam's two moments and the best-epoch snapshot of
-  // the parameters, and the slack.
-  const uint64_t fixed = charged + 5 * 4 * parameter_floats + kSlackBytes;
+  // normalisation (SAGE: the inverse in-degrees), the labels, a byte of split membership per
+  // node, one chunk's labels and the input row group. Held but not charged: values, gradients,
+  // Adam's two moments and the best-epoch snapshot of the parameters, and the slack.
+  const uint64_t charged_rest = 8 * (n + 1) * (sparse ? 2 : 1) + 4 * n + 5 * n +
+                                4 * std::min(n, chunk_rows) + 4 * plan.input_group_floats;
+  const uint64_t fixed_rest = charged_rest + 5 * 4 * parameter_floats + kSlackBytes;
+  // The propagation input: N × the widest output resident, or column slices of `width`
+  // columns, one resident and each on disk (column_slices.h), beside intermediates on disk.
+  auto gather_bytes = [&](size_t width) {
+    return 4 * (n * width + 16) +
+           (width < widest ? ColumnSlices::ChargedBytes(n, widest, width, chunk_rows) : 0);
+  };
+  auto needed = [&](size_t width) {
+    const bool on_disk_rows = width < widest || on_disk < in_memory;
+    return fixed_rest + gather_bytes(width) + (on_disk_rows ? on_disk : in_memory) + streams_min;
+  };
+  const size_t forced = o.full_graph_slices;
+  if (forced > widest) {
+    throw Error::Input(fmt::format("--full-graph-slices {} exceeds the widest layer's {} columns",
+                                   forced, widest));
+  }
+  // --full-graph-slices S cuts the columns as evenly as it can (slices of ceil(widest / S)).
+  // Else whole when it fits (a sliced propagation passes over the adjacency once per slice),
+  // or the widest slices that fit among multiples of 16 columns and powers of two below 16, so
+  // that each row fills whole 64-byte cache lines or shares one with no other row.
+  size_t width = forced > 0 ? (widest + forced - 1) / forced : widest;
+  std::vector<size_t> candidates;
+  for (size_t w = (widest - 1) / 16 * 16; w >= 16; w -= 16) candidates.push_back(w);
+  for (size_t w = 8; w >= 1; w /= 2) {
+    if (w < widest) candidates.push_back(w);
+  }
+  if (forced == 0 && needed(width) > budget_bytes) {
+    for (size_t w : candidates) {
+      width = w;
+      if (needed(w) <= budget_bytes) break;
+    }
+  }
+  plan.slice_width = width;
+  plan.slices = (widest + width - 1) / width;
+  const uint64_t fixed = fixed_rest + gather_bytes(width);
+  const uint64_t charged = charged_rest + gather_bytes(width);
   plan.intermediates_on_disk =
-      fixed + in_memory + streams_min > budget_bytes && on_disk < in_memory;
+      plan.slices > 1 || (fixed + in_memory + streams_min > budget_bytes && on_disk < in_memory);
   const uint64_t intermediates = plan.intermediates_on_disk ? on_disk : in_memory;
   if (fixed + intermediates + streams_min > budget_bytes) {
+    uint64_t smallest = needed(forced > 0 ? width : widest);
+    if (forced == 0) {
+      for (size_t w : candidates) smallest = std::min(smallest, needed(w));
+    }
     throw Error::Input(fmt::format(
         "--memory-budget {} cannot hold the full graph's propagation input and model ({}), its "
         "other intermediates as row blocks ({}) and one block of the adjacency and of the "
         "features ({}); the smallest budget that works is {}",
         FormatBytes(budget_bytes), FormatBytes(fixed), FormatBytes(intermediates),
-        FormatBytes(streams_min), FormatBytes(fixed + intermediates + streams_min)));
+        FormatBytes(streams_min), FormatBytesRoundedUp(smallest)));
   }
 
   // What the streams get: the budget less what is charged, the slack and a copy of the

@@ -6,9 +6,11 @@
 // on hand-made shapes.
 //
 // Order of claims: what is held whatever the plan (the graph's indptr, the normalisations, the
-// labels, the propagation input, one input row group, the model, the optimizer and a best-epoch
-// snapshot); the other intermediates, on disk only when memory cannot hold them beside that
-// and one block of each stream; then the adjacency resident if it fits beside one feature block
+// labels, one input row group, the model, the optimizer and a best-epoch snapshot); the
+// propagation input, N × the widest layer, resident, or when that cannot fit (or
+// --full-graph-slices asks), as the widest column slices that fit (column_slices.h); the other
+// intermediates, on disk when memory cannot hold them beside that and one block of each stream,
+// and always beside slices; then the adjacency resident if it fits beside one feature block
 // (it is read 2 × layers times per epoch, the features twice), then the features; the streams
 // that are not resident share the rest as two buffers per file.
 //
@@ -37,6 +39,10 @@ struct StreamExtents {
 };
 
 struct FullGraphPlan {
+  // The propagation input in `slices` column slices of slice_width columns (the last may be
+  // narrower), one resident at a time; one slice: resident whole.
+  size_t slices = 1;
+  size_t slice_width = 0;
   // The layers' outputs and the streamed gradient are in scratch files (row-blocked on disk).
   bool intermediates_on_disk = false;
   bool adjacency_resident = false;
@@ -68,8 +74,9 @@ StreamExtents MeasureStreamExtents(const Dataset& dataset);
 
 // The plan for `meta`'s dataset under `options` (which CheckModelOptions and
 // CheckFullGraphOptions accept) in a budget of budget_bytes, or an input error naming the
-// smallest budget that works when it cannot hold the model, the propagation input, the other
-// intermediates at their smallest and one block of each stream.
+// smallest budget that works when it cannot hold the model, the propagation input (at its
+// smallest slice), the other intermediates at their smallest and one block of each stream; or
+// naming --full-graph-slices when it asks for more slices than the widest layer has columns.
 FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& options,
                             const StreamExtents& extents, uint64_t budget_bytes);
 

@@ -45,6 +45,25 @@ void CopyRows(MatrixSpan<const float> from, MatrixSpan<float> to) {
   for (size_t r = 0; r < to.rows(); ++r) CopyRow(to.row(r), from.row(r), to.cols());
 }
 
+uint8_t SplitBit(Split split) { return uint8_t{1} << static_cast<int>(split); }
+
+// scale[i] = 1 / the L1 norm of the group's row i (1 for a row of zeros): --row-normalize as a
+// scale of the narrow products, (D X) W = D (X W) and drop(D X)ᵀ dP = drop(X)ᵀ (D dP), so the
+// features are never rewritten.
+void InverseRowNorms(const InputGroup& group, std::span<float> scale) {
+  for (uint64_t i = 0; i < group.rows; ++i) {
+    double l1 = 0;
+    if (group.sparse()) {
+      for (uint64_t k = group.indptr[i]; k < group.indptr[i + 1]; ++k) {
+        l1 += std::abs(group.values[k - group.indptr[0]]);
+      }
+    } else {
+      for (size_t j = 0; j < group.dense.cols(); ++j) l1 += std::abs(group.dense(i, j));
+    }
+    scale[i] = l1 > 0 ? static_cast<float>(1 / l1) : 1.0f;
+  }
+}
+
 }  // namespace
 
 FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
@@ -94,16 +113,16 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   } else {
     GcnNormalisation({indptr_.data(), n + 1}, {norm_.data(), n});
   }
-  const ChargedArray<int32_t> labels = dataset_.ReadLabels(budget_);
-  for (Split split : {Split::kTrain, Split::kVal, Split::kTest}) {
-    ChargedArray<int32_t>& masked = split_labels_[static_cast<int>(split)];
-    masked = ChargedArray<int32_t>(budget_, n, "split labels");
-    std::fill_n(masked.data(), n, -1);
-    for (uint64_t v : dataset_.ReadSplit(split)) masked[v] = labels[v];
+  labels_ = dataset_.ReadLabels(budget_);
+  splits_ = ChargedArray<uint8_t>(budget_, n, "split membership");
+  std::fill_n(splits_.data(), n, 0);
+  for (Split split : kAllSplits) {
+    for (uint64_t v : dataset_.ReadSplit(split)) splits_[v] |= SplitBit(split);
   }
-  const uint64_t labelled =
-      std::count_if(SplitLabels(Split::kTrain).begin(), SplitLabels(Split::kTrain).end(),
-                    [](int32_t label) { return label >= 0; });
+  chunk_labels_ = ChargedArray<int32_t>(budget_, std::min(n, chunk_rows_), "a chunk's labels");
+  uint64_t labelled = 0;
+  for (uint64_t v = 0; v < n; ++v)
+    labelled += (splits_[v] & SplitBit(Split::kTrain)) && labels_[v] >= 0;
   train_inv_count_ = labelled == 0 ? 0.0 : 1.0 / double(labelled);
 
   size_t in = config_.in_dim, widest = 0;
@@ -122,8 +141,18 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
     widest = std::max(widest, out);
     in = out;
   }
-  gathered_ = ChargedArray<float>(budget_, n * widest, "the full graph's propagation input");
-  AdviseHugePages(gathered_.data(), n * widest * sizeof(float));
+  // Rows start on a 64-byte boundary, so that a row of 16 columns is one cache line.
+  constexpr size_t kLineFloats = 16;
+  gathered_ = ChargedArray<float>(budget_, n * plan_.slice_width + kLineFloats,
+                                  "the full graph's propagation input");
+  gathered_base_ = gathered_.data() + (kLineFloats - reinterpret_cast<uintptr_t>(gathered_.data()) /
+                                                         sizeof(float) % kLineFloats) %
+                                          kLineFloats;
+  AdviseHugePages(gathered_base_, n * plan_.slice_width * sizeof(float));
+  if (plan_.slices > 1) {
+    slices_ = ColumnSlices(n, widest, plan_.slice_width, chunk_rows_, scratch_dir, budget_,
+                           "the full graph's propagation input slices");
+  }
   gradient_ =
       IntermediateRows(n, widest, chunk_rows_, scratch_dir, budget_, "full-graph gradients");
   if (sage_) {
@@ -132,7 +161,7 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   }
   group_rows_ = ChargedArray<float>(budget_, plan_.input_group_floats, "an input row group");
   optimizer_ = MakeOptimizer(o.optimizer, Parameters());
-  if (o.features.row_normalize) row_scale_ = ChargedArray<float>(budget_, n, "row normalisation");
+  row_normalize_ = o.features.row_normalize;
 
   // The streams as planned: resident, or read through RoBW buffers (MaxMemory: past a
   // resident prefix, without read-ahead).
@@ -152,23 +181,6 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   plan_.adjacency_blocks = adjacency_->blocks().size();
   plan_.feature_blocks = features_->blocks().size();
   plan_.symmetric = IsSymmetric();
-  if (o.features.row_normalize) {
-    // Row normalisation as a scale of the narrow products: (D X) W = D (X W), and
-    // drop(D X)ᵀ dP = drop(X)ᵀ (D dP), so the features are never rewritten.
-    ForEachInputGroup(false, 0, [&](const InputGroup& group) {
-      for (uint64_t i = 0; i < group.rows; ++i) {
-        double l1 = 0;
-        if (group.sparse()) {
-          for (uint64_t k = group.indptr[i]; k < group.indptr[i + 1]; ++k) {
-            l1 += std::abs(group.values[k - group.indptr[0]]);
-          }
-        } else {
-          for (size_t j = 0; j < group.dense.cols(); ++j) l1 += std::abs(group.dense(i, j));
-        }
-        row_scale_[group.first + i] = l1 > 0 ? static_cast<float>(1 / l1) : 1.0f;
-      }
-    });
-  }
 }
 
 FullGraphRunner::~FullGraphRunner() = default;
@@ -207,6 +219,7 @@ IntermediateStats FullGraphRunner::IntermediateTotals() const {
   for (const IntermediateRows& output : outputs_) total += output.stats();
   total += gradient_.stats();
   total += self_rows_.stats();
+  total += slices_.stats();
   return total;
 }
 
@@ -222,10 +235,17 @@ void FullGraphRunner::ForEachInputGroup(bool training, uint64_t step_seed,
       group.first = first;
       group.rows = std::min(block.end, first + kFullGraphRowGroup) - first;
       const uint64_t seed = MixSeed(InputDropoutSeed(step_seed), first / kFullGraphRowGroup);
+      // The row normalisation, of the features before dropout.
+      auto scale_rows = [&] {
+        if (!row_normalize_) return;
+        group.row_scale = {group_scale_.data(), group.rows};
+        InverseRowNorms(group, group_scale_);
+      };
       if (meta.sparse_features) {
         group.indptr = {feature_indptr_.data() + first, group.rows + 1};
         group.columns = reinterpret_cast<const uint32_t*>(row(0, first));
         group.values = reinterpret_cast<const float*>(row(1, first));
+        scale_rows();
         if (p > 0) {
           const uint64_t nnz = group.indptr[group.rows] - group.indptr[0];
           std::copy_n(group.values, nnz, group_rows_.data());
@@ -236,24 +256,34 @@ void FullGraphRunner::ForEachInputGroup(bool training, uint64_t step_seed,
       } else if (in_place) {
         group.dense = MatrixSpan<const float>(reinterpret_cast<const float*>(row(0, first)),
                                               group.rows, dim, meta.row_stride_bytes / 4);
+        scale_rows();
       } else {
         MatrixSpan<float> decoded(group_rows_.data(), group.rows, dim);
         for (uint64_t i = 0; i < group.rows; ++i) {
           DecodeRow(row(0, first + i), meta.feature_dtype, decoded.row_span(i));
         }
-        if (p > 0) DropoutNonzeros<float>(decoded, p, seed, config_.threads);
         group.dense = decoded;
+        scale_rows();
+        if (p > 0) DropoutNonzeros<float>(decoded, p, seed, config_.threads);
       }
       fn(group);
     }
   });
 }
 
-void FullGraphRunner::ScaleRows(MatrixSpan<float> m, uint64_t first) {
-  if (row_scale_.size() == 0) return;
+void FullGraphRunner::ScaleRows(MatrixSpan<float> m, std::span<const float> scale) const {
+  if (scale.empty()) return;
   ForRows(config_.threads, m.rows(), m.cols(), [&](uint64_t begin, uint64_t end) {
-    for (uint64_t i = begin; i < end; ++i) ScaleRow(m.row(i), row_scale_[first + i], m.cols());
+    for (uint64_t i = begin; i < end; ++i) ScaleRow(m.row(i), scale[i], m.cols());
   });
+}
+
+std::span<const int32_t> FullGraphRunner::SplitLabels(Split split, uint64_t begin, uint64_t end) {
+  const uint8_t bit = SplitBit(split);
+  for (uint64_t v = begin; v < end; ++v) {
+    chunk_labels_[v - begin] = (splits_[v] & bit) != 0 ? labels_[v] : -1;
+  }
+  return {chunk_labels_.data(), end - begin};
 }
 
 void FullGraphRunner::ForEachChunk(const std::function<void(uint64_t, uint64_t)>& fn) const {
@@ -284,29 +314,112 @@ PropagationWeights FullGraphRunner::TransposedGather() const {
   return sage_ ? PropagationWeights::MeanTransposed(norm) : PropagationWeights::Gcn(norm);
 }
 
-void FullGraphRunner::PropagateInto(MatrixSpan<const float> in, const PropagationWeights& weights,
+void FullGraphRunner::BeginGathered(size_t width, GatheredPass pass) {
+  gathered_width_ = width;
+  gathered_pass_ = pass;
+  if (!Sliced(width)) return;
+  if (pass == GatheredPass::kWrite) {
+    slices_.BeginWrite(width);
+  } else {
+    slices_.BeginRead(width);
+  }
+}
+
+MatrixSpan<float> FullGraphRunner::GatheredRows(uint64_t begin, uint64_t end) {
+  if (!Sliced(gathered_width_)) return Gathered(gathered_width_).RowRange(begin, end - begin);
+  return gathered_pass_ == GatheredPass::kWrite ? slices_.Write(begin, end)
+                                                : slices_.Read(begin, end);
+}
+
+void FullGraphRunner::EndGathered() {
+  if (!Sliced(gathered_width_)) return;
+  if (gathered_pass_ == GatheredPass::kWrite) {
+    slices_.EndWrite();
+  } else {
+    slices_.EndRead();
+  }
+}
+
+void FullGraphRunner::LoadSlice(IntermediateRows& slice, MatrixSpan<float> rows) {
+  slice.BeginRead();
+  ForEachChunk([&](uint64_t begin, uint64_t end) {
+    CopyRows(slice.Read(begin, end), rows.RowRange(begin, end - begin));
+  });
+  slice.EndRead();
+}
+
+void FullGraphRunner::StoreSlice(MatrixSpan<const float> rows, IntermediateRows& slice) {
+  slice.BeginWrite(rows.cols());
+  ForEachChunk([&](uint64_t begin, uint64_t end) {
+    CopyRows(rows.RowRange(begin, end - begin), slice.Write(begin, end));
+  });
+  slice.EndWrite();
+}
+
+void FullGraphRunner::PropagateInto(size_t width, const PropagationWeights& weights,
                                     IntermediateRows& out,
                                     const std::function<void(MatrixSpan<float>, uint64_t)>& then) {
-  out.BeginWrite(in.cols());
+  if (!Sliced(width)) {
+    const MatrixSpan<const float> in = Gathered(width);
+    out.BeginWrite(width);
+    ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
+      MatrixSpan<float> rows = out.Write(piece.rows.begin, piece.rows.end);
+      Propagate(piece, weights, in, rows, config_.threads);
+      if (then) then(rows, piece.rows.begin);
+    });
+    out.EndWrite();
+    return;
+  }
+  // Each slice but the last is loaded, propagated, and overwritten by its output; the last is
+  // propagated straight into the output rows, which the others' outputs complete.
+  const size_t last = slices_.SliceCount(width) - 1;
+  for (size_t s = 0; s <= last; ++s) {
+    IntermediateRows& slice = slices_.slice(s);
+    const MatrixSpan<float> in = Gathered(slices_.SliceWidth(s, width));
+    LoadSlice(slice, in);
+    if (s == last) break;
+    slice.BeginWrite(in.cols());
+    ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
+      Propagate(piece, weights, in, slice.Write(piece.rows.begin, piece.rows.end), config_.threads);
+    });
+    slice.EndWrite();
+  }
+  const MatrixSpan<const float> in = Gathered(slices_.SliceWidth(last, width));
+  out.BeginWrite(width);
+  slices_.BeginRead(width, last);
   ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
     MatrixSpan<float> rows = out.Write(piece.rows.begin, piece.rows.end);
-    Propagate(piece, weights, in, rows, config_.threads);
+    slices_.ReadInto(piece.rows.begin, piece.rows.end, rows);
+    Propagate(piece, weights, in,
+              MatrixSpan<float>(rows.data() + slices_.FirstColumn(last), rows.rows(), in.cols(),
+                                rows.stride()),
+              config_.threads);
     if (then) then(rows, piece.rows.begin);
   });
+  slices_.EndRead();
   out.EndWrite();
 }
 
 void FullGraphRunner::ScatterTransposed(
-    IntermediateRows& grad_out, MatrixSpan<float> grad_in,
+    IntermediateRows& grad_out, size_t width,
     const std::function<void(MatrixSpan<const float>, uint64_t)>& each) {
-  std::fill_n(grad_in.data(), grad_in.rows() * grad_in.stride(), 0.0f);
-  grad_out.BeginRead();
-  ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
-    MatrixSpan<const float> rows = grad_out.Read(piece.rows.begin, piece.rows.end);
-    each(rows, piece.rows.begin);
-    PropagateTransposed(piece, Aggregation(), rows, grad_in, config_.threads);
-  });
-  grad_out.EndRead();
+  // Sliced, grad_out is read once per slice, and each slice's sums are stored to its file.
+  const bool sliced = Sliced(width);
+  for (size_t s = 0; s < (sliced ? slices_.SliceCount(width) : 1); ++s) {
+    const size_t first = sliced ? slices_.FirstColumn(s) : 0;
+    const MatrixSpan<float> grad_in = Gathered(sliced ? slices_.SliceWidth(s, width) : width);
+    std::fill_n(grad_in.data(), grad_in.rows() * grad_in.stride(), 0.0f);
+    grad_out.BeginRead();
+    ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
+      MatrixSpan<const float> rows = grad_out.Read(piece.rows.begin, piece.rows.end);
+      if (s == 0) each(rows, piece.rows.begin);
+      const MatrixSpan<const float> columns(rows.data() + first, rows.rows(), grad_in.cols(),
+                                            rows.stride());
+      PropagateTransposed(piece, Aggregation(), columns, grad_in, config_.threads);
+    });
+    grad_out.EndRead();
+    if (sliced) StoreSlice(grad_in, slices_.slice(s));
+  }
 }
 
 bool FullGraphRunner::IsSymmetric() {
@@ -334,26 +447,27 @@ void FullGraphRunner::Forward(bool training, uint64_t step_seed) {
   for (size_t l = 0; l < layers_.size(); ++l) {
     Layer& layer = layers_[l];
     // P = H W (SAGE: H W_neigh, gathered; and the self term S = H W_self, in row order).
-    MatrixSpan<float> transformed = Gathered(layer.out);
     const MatrixSpan<const float> neighbour_weight = NeighbourPart(layer.weight, layer.in);
+    BeginGathered(layer.out, GatheredPass::kWrite);
     if (sage_) self_rows_.BeginWrite(layer.out);
     if (l == 0) {
       ForEachInputGroup(training, step_seed, [&](const InputGroup& group) {
-        InputTimes(group, neighbour_weight, transformed.RowRange(group.first, group.rows), threads);
+        MatrixSpan<float> transformed = GatheredRows(group.first, group.first + group.rows);
+        InputTimes(group, neighbour_weight, transformed, threads);
+        ScaleRows(transformed, group.row_scale);
         if (sage_) {
           MatrixSpan<float> self = self_rows_.Write(group.first, group.first + group.rows);
           InputTimes(group, SelfPart(layer.weight, layer.in), self, threads);
-          ScaleRows(self, group.first);
+          ScaleRows(self, group.row_scale);
         }
       });
-      ScaleRows(transformed);
     } else {
       IntermediateRows& previous = outputs_[l - 1];
       previous.BeginRead();
       ForEachChunk([&](uint64_t begin, uint64_t end) {
         MatrixSpan<const float> h = previous.Read(begin, end);
-        Gemm<float>(Trans::kNo, Trans::kNo, 1, h, neighbour_weight, 0,
-                    transformed.RowRange(begin, end - begin), threads);
+        Gemm<float>(Trans::kNo, Trans::kNo, 1, h, neighbour_weight, 0, GatheredRows(begin, end),
+                    threads);
         if (sage_) {
           Gemm<float>(Trans::kNo, Trans::kNo, 1, h, SelfPart(layer.weight, layer.in), 0,
                       self_rows_.Write(begin, end), threads);
@@ -361,6 +475,7 @@ void FullGraphRunner::Forward(bool training, uint64_t step_seed) {
       });
       previous.EndRead();
     }
+    EndGathered();
     if (sage_) {
       self_rows_.EndWrite();
       self_rows_.BeginRead();
@@ -368,7 +483,7 @@ void FullGraphRunner::Forward(bool training, uint64_t step_seed) {
     const bool hidden = l + 1 < layers_.size();
     const double p = training ? config_.dropout : 0;
     const uint64_t seed = ActivationDropoutSeed(step_seed, l);
-    PropagateInto(transformed, Aggregation(), outputs_[l],
+    PropagateInto(layer.out, Aggregation(), outputs_[l],
                   [&](MatrixSpan<float> rows, uint64_t first) {
                     if (sage_) AddRows(self_rows_.Read(first, first + rows.rows()), rows);
                     layer.bias.AddTo(rows, threads);
@@ -388,18 +503,26 @@ double FullGraphRunner::LossAndGradient() {
   // in row order by the directed graph's scatter.
   IntermediateRows& logits = outputs_.back();
   const size_t classes = config_.num_classes;
-  const std::span<const int32_t> labels = SplitLabels(Split::kTrain);
   double total = 0;
   logits.BeginRead();
-  if (!plan_.symmetric) gradient_.BeginWrite(classes);
+  if (plan_.symmetric) {
+    BeginGathered(classes, GatheredPass::kWrite);
+  } else {
+    gradient_.BeginWrite(classes);
+  }
   ForEachChunk([&](uint64_t begin, uint64_t end) {
-    MatrixSpan<float> grad = plan_.symmetric ? Gathered(classes).RowRange(begin, end - begin)
-                                             : gradient_.Write(begin, end);
-    total = SoftmaxCrossEntropyRows<float>(
-        logits.Read(begin, end), labels.subspan(begin, end - begin), grad, train_inv_count_, total);
+    MatrixSpan<float> grad =
+        plan_.symmetric ? GatheredRows(begin, end) : gradient_.Write(begin, end);
+    total = SoftmaxCrossEntropyRows<float>(logits.Read(begin, end),
+                                           SplitLabels(Split::kTrain, begin, end), grad,
+                                           train_inv_count_, total);
   });
   logits.EndRead();
-  if (!plan_.symmetric) gradient_.EndWrite();
+  if (plan_.symmetric) {
+    EndGathered();
+  } else {
+    gradient_.EndWrite();
+  }
   return total * train_inv_count_;
 }
 
@@ -416,28 +539,32 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
     };
     if (sage_) self_rows_.BeginWrite(layer.out);
     if (plan_.symmetric) {
-      MatrixSpan<float> grad_out = Gathered(layer.out);
-      layer.bias.Backward(grad_out, threads);
-      PropagateInto(grad_out, TransposedGather(), gradient_,
-                    [&](MatrixSpan<float> rows, uint64_t first) {
-                      keep_self_gradient(grad_out.RowRange(first, rows.rows()), first);
-                    });
+      // G in row order, for the bias gradient and SAGE's copy (sliced, a pass over the disk).
+      if (layer.bias.enabled() || sage_) {
+        BeginGathered(layer.out, GatheredPass::kRead);
+        ForEachChunk([&](uint64_t begin, uint64_t end) {
+          MatrixSpan<const float> rows = GatheredRows(begin, end);
+          layer.bias.Backward(rows, threads, /*accumulate=*/begin != 0);
+          keep_self_gradient(rows, begin);
+        });
+        EndGathered();
+      }
+      PropagateInto(layer.out, TransposedGather(), gradient_, nullptr);
       gradient_.BeginRead();
     } else {
-      ScatterTransposed(gradient_, Gathered(layer.out),
-                        [&](MatrixSpan<const float> rows, uint64_t first) {
-                          layer.bias.Backward(rows, threads, /*accumulate=*/first != 0);
-                          keep_self_gradient(rows, first);
-                        });
+      ScatterTransposed(gradient_, layer.out, [&](MatrixSpan<const float> rows, uint64_t first) {
+        layer.bias.Backward(rows, threads, /*accumulate=*/first != 0);
+        keep_self_gradient(rows, first);
+      });
     }
     if (sage_) {
       self_rows_.EndWrite();
       self_rows_.BeginRead();
     }
     // Rows [begin, end) of dP, in order.
+    if (!plan_.symmetric) BeginGathered(layer.out, GatheredPass::kRead);
     auto grad_transformed = [&](uint64_t begin, uint64_t end) {
-      return plan_.symmetric ? gradient_.Read(begin, end)
-                             : Gathered(layer.out).RowRange(begin, end - begin);
+      return plan_.symmetric ? gradient_.Read(begin, end) : GatheredRows(begin, end);
     };
     const MatrixSpan<float> neighbour_grad = NeighbourPart(layer.weight_grad, layer.in);
     const MatrixSpan<float> self_grad = SelfPart(layer.weight_grad, layer.in);
@@ -445,15 +572,19 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
       ForEachInputGroup(true, step_seed, [&](const InputGroup& group) {
         const uint64_t end = group.first + group.rows;
         MatrixSpan<float> rows = grad_transformed(group.first, end);
-        ScaleRows(rows, group.first);
+        ScaleRows(rows, group.row_scale);
         InputTransposedTimes(group, rows, neighbour_grad, group.first != 0, threads);
         if (sage_) {
           MatrixSpan<float> self = self_rows_.Read(group.first, end);
-          ScaleRows(self, group.first);
+          ScaleRows(self, group.row_scale);
           InputTransposedTimes(group, self, self_grad, group.first != 0, threads);
         }
       });
-      if (plan_.symmetric) gradient_.EndRead();
+      if (plan_.symmetric) {
+        gradient_.EndRead();
+      } else {
+        EndGathered();
+      }
       if (sage_) self_rows_.EndRead();
       break;
     }
@@ -462,15 +593,19 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
     IntermediateRows& previous = outputs_[l - 1];
     const uint64_t seed = ActivationDropoutSeed(step_seed, l - 1);
     previous.BeginRead();
-    if (!plan_.symmetric) gradient_.BeginWrite(layer.in);
+    // G_{l-1} goes where the next propagation reads it: gathered, or in row order.
+    if (plan_.symmetric) {
+      BeginGathered(layer.in, GatheredPass::kWrite);
+    } else {
+      gradient_.BeginWrite(layer.in);
+    }
     ForEachChunk([&](uint64_t begin, uint64_t end) {
       MatrixSpan<const float> h = previous.Read(begin, end);
       MatrixSpan<const float> dp = grad_transformed(begin, end);
       const float first = begin == 0 ? 0 : 1;
       Gemm<float>(Trans::kYes, Trans::kNo, 1, h, dp, first, neighbour_grad, threads);
-      MatrixSpan<float> grad_previous = plan_.symmetric
-                                            ? Gathered(layer.in).RowRange(begin, end - begin)
-                                            : gradient_.Write(begin, end);
+      MatrixSpan<float> grad_previous =
+          plan_.symmetric ? GatheredRows(begin, end) : gradient_.Write(begin, end);
       Gemm<float>(Trans::kNo, Trans::kYes, 1, dp, NeighbourPart(layer.weight, layer.in), 0,
                   grad_previous, threads);
       if (sage_) {
@@ -492,6 +627,7 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
     } else {
       gradient_.EndWrite();
     }
+    EndGathered();
   }
 }
 
@@ -543,7 +679,7 @@ void FullGraphRunner::ForEachLogitsChunk(
 double FullGraphRunner::Accuracy(Split split) {
   AccuracyCount total;
   ForEachLogitsChunk([&](MatrixSpan<const float> rows, uint64_t first) {
-    const AccuracyCount count = CountCorrect(rows, SplitLabels(split).subspan(first, rows.rows()));
+    const AccuracyCount count = CountCorrect(rows, SplitLabels(split, first, first + rows.rows()));
     total.correct += count.correct;
     total.labelled += count.labelled;
   });

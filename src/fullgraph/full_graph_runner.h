@@ -16,11 +16,13 @@
 // Memory (all charged to the budget, placed by PlanFullGraph, full_graph_plan.h): the graph's
 // indptr, the normalisation, labels, the model and optimizer, and the one N-row matrix a
 // propagation gathers from (P forward; dH backward on an undirected graph, dP on a directed
-// one, whose transpose scatters). The other N-row intermediates (the layers' outputs, and the
-// gradient that is not gathered) are only ever walked in row order, so they stay in memory when
-// the budget holds them and are row-blocked on disk otherwise (intermediate_rows.h). What is
-// left holds the adjacency and the features resident when they fit, else two RoBW buffers for
-// each stream.
+// one, whose transpose scatters) — whole, or when N × its width does not fit, one column slice
+// of it at a time, the slices on disk (column_slices.h): a propagation then runs once per
+// slice, each output column depending on its input column only. The other N-row intermediates (the
+// layers' outputs, and the gradient that is not gathered) are only ever walked in row order, so
+// they stay in memory when the budget holds them and are row-blocked on disk otherwise
+// (intermediate_rows.h). What is left holds the adjacency and the features resident when they fit,
+// else two RoBW buffers for each stream.
 //
 // The model is the mini-batch GCN's or SAGE's: the same initialisation, parameter names and
 // dropout streams (nn/model_seeds.h, nn/gcn_conv.h, nn/sage_conv.h), so both paths start from
@@ -33,12 +35,14 @@
 // same losses whatever the budget.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
 #include <vector>
 
+#include "fullgraph/column_slices.h"
 #include "fullgraph/full_graph_plan.h"
 #include "fullgraph/input_products.h"
 #include "fullgraph/intermediate_rows.h"
@@ -87,19 +91,29 @@ class FullGraphRunner final : public EpochRunner {
   // undirected graph.
   PropagationWeights Aggregation() const;
   PropagationWeights TransposedGather() const;
-  // out = Â in with `weights`, streaming the adjacency's blocks and writing out in row order;
-  // `then` is called with each written piece and its first row.
-  void PropagateInto(MatrixSpan<const float> in, const PropagationWeights& weights,
-                     IntermediateRows& out,
+  // out = Â in with `weights`, `in` the propagation input of `width` columns (whole or by
+  // slices), streaming the adjacency's blocks and writing out in row order; `then` is called
+  // with each written piece and its first row.
+  void PropagateInto(size_t width, const PropagationWeights& weights, IntermediateRows& out,
                      const std::function<void(MatrixSpan<float>, uint64_t)>& then);
-  // grad_in = Âᵀ grad_out for a directed graph, reading grad_out in row order; `each` is
-  // called with each piece of it and its first row, before the piece is scattered.
-  void ScatterTransposed(IntermediateRows& grad_out, MatrixSpan<float> grad_in,
+  // The propagation input = Âᵀ grad_out for a directed graph, reading grad_out in row order
+  // (once per slice); `each` is called once with each piece of it and its first row.
+  void ScatterTransposed(IntermediateRows& grad_out, size_t width,
                          const std::function<void(MatrixSpan<const float>, uint64_t)>& each);
+  // The propagation input of `width` columns walked in row order, to write or to read:
+  // BeginGathered, GatheredRows for consecutive pieces inside chunks, EndGathered.
+  enum class GatheredPass { kWrite, kRead };
+  void BeginGathered(size_t width, GatheredPass pass);
+  MatrixSpan<float> GatheredRows(uint64_t begin, uint64_t end);
+  void EndGathered();
+  bool Sliced(size_t width) const { return width > plan_.slice_width; }
+  // Slice `slice` of the propagation input, between its file and the resident `rows`.
+  void LoadSlice(IntermediateRows& slice, MatrixSpan<float> rows);
+  void StoreSlice(MatrixSpan<const float> rows, IntermediateRows& slice);
   void ForEachAdjacencyPiece(const std::function<void(const AdjacencyBlock&)>& fn);
   // Calls fn(begin, end) for the chunks of [0, N), in order.
   void ForEachChunk(const std::function<void(uint64_t, uint64_t)>& fn) const;
-  MatrixSpan<float> Gathered(size_t width) { return {gathered_.data(), nodes_, width}; }
+  MatrixSpan<float> Gathered(size_t width) { return {gathered_base_, nodes_, width}; }
   // Of a layer's weight (or its gradient), in_dim rows per part: the part that multiplies the
   // propagated rows (GCN: all of it; SAGE: W_neigh) and SAGE's W_self.
   MatrixSpan<float> NeighbourPart(Matrix& m, size_t in) const {
@@ -110,13 +124,11 @@ class FullGraphRunner final : public EpochRunner {
   // Calls fn per input row group (dropped out when training), in row order.
   void ForEachInputGroup(bool training, uint64_t step_seed,
                          const std::function<void(const InputGroup&)>& fn);
-  // m.row(i) *= the row normalisation of node first + i's features (nothing without it).
-  void ScaleRows(MatrixSpan<float> m, uint64_t first = 0);
+  // m.row(i) *= scale[i] (nothing when scale is empty: no row normalisation).
+  void ScaleRows(MatrixSpan<float> m, std::span<const float> scale) const;
   RowStreamStats StreamStats() const;
-  std::span<const int32_t> SplitLabels(Split split) const {
-    const ChargedArray<int32_t>& labels = split_labels_[static_cast<int>(split)];
-    return {labels.data(), labels.size()};
-  }
+  // The labels of nodes [begin, end) (within one chunk) in `split`, -1 for the others.
+  std::span<const int32_t> SplitLabels(Split split, uint64_t begin, uint64_t end);
   bool IsSymmetric();
 
   Dataset dataset_;
@@ -127,14 +139,22 @@ class FullGraphRunner final : public EpochRunner {
   ChargedArray<uint64_t> indptr_;
   ChargedArray<uint64_t> feature_indptr_;  // sparse features: each row's first stored value
   ChargedArray<float> norm_;               // GCN: its normalisation; SAGE: 1 / in-degree
-  ChargedArray<float> row_scale_;          // 1 / L1 norm of each feature row, with --row-normalize
-  ChargedArray<int32_t> split_labels_[3];  // labels of the split's nodes, -1 elsewhere (by Split)
+  bool row_normalize_ = false;
+  std::array<float, kFullGraphRowGroup> group_scale_{};  // the input group's row normalisation
+  ChargedArray<int32_t> labels_;                         // each node's label
+  ChargedArray<uint8_t> splits_;                         // each node's splits, a bit per Split
+  ChargedArray<int32_t> chunk_labels_;                   // SplitLabels' answer
   std::vector<Layer> layers_;
   std::unique_ptr<Optimizer> optimizer_;
   uint64_t chunk_rows_ = 0;
   double train_inv_count_ = 0;  // 1 / labelled training nodes
-  // The propagation input, N × the widest layer output.
+  // The propagation input, N × the widest layer output; or, sliced, N × one slice's width, and
+  // the slices on disk.
   ChargedArray<float> gathered_;
+  float* gathered_base_ = nullptr;  // its first 64-byte boundary
+  ColumnSlices slices_;
+  size_t gathered_width_ = 0;  // of the open GatheredPass
+  GatheredPass gathered_pass_ = GatheredPass::kWrite;
   // outputs_[l]: layer l's output, N × out_l (activation and dropout applied for hidden
   // layers); the last is the logits.
   std::vector<IntermediateRows> outputs_;

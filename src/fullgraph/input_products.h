@@ -24,6 +24,8 @@ struct InputGroup {
   std::span<const uint64_t> indptr;
   const uint32_t* columns = nullptr;
   const float* values = nullptr;
+  // With --row-normalize, 1 / each row's L1 norm (before dropout); empty otherwise.
+  std::span<const float> row_scale;
 
   bool sparse() const { return !indptr.empty(); }
 };

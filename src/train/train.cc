@@ -91,12 +91,16 @@ TrainResult Train(const TrainOptions& options,
     auto where = [](bool resident, uint64_t blocks) {
       return resident ? std::string("in memory") : fmt::format("streamed in {} blocks", blocks);
     };
-    fmt::print(stderr, "full graph{}: adjacency {} ({}), features {}, intermediates {}\n",
+    const std::string propagation =
+        plan.slices > 1
+            ? fmt::format(", propagation in {} column slices of {}", plan.slices, plan.slice_width)
+            : std::string();
+    fmt::print(stderr, "full graph{}: adjacency {} ({}), features {}, intermediates {}{}\n",
                o.full_graph_max_memory ? " (MaxMemory baseline)" : "",
                where(plan.adjacency_resident, plan.adjacency_blocks),
                plan.symmetric ? "symmetric" : "directed",
                where(plan.features_resident, plan.feature_blocks),
-               plan.intermediates_on_disk ? "row-blocked on disk" : "in memory");
+               plan.intermediates_on_disk ? "row-blocked on disk" : "in memory", propagation);
     path = std::move(full_graph);
   } else {
     session = std::make_unique<Session>(o, Dataset::Open(o.dataset));

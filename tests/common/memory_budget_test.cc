@@ -37,5 +37,16 @@ TEST(TrackedCharge, GrowthPastTheBudgetThrowsAndKeepsTheOldCharge) {
   EXPECT_EQ(budget.used(), 900u);
 }
 
+TEST(FormatBytesRoundedUp, NamesAValueNoSmallerThanTheBytes) {
+  constexpr uint64_t kMiB = uint64_t{1} << 20;
+  EXPECT_EQ(FormatBytesRoundedUp(169 * kMiB + kMiB / 3), "170 MiB");  // FormatBytes: 169
+  EXPECT_EQ(FormatBytesRoundedUp(170 * kMiB), "170 MiB");
+  EXPECT_EQ(FormatBytesRoundedUp(2 * kMiB + 190 * 1024), "2.19 MiB");  // 2.1855…
+  EXPECT_EQ(FormatBytesRoundedUp(99 * kMiB + 970 * 1024), "100 MiB");  // carries
+  EXPECT_EQ(FormatBytesRoundedUp(1023 * kMiB + kMiB / 2), "1.00 GiB");
+  EXPECT_EQ(FormatBytesRoundedUp(1000), "1000 B");
+  EXPECT_EQ(FormatBytesRoundedUp(1025), "1.01 KiB");
+}
+
 }  // namespace
 }  // namespace strata

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <set>
 #include <string>
 
 #include "strata/error.h"
@@ -43,9 +45,11 @@ TrainOptions Options() {
   return o;
 }
 
-// Charged whatever the plan: the indptr, the GCN normalisation, the labels and three splits'
-// labels, the propagation input (16 wide) and one input row group of 128 rows.
-constexpr uint64_t kCharged = 8 * (kNodes + 1) + 4 * kNodes * 5 + 4 * kNodes * 16 + 4 * 128 * 64;
+// Charged whatever the plan: the indptr, the GCN normalisation, the labels, a split byte per
+// node and one chunk's labels, the propagation input (16 wide, 64-byte aligned) and one input
+// row group of 128 rows.
+constexpr uint64_t kCharged =
+    8 * (kNodes + 1) + 9 * kNodes + 4 * 1024 + 4 * (kNodes * 16 + 16) + 4 * 128 * 64;
 constexpr uint64_t kParameterFloats = 64 * 16 + 16 * 4;
 // Plus the parameters five times over (values, gradients, Adam's moments, a snapshot) and slack.
 constexpr uint64_t kFixed = kCharged + 5 * 4 * kParameterFloats + kMiB;
@@ -125,9 +129,12 @@ TEST(FullGraphPlan, IntermediatesGoToDiskWhenMemoryCannotHoldThem) {
 }
 
 TEST(FullGraphPlan, RefusalNamesTheSmallestBudgetThatWorks) {
+  // Unsliced (one slice asked for): the whole propagation input is the floor.
+  TrainOptions o = Options();
+  o.full_graph_slices = 1;
   const uint64_t smallest = kFixed + kOnDisk + kStreamsMin;
   try {
-    PlanFullGraph(DenseMeta(), Options(), kDenseExtents, smallest - 1);
+    PlanFullGraph(DenseMeta(), o, kDenseExtents, smallest - 1);
     FAIL() << "a budget one byte short was planned";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), Error::Kind::kInput);
@@ -137,10 +144,91 @@ TEST(FullGraphPlan, RefusalNamesTheSmallestBudgetThatWorks) {
                           "the adjacency and of the features ({}); the smallest budget that works "
                           "is {}",
                           FormatBytes(smallest - 1), FormatBytes(kFixed), FormatBytes(kOnDisk),
-                          FormatBytes(kStreamsMin), FormatBytes(smallest)));
-    EXPECT_NE(std::string(e.what()).find("the smallest budget that works is 2.29 MiB"),
+                          FormatBytes(kStreamsMin), FormatBytesRoundedUp(smallest)));
+    EXPECT_NE(std::string(e.what()).find("the smallest budget that works is 2.19 MiB"),
               std::string::npos)
         << e.what();
+  }
+}
+
+// Sliced, the propagation input is one resident slice of ceil(16 / S) columns, two chunk
+// buffers per slice (8,192 bytes per column) and one chunk of full rows.
+constexpr uint64_t SlicedBudget(uint64_t slice_width) {
+  return kFixed - 4 * kNodes * 16 + 4 * kNodes * slice_width + 8192 * 16 + 1024 * 16 * 4 + kOnDisk +
+         kStreamsMin;
+}
+
+TEST(FullGraphPlan, ThePropagationInputIsSlicedWhenItCannotBeWhole) {
+  // One byte short of the unsliced floor: two slices of 8 columns, intermediates on disk.
+  FullGraphPlan plan =
+      PlanFullGraph(DenseMeta(), Options(), kDenseExtents, kFixed + kOnDisk + kStreamsMin - 1);
+  EXPECT_EQ(plan.slices, 2u);
+  EXPECT_EQ(plan.slice_width, 8u);
+  EXPECT_TRUE(plan.intermediates_on_disk);
+  // One byte short of 2's budget: 3 slices would be 6 columns, which the plan rounds down to
+  // 4 (a power of two), so 4 slices.
+  plan = PlanFullGraph(DenseMeta(), Options(), kDenseExtents, SlicedBudget(8) - 1);
+  EXPECT_EQ(plan.slices, 4u);
+  EXPECT_EQ(plan.slice_width, 4u);
+  // A budget that holds the input whole does not slice it.
+  plan = PlanFullGraph(DenseMeta(), Options(), kDenseExtents, kFixed + kOnDisk + kStreamsMin);
+  EXPECT_EQ(plan.slices, 1u);
+  EXPECT_EQ(plan.slice_width, 16u);
+  // The floor is 16 slices of one column; below it the refusal names it.
+  plan = PlanFullGraph(DenseMeta(), Options(), kDenseExtents, SlicedBudget(1));
+  EXPECT_EQ(plan.slices, 16u);
+  try {
+    PlanFullGraph(DenseMeta(), Options(), kDenseExtents, SlicedBudget(1) - 1);
+    FAIL() << "a budget below one-column slices was planned";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the smallest budget that works is " +
+                                         FormatBytesRoundedUp(SlicedBudget(1))),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(FullGraphPlan, SlicesOfAWideLayerAreWholeCacheLinesAndNarrowAsTheBudgetShrinks) {
+  // 40 hidden columns: slices of 32 (and 8), 16 (16, 16, 8), then powers of two.
+  TrainOptions o = Options();
+  o.model.hidden = 40;
+  size_t previous = 40;
+  std::set<size_t> widths;
+  for (uint64_t budget = 8 * kMiB;; budget -= 16 << 10) {
+    FullGraphPlan plan;
+    try {
+      plan = PlanFullGraph(DenseMeta(), o, kDenseExtents, budget);
+    } catch (const Error&) {
+      break;
+    }
+    EXPECT_LE(plan.slice_width, previous);
+    EXPECT_EQ(plan.slices, (40 + plan.slice_width - 1) / plan.slice_width);
+    if (plan.slices > 1) {
+      EXPECT_TRUE(plan.slice_width % 16 == 0 || std::has_single_bit(plan.slice_width))
+          << plan.slice_width;
+      EXPECT_TRUE(plan.intermediates_on_disk);
+    }
+    widths.insert(plan.slice_width);
+    previous = plan.slice_width;
+  }
+  EXPECT_TRUE(widths.contains(40) && widths.contains(16) && widths.contains(1));
+}
+
+TEST(FullGraphPlan, SlicesAskedForCutTheColumnsEvenlyAndCannotExceedThem) {
+  TrainOptions o = Options();
+  o.full_graph_slices = 3;
+  const FullGraphPlan plan = PlanFullGraph(DenseMeta(), o, kDenseExtents, 64 * kMiB);
+  EXPECT_EQ(plan.slices, 3u);
+  EXPECT_EQ(plan.slice_width, 6u);
+  EXPECT_TRUE(plan.intermediates_on_disk);
+  EXPECT_TRUE(plan.adjacency_resident && plan.features_resident);
+  o.full_graph_slices = 17;
+  try {
+    PlanFullGraph(DenseMeta(), o, kDenseExtents, 64 * kMiB);
+    FAIL() << "17 slices of 16 columns were planned";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--full-graph-slices 17 exceeds the widest layer's 16 columns");
   }
 }
 
@@ -168,7 +256,8 @@ TEST(FullGraphPlan, SparseFeaturesStreamTwoFilesAndDecodeTheirLargestGroup) {
   const StreamExtents extents = {
       .adjacency_row_span = 8192, .feature_group_span = 8192, .feature_group_nonzeros = 1200};
   // The features' indptr beside the graph's, and the largest group's values as scratch.
-  const uint64_t charged = 8 * (kNodes + 1) * 2 + 4 * kNodes * 5 + 4 * kNodes * 16 + 4 * 1200;
+  const uint64_t charged =
+      8 * (kNodes + 1) * 2 + 9 * kNodes + 4 * 1024 + 4 * (kNodes * 16 + 16) + 4 * 1200;
   const uint64_t held = charged + kInMemory + kMiB + 4 * (400 * 16 + 16 * 4);
   const uint64_t left = 512 << 10;  // the adjacency and one block of both files, not all
   const FullGraphPlan plan = PlanFullGraph(meta, Options(), extents, held + left);

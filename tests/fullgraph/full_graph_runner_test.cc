@@ -119,26 +119,31 @@ ScratchDir* FullGraphTest::dir_ = nullptr;
 struct BudgetSweep {
   std::set<std::pair<bool, bool>> plans;  // (adjacency resident, features resident)
   bool intermediates_on_disk = false;
+  std::set<size_t> slices;  // the propagation input's slice counts
+  uint64_t smallest = 0;    // the smallest budget that worked
 };
 
-// Trains 4 epochs with the options `adjust` makes, in memory and then at every budget from
-// 3 MiB down to the smallest that works in steps of `step`, with the RoBW plan and with
-// MaxMemory: every plan on the way trains the resident run's losses and accuracy within its
-// budget.
+// Trains 4 epochs with the options `options` makes, in memory and unsliced, and then at every
+// budget from `largest` down to the smallest that works in steps of `step`, with the RoBW plan
+// and with MaxMemory: every plan on the way trains the resident run's losses and accuracy
+// within its budget.
 BudgetSweep SweepBudgets(const std::function<TrainOptions(uint64_t)>& options,
-                         const std::string& path, uint64_t step) {
+                         const std::string& path, uint64_t step,
+                         uint64_t largest = uint64_t{3} << 20) {
   auto losses = [](FullGraphRunner& runner) {
     std::vector<double> losses;
     for (int e = 0; e < 4; ++e) losses.push_back(runner.TrainEpoch(e).train_loss);
     return losses;
   };
-  FullGraphRunner resident(options(uint64_t{64} << 20), Dataset::Open(path));
+  TrainOptions whole = options(uint64_t{64} << 20);
+  whole.full_graph_slices = 0;
+  FullGraphRunner resident(whole, Dataset::Open(path));
   EXPECT_TRUE(resident.plan().adjacency_resident && resident.plan().features_resident);
   EXPECT_FALSE(resident.plan().intermediates_on_disk);
   const std::vector<double> expected = losses(resident);
   const double accuracy = resident.Accuracy(Split::kVal);
   BudgetSweep sweep;
-  for (uint64_t budget = uint64_t{3} << 20;; budget -= step) {
+  for (uint64_t budget = largest;; budget -= step) {
     std::unique_ptr<FullGraphRunner> runner;
     try {
       runner = std::make_unique<FullGraphRunner>(options(budget), Dataset::Open(path));
@@ -151,6 +156,8 @@ BudgetSweep SweepBudgets(const std::function<TrainOptions(uint64_t)>& options,
     const FullGraphPlan& plan = runner->plan();
     sweep.plans.insert({plan.adjacency_resident, plan.features_resident});
     sweep.intermediates_on_disk |= plan.intermediates_on_disk;
+    sweep.slices.insert(plan.slices);
+    sweep.smallest = budget;
     EXPECT_EQ(losses(*runner), expected);
     EXPECT_EQ(runner->Accuracy(Split::kVal), accuracy);
     EXPECT_LE(runner->budget().peak(), budget);
@@ -191,6 +198,28 @@ TEST_P(FullGraphTest, DeeperEluModelSameLossesWhateverTheBudget) {
   };
   const BudgetSweep sweep = SweepBudgets(options, Path(), 96 << 10);
   EXPECT_TRUE(sweep.intermediates_on_disk) << "the intermediates were never row-blocked on disk";
+  // Sliced into 4 slices of 3 columns (hidden), and the 4 logits into 2.
+  auto sliced = [&](uint64_t budget) {
+    TrainOptions o = options(budget);
+    o.full_graph_slices = 4;
+    return o;
+  };
+  EXPECT_EQ(SweepBudgets(sliced, Path(), 384 << 10).slices, std::set<size_t>{4});
+}
+
+// Column-sliced propagation asked for: 2 and 3 slices of the 16 hidden columns, and 16 (the 4
+// logits too), at every budget train the unsliced resident run's losses.
+TEST_P(FullGraphTest, SlicedPropagationSameLossesWhateverTheBudget) {
+  for (uint32_t slices : {2u, 3u, 16u}) {
+    SCOPED_TRACE(slices);
+    auto options = [slices](uint64_t budget) {
+      TrainOptions o = Options(budget);
+      o.full_graph_slices = slices;
+      return o;
+    };
+    const BudgetSweep sweep = SweepBudgets(options, Path(), 256 << 10);
+    EXPECT_EQ(sweep.slices, std::set<size_t>{slices});
+  }
 }
 
 // dL/dw from the backward pass against central differences of the loss (step 3e-3: at 1e-2 the
@@ -379,6 +408,39 @@ TEST(FullGraphCora, LogitsAreTheMiniBatchPathsOverFullNeighbourhoods) {
     }
     std::cout << "largest logit difference " << largest << "\n";
     EXPECT_LT(largest, 1e-4);
+  }
+}
+
+// On 20,000 nodes the propagation input (N × 40) outweighs the slices' chunk buffers: below the
+// unsliced floor the plan slices it (16 columns, 8, ... 1), down to a smaller
+// smallest budget, with the same losses; row-normalised.
+TEST(FullGraphSlices, SlicesLowerTheSmallestBudget) {
+  ScratchDir dir;
+  GenerateOptions graph = testing::SmallGraph(dir / "graph", 20000, 400, 4, 8, 3);
+  graph.feature_density = 0.02;
+  GenerateDataset(graph);
+  for (ModelKind kind : {ModelKind::kGcn, ModelKind::kSage}) {
+    auto options = [&](uint64_t budget) {
+      TrainOptions o;
+      o.dataset = dir / "graph";
+      o.full_graph = true;
+      o.model.kind = kind;
+      o.model.hidden = 40;
+      o.model.input_dropout = 0.5;
+      o.model.dropout = 0.2;
+      o.features.row_normalize = true;
+      o.memory_budget_bytes = budget;
+      o.seed = 9;
+      o.full_graph_chunk_rows = 1024;
+      o.scratch_dir = dir.path();
+      return o;
+    };
+    const BudgetSweep sweep = SweepBudgets(options, dir / "graph", 512 << 10, 8 << 20);
+    EXPECT_TRUE(sweep.slices.contains(1));
+    EXPECT_GT(*sweep.slices.rbegin(), 2u);
+    TrainOptions whole = options(sweep.smallest);
+    whole.full_graph_slices = 1;
+    EXPECT_THROW(FullGraphRunner(whole, Dataset::Open(dir / "graph")), Error);
   }
 }
 

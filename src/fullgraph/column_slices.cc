@@ -1,0 +1,106 @@
+#include "fullgraph/column_slices.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "strata/error.h"
+
+namespace strata {
+
+ColumnSlices::ColumnSlices(uint64_t rows, size_t max_width, size_t slice_width, uint64_t chunk_rows,
+                           const std::string& scratch_dir, MemoryBudget& budget,
+                           std::string_view what)
+    : slice_width_(slice_width) {
+  if (slice_width == 0 || slice_width > max_width || scratch_dir.empty()) {
+    throw Error::Internal("ColumnSlices: slices need a width in (0, max_width] and a directory");
+  }
+  for (size_t s = 0; s < SliceCount(max_width); ++s) {
+    slices_.emplace_back(rows, SliceWidth(s, max_width), chunk_rows, scratch_dir, budget, what);
+  }
+  rows_ = ChargedArray<float>(budget, std::min(rows, chunk_rows) * max_width, what);
+}
+
+uint64_t ColumnSlices::ChargedBytes(uint64_t rows, size_t max_width, size_t slice_width,
+                                    uint64_t chunk_rows) {
+  uint64_t bytes = std::min(rows, chunk_rows) * max_width * sizeof(float);
+  for (size_t first = 0; first < max_width; first += slice_width) {
+    bytes +=
+        IntermediateRows::OnDiskBytes(rows, std::min(slice_width, max_width - first), chunk_rows);
+  }
+  return bytes;
+}
+
+size_t ColumnSlices::SliceWidth(size_t s, size_t width) const {
+  return std::min(slice_width_, width - FirstColumn(s));
+}
+
+void ColumnSlices::BeginWrite(size_t width) {
+  width_ = width;
+  staged_begin_ = staged_end_ = 0;
+  for (size_t s = 0; s < SliceCount(width); ++s) slices_[s].BeginWrite(SliceWidth(s, width));
+}
+
+MatrixSpan<float> ColumnSlices::Write(uint64_t begin, uint64_t end) {
+  Flush();
+  staged_begin_ = begin;
+  staged_end_ = end;
+  return {rows_.data(), end - begin, width_};
+}
+
+void ColumnSlices::Flush() {
+  if (staged_end_ == staged_begin_) return;
+  const MatrixSpan<const float> staged(rows_.data(), staged_end_ - staged_begin_, width_);
+  for (size_t s = 0; s < SliceCount(width_); ++s) {
+    const MatrixSpan<float> to = slices_[s].Write(staged_begin_, staged_end_);
+    const size_t first = FirstColumn(s);
+    for (size_t r = 0; r < to.rows(); ++r) {
+      std::copy_n(staged.row(r) + first, to.cols(), to.row(r));
+    }
+  }
+  staged_begin_ = staged_end_;
+}
+
+void ColumnSlices::EndWrite() {
+  Flush();
+  for (size_t s = 0; s < SliceCount(width_); ++s) slices_[s].EndWrite();
+}
+
+void ColumnSlices::BeginRead(size_t width, size_t first_slices) {
+  width_ = width;
+  read_slices_ = std::min(first_slices, SliceCount(width));
+  for (size_t s = 0; s < read_slices_; ++s) slices_[s].BeginRead();
+}
+
+MatrixSpan<float> ColumnSlices::Read(uint64_t begin, uint64_t end) {
+  if (read_slices_ != SliceCount(width_)) {
+    throw Error::Internal("ColumnSlices: full rows read from some of the slices");
+  }
+  const MatrixSpan<float> assembled(rows_.data(), end - begin, width_);
+  ReadInto(begin, end, assembled);
+  return assembled;
+}
+
+void ColumnSlices::ReadInto(uint64_t begin, uint64_t end, MatrixSpan<float> to) {
+  if (to.rows() != end - begin || to.cols() != width_) {
+    throw Error::Internal("ColumnSlices: rows read into a matrix of another shape");
+  }
+  for (size_t s = 0; s < read_slices_; ++s) {
+    const MatrixSpan<const float> from = slices_[s].Read(begin, end);
+    const size_t first = FirstColumn(s);
+    for (size_t r = 0; r < from.rows(); ++r) {
+      std::copy_n(from.row(r), from.cols(), to.row(r) + first);
+    }
+  }
+}
+
+void ColumnSlices::EndRead() {
+  for (size_t s = 0; s < read_slices_; ++s) slices_[s].EndRead();
+}
+
+IntermediateStats ColumnSlices::stats() const {
+  IntermediateStats total;
+  for (const IntermediateRows& slice : slices_) total += slice.stats();
+  return total;
+}
+
+}  // namespace strata
