@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fullgraph/column_slices.h"
+#include "fullgraph/grouped_row_offsets.h"
 #include "fullgraph/intermediate_rows.h"
 #include "fullgraph/row_blocks.h"
 #include "storage/file.h"
@@ -124,12 +125,15 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   }
   const uint64_t streams_min = adjacency_min + features_min;
 
-  // Charged whatever the plan: the graph's indptr (and the sparse features'), the GCN
-  // normalisation (SAGE: the inverse in-degrees), the labels, a byte of split membership per
-  // node, one chunk's labels and the input row group. Held but not charged: values, gradients,
+  // Charged whatever the plan: the graph's indptr (and the sparse features' row lengths and
+  // group offsets), the GCN normalisation (SAGE: the inverse in-degrees), the labels (16 bits
+  // when the classes allow), a byte of split membership per node, one chunk's labels and the
+  // input row group. Held but not charged: values, gradients,
   // Adam's two moments and the best-epoch snapshot of the parameters, and the slack.
-  const uint64_t charged_rest = 8 * (n + 1) * (sparse ? 2 : 1) + 4 * n + 5 * n +
-                                4 * std::min(n, chunk_rows) + 4 * plan.input_group_floats;
+  const uint64_t charged_rest =
+      8 * (n + 1) + (sparse ? GroupedRowOffsets::ChargedBytes(n, kFullGraphRowGroup) : 0) + 4 * n +
+      (NarrowLabels(meta.num_classes) ? 2 : 4) * n + n + 4 * std::min(n, chunk_rows) +
+      4 * plan.input_group_floats;
   const uint64_t fixed_rest = charged_rest + 5 * 4 * parameter_floats + kSlackBytes;
   // The propagation input: N × the widest output resident, or column slices of `width`
   // columns, one resident and each on disk (column_slices.h), beside intermediates on disk.

@@ -64,6 +64,9 @@ struct FullGraphPlan {
   bool symmetric = false;
 };
 
+// Labels fit 16 bits (the runner keeps them so) when the class ids do.
+inline bool NarrowLabels(uint64_t num_classes) { return num_classes <= 32767; }
+
 // Throws an input error naming the option when `options` cannot describe a full-graph run: a
 // model other than GCN and SAGE, --multistage, --max-batches, or chunk rows that are not a positive
 // multiple of 1024. (The model's own rules are CheckModelOptions', nn/model.h.)

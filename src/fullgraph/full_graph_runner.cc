@@ -91,7 +91,7 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   RowOffset adjacency_offset = [this, id_bytes](uint64_t row) { return indptr_[row] * id_bytes; };
   // Dense rows are strided; a sparse row's ids and values (4 bytes each) start at its offset.
   RowOffset feature_offset = [this, stride, sparse](uint64_t row) {
-    return sparse ? feature_indptr_[row] * 4 : row * stride;
+    return sparse ? feature_offsets_.Offset(row) * 4 : row * stride;
   };
   const std::vector<std::string> feature_files =
       sparse ? std::vector<std::string>{dataset_.PathOf(kSparseIndicesFile),
@@ -103,8 +103,8 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   indptr_ = ReadRowOffsets(dataset_.PathOf(kIndptrFile), n, meta.num_edges, budget_,
                            "the graph's indptr");
   if (sparse) {
-    feature_indptr_ = ReadRowOffsets(dataset_.PathOf(kSparseIndptrFile), n, meta.feature_nnz,
-                                     budget_, "the features' indptr");
+    feature_offsets_ = GroupedRowOffsets(dataset_.PathOf(kSparseIndptrFile), n, meta.feature_nnz,
+                                         kFullGraphRowGroup, budget_, "the features' indptr");
   }
   sage_ = config_.kind == ModelKind::kSage;
   norm_ = ChargedArray<float>(budget_, n, sage_ ? "inverse in-degrees" : "GCN normalisation");
@@ -113,7 +113,12 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   } else {
     GcnNormalisation({indptr_.data(), n + 1}, {norm_.data(), n});
   }
-  labels_ = dataset_.ReadLabels(budget_);
+  wide_labels_ = dataset_.ReadLabels(budget_);
+  if (NarrowLabels(meta.num_classes)) {
+    narrow_labels_ = ChargedArray<int16_t>(budget_, n, "labels");
+    std::copy_n(wide_labels_.data(), n, narrow_labels_.data());
+    wide_labels_ = ChargedArray<int32_t>();
+  }
   splits_ = ChargedArray<uint8_t>(budget_, n, "split membership");
   std::fill_n(splits_.data(), n, 0);
   for (Split split : kAllSplits) {
@@ -121,8 +126,9 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   }
   chunk_labels_ = ChargedArray<int32_t>(budget_, std::min(n, chunk_rows_), "a chunk's labels");
   uint64_t labelled = 0;
-  for (uint64_t v = 0; v < n; ++v)
-    labelled += (splits_[v] & SplitBit(Split::kTrain)) && labels_[v] >= 0;
+  for (uint64_t v = 0; v < n; ++v) {
+    labelled += (splits_[v] & SplitBit(Split::kTrain)) != 0 && LabelOf(v) >= 0;
+  }
   train_inv_count_ = labelled == 0 ? 0.0 : 1.0 / double(labelled);
 
   size_t in = config_.in_dim, widest = 0;
@@ -242,7 +248,8 @@ void FullGraphRunner::ForEachInputGroup(bool training, uint64_t step_seed,
         InverseRowNorms(group, group_scale_);
       };
       if (meta.sparse_features) {
-        group.indptr = {feature_indptr_.data() + first, group.rows + 1};
+        group.indptr = {group_indptr_.data(), group.rows + 1};
+        feature_offsets_.Offsets(first, std::span(group_indptr_).subspan(0, group.rows + 1));
         group.columns = reinterpret_cast<const uint32_t*>(row(0, first));
         group.values = reinterpret_cast<const float*>(row(1, first));
         scale_rows();
@@ -281,7 +288,7 @@ void FullGraphRunner::ScaleRows(MatrixSpan<float> m, std::span<const float> scal
 std::span<const int32_t> FullGraphRunner::SplitLabels(Split split, uint64_t begin, uint64_t end) {
   const uint8_t bit = SplitBit(split);
   for (uint64_t v = begin; v < end; ++v) {
-    chunk_labels_[v - begin] = (splits_[v] & bit) != 0 ? labels_[v] : -1;
+    chunk_labels_[v - begin] = (splits_[v] & bit) != 0 ? LabelOf(v) : -1;
   }
   return {chunk_labels_.data(), end - begin};
 }

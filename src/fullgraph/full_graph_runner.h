@@ -44,6 +44,7 @@
 
 #include "fullgraph/column_slices.h"
 #include "fullgraph/full_graph_plan.h"
+#include "fullgraph/grouped_row_offsets.h"
 #include "fullgraph/input_products.h"
 #include "fullgraph/intermediate_rows.h"
 #include "fullgraph/propagation.h"
@@ -127,6 +128,9 @@ class FullGraphRunner final : public EpochRunner {
   // m.row(i) *= scale[i] (nothing when scale is empty: no row normalisation).
   void ScaleRows(MatrixSpan<float> m, std::span<const float> scale) const;
   RowStreamStats StreamStats() const;
+  int32_t LabelOf(uint64_t v) const {
+    return narrow_labels_.size() > 0 ? narrow_labels_[v] : wide_labels_[v];
+  }
   // The labels of nodes [begin, end) (within one chunk) in `split`, -1 for the others.
   std::span<const int32_t> SplitLabels(Split split, uint64_t begin, uint64_t end);
   bool IsSymmetric();
@@ -137,13 +141,16 @@ class FullGraphRunner final : public EpochRunner {
   bool sage_ = false;
   uint64_t nodes_ = 0;
   ChargedArray<uint64_t> indptr_;
-  ChargedArray<uint64_t> feature_indptr_;  // sparse features: each row's first stored value
-  ChargedArray<float> norm_;               // GCN: its normalisation; SAGE: 1 / in-degree
+  GroupedRowOffsets feature_offsets_;  // sparse features: each row's first stored value
+  std::array<uint64_t, kFullGraphRowGroup + 1> group_indptr_{};  // the input group's offsets
+  ChargedArray<float> norm_;  // GCN: its normalisation; SAGE: 1 / in-degree
   bool row_normalize_ = false;
   std::array<float, kFullGraphRowGroup> group_scale_{};  // the input group's row normalisation
-  ChargedArray<int32_t> labels_;                         // each node's label
-  ChargedArray<uint8_t> splits_;                         // each node's splits, a bit per Split
-  ChargedArray<int32_t> chunk_labels_;                   // SplitLabels' answer
+  // Each node's label: 16 bits when the classes allow (full_graph_plan.h), else 32.
+  ChargedArray<int16_t> narrow_labels_;
+  ChargedArray<int32_t> wide_labels_;
+  ChargedArray<uint8_t> splits_;        // each node's splits, a bit per Split
+  ChargedArray<int32_t> chunk_labels_;  // SplitLabels' answer
   std::vector<Layer> layers_;
   std::unique_ptr<Optimizer> optimizer_;
   uint64_t chunk_rows_ = 0;

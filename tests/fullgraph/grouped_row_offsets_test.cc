@@ -1,0 +1,80 @@
+// GroupedRowOffsets: every row's offset and every group's offsets equal the file's, over
+// several read chunks and a last short group; only its arrays charged; offsets that do not
+// start at 0, decrease or stop short are one input error naming the file.
+#include "fullgraph/grouped_row_offsets.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/random.h"
+#include "strata/error.h"
+#include "test_util.h"
+
+namespace strata {
+namespace {
+
+using testing::ScratchDir;
+
+void WriteOffsets(const std::string& path, const std::vector<uint64_t>& offsets) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(offsets.data()),
+            static_cast<std::streamsize>(offsets.size() * sizeof(uint64_t)));
+}
+
+TEST(GroupedRowOffsets, EveryOffsetIsTheFilesOverSeveralReadChunks) {
+  // 2^20 + 300 rows: two read chunks, the last group of 128 rows short.
+  constexpr uint64_t kRows = (uint64_t{1} << 20) + 300;
+  std::vector<uint64_t> offsets(kRows + 1, 0);
+  Rng rng(3);
+  for (uint64_t r = 0; r < kRows; ++r) offsets[r + 1] = offsets[r] + rng.Next() % 50;
+  ScratchDir dir;
+  WriteOffsets(dir / "indptr.bin", offsets);
+  MemoryBudget budget(uint64_t{64} << 20);
+  {
+    const GroupedRowOffsets grouped(dir / "indptr.bin", kRows, offsets[kRows], 128, budget,
+                                    "test offsets");
+    EXPECT_EQ(budget.used(), GroupedRowOffsets::ChargedBytes(kRows, 128));
+    EXPECT_EQ(GroupedRowOffsets::ChargedBytes(kRows, 128), 4 * kRows + 8 * (8195 + 1));
+    for (uint64_t r = 0; r <= kRows; r += 7) ASSERT_EQ(grouped.Offset(r), offsets[r]) << r;
+    EXPECT_EQ(grouped.Offset(kRows), offsets[kRows]);
+    std::vector<uint64_t> group(129);
+    for (uint64_t first = 0; first < kRows; first += 128 * 97) {
+      grouped.Offsets(first, group);
+      for (uint64_t i = 0; i < group.size(); ++i) ASSERT_EQ(group[i], offsets[first + i]);
+    }
+    const uint64_t last = kRows / 128 * 128;  // 44 rows
+    group.resize(kRows - last + 1);
+    grouped.Offsets(last, group);
+    EXPECT_EQ(group.back(), offsets[kRows]);
+    EXPECT_THROW(grouped.Offsets(5, group), Error);  // inside a group
+  }
+  EXPECT_EQ(budget.used(), 0u);
+}
+
+TEST(GroupedRowOffsets, BadOffsetsAreOneErrorNamingTheFile) {
+  ScratchDir dir;
+  MemoryBudget budget(uint64_t{64} << 20);
+  auto error = [&](const std::vector<uint64_t>& offsets, uint64_t rows, uint64_t end) {
+    WriteOffsets(dir / "indptr.bin", offsets);
+    try {
+      GroupedRowOffsets(dir / "indptr.bin", rows, end, 4, budget, "test offsets");
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), Error::Kind::kInput);
+      EXPECT_NE(std::string(e.what()).find("indptr.bin"), std::string::npos) << e.what();
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error({0, 2, 5, 9}, 3, 9), "accepted");
+  EXPECT_NE(error({1, 2, 5, 9}, 3, 9).find("do not run from 0 to 9"), std::string::npos);
+  EXPECT_NE(error({0, 2, 5, 8}, 3, 9).find("do not run from 0 to 9"), std::string::npos);
+  EXPECT_NE(error({0, 6, 5, 9}, 3, 9).find("decrease at row 1"), std::string::npos);
+  EXPECT_NE(error({0, 2, 5}, 3, 9).find("truncated"), std::string::npos);
+  EXPECT_EQ(budget.used(), 0u);
+}
+
+}  // namespace
+}  // namespace strata
