@@ -5,8 +5,9 @@ dataset, file for file, as the .npy directories they were made from.
 Usage: check_planetoid_copies.py STRATA SHARED_DATASETS [REPO]
 
 STRATA is the strata binary; SHARED_DATASETS holds cora/ and citeseer/ as .npy files. Prints one
-line per difference and exits 1, or exits 0 silently. `make test` runs it (CTest test
-planetoid_copies) only where the shared copies exist beside the repository.
+line per difference and exits 1, or exits 0 silently. A maintainer's check, run by hand where
+the .npy copies exist; `make test` does not run it (the repository's tests read nothing outside
+it).
 """
 import filecmp
 import os

@@ -79,27 +79,42 @@ uint64_t MemoryBudgetFromOption(std::string_view text) {
   return ParseByteSize(text, "--memory-budget");
 }
 
-std::string FormatBytes(uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024 && unit < 4) {
-    value /= 1024;
-    ++unit;
+namespace {
+
+// How FormatBytes prints `bytes`: in the largest unit (up to TiB) it reaches, with 2 decimals
+// below 10 of it, 1 below 100, else none; bytes plainly.
+struct PrintedBytes {
+  int unit = 0;             // index into kByteUnits
+  uint64_t unit_bytes = 1;  // 1024^unit
+  int decimals = 0;
+};
+constexpr const char* kByteUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+
+PrintedBytes HowPrinted(uint64_t bytes) {
+  PrintedBytes printed;
+  while (printed.unit < 4 && bytes >= printed.unit_bytes * 1024) {
+    printed.unit_bytes *= 1024;
+    ++printed.unit;
   }
-  if (unit == 0) return fmt::format("{} B", bytes);
-  return fmt::format("{:.{}f} {}", value, value < 10 ? 2 : (value < 100 ? 1 : 0), kUnits[unit]);
+  const double value = static_cast<double>(bytes) / static_cast<double>(printed.unit_bytes);
+  if (printed.unit > 0) printed.decimals = value < 10 ? 2 : (value < 100 ? 1 : 0);
+  return printed;
+}
+
+}  // namespace
+
+std::string FormatBytes(uint64_t bytes) {
+  const PrintedBytes printed = HowPrinted(bytes);
+  if (printed.unit == 0) return fmt::format("{} B", bytes);
+  return fmt::format("{:.{}f} {}", static_cast<double>(bytes) / printed.unit_bytes,
+                     printed.decimals, kByteUnits[printed.unit]);
 }
 
 std::string FormatBytesRoundedUp(uint64_t bytes) {
-  // The unit and decimals FormatBytes picks, then bytes rounded up to that precision (which
-  // can carry into the next unit: FormatBytes then picks it).
-  uint64_t unit_bytes = 1;
-  while (bytes >= unit_bytes * 1024 && unit_bytes < (uint64_t{1} << 40)) unit_bytes *= 1024;
-  const double value = static_cast<double>(bytes) / static_cast<double>(unit_bytes);
-  const double step = static_cast<double>(unit_bytes) / (value < 10 ? 100 : value < 100 ? 10 : 1);
-  const auto rounded = static_cast<uint64_t>(std::ceil(static_cast<double>(bytes) / step) * step);
-  return FormatBytes(unit_bytes == 1 ? bytes : rounded);
+  // Rounded up to the printed precision; a carry into the next unit is printed in that unit.
+  const PrintedBytes printed = HowPrinted(bytes);
+  const double step = static_cast<double>(printed.unit_bytes) / std::pow(10.0, printed.decimals);
+  return FormatBytes(static_cast<uint64_t>(std::ceil(static_cast<double>(bytes) / step) * step));
 }
 
 uint64_t PhysicalMemoryBytes() {

@@ -10,7 +10,7 @@ namespace strata {
 ColumnSlices::ColumnSlices(uint64_t rows, size_t max_width, size_t slice_width, uint64_t chunk_rows,
                            const std::string& scratch_dir, MemoryBudget& budget,
                            std::string_view what)
-    : slice_width_(slice_width) {
+    : slice_width_(slice_width), chunk_rows_(chunk_rows) {
   if (slice_width == 0 || slice_width > max_width || scratch_dir.empty()) {
     throw Error::Internal("ColumnSlices: slices need a width in (0, max_width] and a directory");
   }
@@ -32,6 +32,29 @@ uint64_t ColumnSlices::ChargedBytes(uint64_t rows, size_t max_width, size_t slic
 
 size_t ColumnSlices::SliceWidth(size_t s, size_t width) const {
   return std::min(slice_width_, width - FirstColumn(s));
+}
+
+void ColumnSlices::Load(size_t s, MatrixSpan<float> rows) {
+  IntermediateRows& slice = slices_[s];
+  slice.BeginRead();
+  for (uint64_t begin = 0; begin < rows.rows(); begin += chunk_rows_) {
+    const uint64_t end = std::min<uint64_t>(rows.rows(), begin + chunk_rows_);
+    const MatrixSpan<const float> from = slice.Read(begin, end);
+    for (uint64_t r = begin; r < end; ++r)
+      std::copy_n(from.row(r - begin), rows.cols(), rows.row(r));
+  }
+  slice.EndRead();
+}
+
+void ColumnSlices::Store(size_t s, MatrixSpan<const float> rows) {
+  IntermediateRows& slice = slices_[s];
+  slice.BeginWrite(rows.cols());
+  for (uint64_t begin = 0; begin < rows.rows(); begin += chunk_rows_) {
+    const uint64_t end = std::min<uint64_t>(rows.rows(), begin + chunk_rows_);
+    const MatrixSpan<float> to = slice.Write(begin, end);
+    for (uint64_t r = begin; r < end; ++r) std::copy_n(rows.row(r), rows.cols(), to.row(r - begin));
+  }
+  slice.EndWrite();
 }
 
 void ColumnSlices::BeginWrite(size_t width) {

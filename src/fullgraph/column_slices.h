@@ -47,6 +47,9 @@ class ColumnSlices {
   size_t FirstColumn(size_t s) const { return s * slice_width_; }
   size_t SliceWidth(size_t s, size_t width) const;
   IntermediateRows& slice(size_t s) { return slices_[s]; }
+  // Slice s whole, into `rows` (rows × its width), and back: its own read and write passes.
+  void Load(size_t s, MatrixSpan<float> rows);
+  void Store(size_t s, MatrixSpan<const float> rows);
 
   // Full rows [begin, end) to fill, in order; they reach the slices at the next Write or at
   // EndWrite.
@@ -70,6 +73,7 @@ class ColumnSlices {
   void Flush();  // the staged rows into their slices
 
   size_t slice_width_ = 1;
+  uint64_t chunk_rows_ = 0;
   size_t width_ = 0;
   size_t read_slices_ = 0;  // of the read pass
   std::vector<IntermediateRows> slices_;

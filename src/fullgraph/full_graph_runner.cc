@@ -347,63 +347,40 @@ void FullGraphRunner::EndGathered() {
   }
 }
 
-void FullGraphRunner::LoadSlice(IntermediateRows& slice, MatrixSpan<float> rows) {
-  slice.BeginRead();
-  ForEachChunk([&](uint64_t begin, uint64_t end) {
-    CopyRows(slice.Read(begin, end), rows.RowRange(begin, end - begin));
-  });
-  slice.EndRead();
-}
-
-void FullGraphRunner::StoreSlice(MatrixSpan<const float> rows, IntermediateRows& slice) {
-  slice.BeginWrite(rows.cols());
-  ForEachChunk([&](uint64_t begin, uint64_t end) {
-    CopyRows(rows.RowRange(begin, end - begin), slice.Write(begin, end));
-  });
-  slice.EndWrite();
-}
-
 void FullGraphRunner::PropagateInto(size_t width, const PropagationWeights& weights,
                                     IntermediateRows& out,
                                     const std::function<void(MatrixSpan<float>, uint64_t)>& then) {
-  if (!Sliced(width)) {
-    const MatrixSpan<const float> in = Gathered(width);
-    out.BeginWrite(width);
-    ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
-      MatrixSpan<float> rows = out.Write(piece.rows.begin, piece.rows.end);
-      Propagate(piece, weights, in, rows, config_.threads);
-      if (then) then(rows, piece.rows.begin);
-    });
-    out.EndWrite();
-    return;
-  }
-  // Each slice but the last is loaded, propagated, and overwritten by its output; the last is
-  // propagated straight into the output rows, which the others' outputs complete.
-  const size_t last = slices_.SliceCount(width) - 1;
-  for (size_t s = 0; s <= last; ++s) {
-    IntermediateRows& slice = slices_.slice(s);
+  // Sliced, each slice but the last is loaded, propagated, and overwritten by its output; the
+  // last (unsliced, the whole input) is propagated straight into the output rows, which the
+  // other slices' outputs complete.
+  const bool sliced = Sliced(width);
+  const size_t last = sliced ? slices_.SliceCount(width) - 1 : 0;
+  for (size_t s = 0; s < last; ++s) {
     const MatrixSpan<float> in = Gathered(slices_.SliceWidth(s, width));
-    LoadSlice(slice, in);
-    if (s == last) break;
+    slices_.Load(s, in);
+    IntermediateRows& slice = slices_.slice(s);
     slice.BeginWrite(in.cols());
     ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
       Propagate(piece, weights, in, slice.Write(piece.rows.begin, piece.rows.end), config_.threads);
     });
     slice.EndWrite();
   }
-  const MatrixSpan<const float> in = Gathered(slices_.SliceWidth(last, width));
+  const MatrixSpan<float> in = Gathered(sliced ? slices_.SliceWidth(last, width) : width);
+  const size_t first_column = sliced ? slices_.FirstColumn(last) : 0;
+  if (sliced) {
+    slices_.Load(last, in);
+    slices_.BeginRead(width, last);
+  }
   out.BeginWrite(width);
-  slices_.BeginRead(width, last);
   ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
     MatrixSpan<float> rows = out.Write(piece.rows.begin, piece.rows.end);
-    slices_.ReadInto(piece.rows.begin, piece.rows.end, rows);
+    if (sliced) slices_.ReadInto(piece.rows.begin, piece.rows.end, rows);
     Propagate(piece, weights, in,
-              MatrixSpan<float>(rows.data() + slices_.FirstColumn(last), rows.rows(), in.cols(),
-                                rows.stride()),
+              MatrixSpan<float>(rows.data() + first_column, rows.rows(), in.cols(), rows.stride()),
               config_.threads);
     if (then) then(rows, piece.rows.begin);
   });
-  slices_.EndRead();
+  if (sliced) slices_.EndRead();
   out.EndWrite();
 }
 
@@ -425,7 +402,7 @@ void FullGraphRunner::ScatterTransposed(
       PropagateTransposed(piece, Aggregation(), columns, grad_in, config_.threads);
     });
     grad_out.EndRead();
-    if (sliced) StoreSlice(grad_in, slices_.slice(s));
+    if (sliced) slices_.Store(s, grad_in);
   }
 }
 

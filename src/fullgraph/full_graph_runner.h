@@ -108,9 +108,6 @@ class FullGraphRunner final : public EpochRunner {
   MatrixSpan<float> GatheredRows(uint64_t begin, uint64_t end);
   void EndGathered();
   bool Sliced(size_t width) const { return width > plan_.slice_width; }
-  // Slice `slice` of the propagation input, between its file and the resident `rows`.
-  void LoadSlice(IntermediateRows& slice, MatrixSpan<float> rows);
-  void StoreSlice(MatrixSpan<const float> rows, IntermediateRows& slice);
   void ForEachAdjacencyPiece(const std::function<void(const AdjacencyBlock&)>& fn);
   // Calls fn(begin, end) for the chunks of [0, N), in order.
   void ForEachChunk(const std::function<void(uint64_t, uint64_t)>& fn) const;
