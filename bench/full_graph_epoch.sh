@@ -7,7 +7,8 @@
 # and the smallest budget the RoBW plan accepts (its refusal of a 1 MiB budget names it).
 # With SMALL_BUDGET (several, comma-separated), RoBW runs once more within each (small enough,
 # the N-row intermediates are row-blocked on disk too, and smaller still the propagation input
-# is column-sliced). MODEL (gcn or sage) and HIDDEN (16) in the environment pick the model.
+# is column-sliced). MODEL (gcn, sage or gat) and HIDDEN (16; per head for GAT, whose HEADS
+# are 8 with ELU between layers) in the environment pick the model.
 # Prints one JSON line per run.
 #   [MODEL=sage] [HIDDEN=64] bench/full_graph_epoch.sh DATASET BUDGET [EPOCHS] [STRATA] [SMALL_BUDGET]
 set -euo pipefail
@@ -21,6 +22,7 @@ trap 'rm -rf "$out"' EXIT
 model=(--full-graph --model "${MODEL:-gcn}" --hidden "${HIDDEN:-16}" --epochs "$epochs" --eval-every 0 --lr 0.01
        --input-dropout 0.5 --row-normalize --weight-decay 5e-4 --weight-decay-scope first-layer
        --bias false --seed 1)
+if [ "${MODEL:-gcn}" = gat ]; then model+=(--heads "${HEADS:-8}" --activation elu); fi
 
 run() {
   local name=$1; shift

@@ -54,9 +54,28 @@ GroupExtent ScanGroups(const std::string& path, uint64_t n, uint64_t group, uint
 
 }  // namespace
 
+std::vector<FullGraphLayerShape> FullGraphLayers(const ModelOptions& model, size_t feature_dim,
+                                                 size_t num_classes) {
+  std::vector<FullGraphLayerShape> layers;
+  for (size_t l = 0, in = feature_dim; l < model.layers; ++l) {
+    const bool last = l + 1 == model.layers;
+    FullGraphLayerShape shape;
+    shape.in = in;
+    shape.per_head = last ? num_classes : model.hidden;
+    if (model.kind == ModelKind::kGat) {
+      shape.heads = last ? model.out_heads : model.heads;
+      shape.concat = !last;
+    }
+    shape.out = shape.concat ? shape.heads * shape.per_head : shape.per_head;
+    layers.push_back(shape);
+    in = shape.out;
+  }
+  return layers;
+}
+
 void CheckFullGraphOptions(const TrainOptions& o) {
-  if (o.model.kind == ModelKind::kGat) {
-    throw Error::Input("--full-graph trains GCN and GraphSAGE (--model gcn|sage), not GAT yet");
+  if (o.model.kind == ModelKind::kGat && o.full_graph_slices > 1) {
+    throw Error::Input("--full-graph-slices: GAT's attention is not cut into column slices");
   }
   if (o.multistage.enabled()) {
     throw Error::Input("--full-graph and --multistage exclude each other");
@@ -88,21 +107,40 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   const uint64_t chunk_rows = o.full_graph_chunk_rows;
   // The layers' outputs and the streamed gradient (as wide as the widest output), and SAGE's
   // self terms (as wide), in memory or as chunk buffers. SAGE's weights are W_self and W_neigh.
+  // GAT's layers also keep their transformed rows, and its backward pass two more matrices
+  // (attention.h); what it gathers is the widest of its gradient rows, never sliced.
   const bool sage = model.kind == ModelKind::kSage;
-  size_t widest = 0;
+  const bool gat = model.kind == ModelKind::kGat;
+  size_t widest = 0, gat_gather = 0, gat_statistics = 0, gat_source = 0;
   uint64_t parameter_floats = 0, in_memory = 0, on_disk = 0;
-  for (size_t l = 0, in = meta.feature_dim; l < model.layers; ++l) {
-    const size_t out = l + 1 == model.layers ? meta.num_classes : model.hidden;
-    widest = std::max(widest, out);
-    parameter_floats += ((sage ? 2 : 1) * in + (model.bias ? 1 : 0)) * out;
-    in_memory += IntermediateRows::ResidentBytes(n, out);
-    on_disk += IntermediateRows::OnDiskBytes(n, out, chunk_rows);
-    in = out;
+  auto add_rows = [&](size_t width) {
+    in_memory += IntermediateRows::ResidentBytes(n, width);
+    on_disk += IntermediateRows::OnDiskBytes(n, width, chunk_rows);
+  };
+  for (const FullGraphLayerShape& layer :
+       FullGraphLayers(model, meta.feature_dim, meta.num_classes)) {
+    widest = std::max(widest, layer.out);
+    add_rows(layer.out);
+    const uint64_t bias = model.bias ? layer.out : 0;
+    if (gat) {
+      const size_t width = layer.heads * layer.per_head;
+      parameter_floats += (layer.in + 2) * width + bias;
+      add_rows(width + layer.heads);
+      gat_gather = std::max(gat_gather, width + 4 * layer.heads);
+      gat_statistics = std::max(gat_statistics, 4 * layer.heads);
+      gat_source = std::max(gat_source, width + 2 * layer.heads);
+    } else {
+      parameter_floats += (sage ? 2 : 1) * layer.in * layer.out + bias;
+    }
   }
-  for (int widest_rows = sage ? 2 : 1; widest_rows-- > 0;) {
-    in_memory += IntermediateRows::ResidentBytes(n, widest);
-    on_disk += IntermediateRows::OnDiskBytes(n, widest, chunk_rows);
+  add_rows(widest);
+  if (sage) add_rows(widest);
+  if (gat) {
+    add_rows(gat_statistics);
+    add_rows(gat_source);
   }
+  // The propagation input's width.
+  const size_t gathered = gat ? gat_gather : widest;
 
   // The streams whole, and at their smallest: two buffers of the largest row (adjacency) or
   // row group (features) per file.
@@ -131,34 +169,36 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   // input row group. Held but not charged: values, gradients,
   // Adam's two moments and the best-epoch snapshot of the parameters, and the slack.
   const uint64_t charged_rest =
-      8 * (n + 1) + (sparse ? GroupedRowOffsets::ChargedBytes(n, kFullGraphRowGroup) : 0) + 4 * n +
-      (NarrowLabels(meta.num_classes) ? 2 : 4) * n + n + 4 * std::min(n, chunk_rows) +
-      4 * plan.input_group_floats;
+      8 * (n + 1) + (sparse ? GroupedRowOffsets::ChargedBytes(n, kFullGraphRowGroup) : 0) +
+      (gat ? 0 : 4 * n) + (NarrowLabels(meta.num_classes) ? 2 : 4) * n + n +
+      4 * std::min(n, chunk_rows) + 4 * plan.input_group_floats;
   const uint64_t fixed_rest = charged_rest + 5 * 4 * parameter_floats + kSlackBytes;
-  // The propagation input: N × the widest output resident, or column slices of `width`
+  // The propagation input: N × its width resident, or column slices of `width`
   // columns, one resident and each on disk (column_slices.h), beside intermediates on disk.
   auto gather_bytes = [&](size_t width) {
     return 4 * (n * width + 16) +
-           (width < widest ? ColumnSlices::ChargedBytes(n, widest, width, chunk_rows) : 0);
+           (width < gathered ? ColumnSlices::ChargedBytes(n, gathered, width, chunk_rows) : 0);
   };
   auto needed = [&](size_t width) {
-    const bool on_disk_rows = width < widest || on_disk < in_memory;
+    const bool on_disk_rows = width < gathered || on_disk < in_memory;
     return fixed_rest + gather_bytes(width) + (on_disk_rows ? on_disk : in_memory) + streams_min;
   };
   const size_t forced = o.full_graph_slices;
-  if (forced > widest) {
+  if (forced > gathered) {
     throw Error::Input(fmt::format("--full-graph-slices {} exceeds the widest layer's {} columns",
-                                   forced, widest));
+                                   forced, gathered));
   }
-  // --full-graph-slices S cuts the columns as evenly as it can (slices of ceil(widest / S)).
+  // --full-graph-slices S cuts the columns as evenly as it can (slices of ceil(width / S)).
   // Else whole when it fits (a sliced propagation passes over the adjacency once per slice),
   // or the widest slices that fit among multiples of 16 columns and powers of two below 16, so
   // that each row fills whole 64-byte cache lines or shares one with no other row.
-  size_t width = forced > 0 ? (widest + forced - 1) / forced : widest;
+  size_t width = forced > 0 ? (gathered + forced - 1) / forced : gathered;
   std::vector<size_t> candidates;
-  for (size_t w = (widest - 1) / 16 * 16; w >= 16; w -= 16) candidates.push_back(w);
-  for (size_t w = 8; w >= 1; w /= 2) {
-    if (w < widest) candidates.push_back(w);
+  if (!gat) {
+    for (size_t w = (gathered - 1) / 16 * 16; w >= 16; w -= 16) candidates.push_back(w);
+    for (size_t w = 8; w >= 1; w /= 2) {
+      if (w < gathered) candidates.push_back(w);
+    }
   }
   if (forced == 0 && needed(width) > budget_bytes) {
     for (size_t w : candidates) {
@@ -167,14 +207,14 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
     }
   }
   plan.slice_width = width;
-  plan.slices = (widest + width - 1) / width;
+  plan.slices = (gathered + width - 1) / width;
   const uint64_t fixed = fixed_rest + gather_bytes(width);
   const uint64_t charged = charged_rest + gather_bytes(width);
   plan.intermediates_on_disk =
       plan.slices > 1 || (fixed + in_memory + streams_min > budget_bytes && on_disk < in_memory);
   const uint64_t intermediates = plan.intermediates_on_disk ? on_disk : in_memory;
   if (fixed + intermediates + streams_min > budget_bytes) {
-    uint64_t smallest = needed(forced > 0 ? width : widest);
+    uint64_t smallest = needed(forced > 0 ? width : gathered);
     if (forced == 0) {
       for (size_t w : candidates) smallest = std::min(smallest, needed(w));
     }

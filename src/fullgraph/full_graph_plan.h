@@ -7,7 +7,8 @@
 //
 // Order of claims: what is held whatever the plan (the graph's indptr, the normalisations, the
 // labels, one input row group, the model, the optimizer and a best-epoch snapshot); the
-// propagation input, N × the widest layer, resident, or when that cannot fit (or
+// propagation input, N × the widest layer (GAT: the widest of its gradient rows, attention.h),
+// resident, or when that cannot fit (or
 // --full-graph-slices asks), as the widest column slices that fit (column_slices.h); the other
 // intermediates, on disk when memory cannot hold them beside that and one block of each stream,
 // and always beside slices; then the adjacency resident if it fits beside one feature block
@@ -19,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "strata/dataset.h"
 #include "strata/train.h"
@@ -64,12 +66,25 @@ struct FullGraphPlan {
   bool symmetric = false;
 };
 
+// One layer of the full-graph model: GCN and SAGE layers have one "head" of `out` features; a
+// GAT layer has `heads` of per_head, concatenated (hidden layers) or averaged (the last).
+struct FullGraphLayerShape {
+  size_t in = 0;
+  size_t heads = 1;
+  size_t per_head = 0;
+  size_t out = 0;
+  bool concat = true;
+};
+
+std::vector<FullGraphLayerShape> FullGraphLayers(const ModelOptions& model, size_t feature_dim,
+                                                 size_t num_classes);
+
 // Labels fit 16 bits (the runner keeps them so) when the class ids do.
 inline bool NarrowLabels(uint64_t num_classes) { return num_classes <= 32767; }
 
-// Throws an input error naming the option when `options` cannot describe a full-graph run: a
-// model other than GCN and SAGE, --multistage, --max-batches, or chunk rows that are not a positive
-// multiple of 1024. (The model's own rules are CheckModelOptions', nn/model.h.)
+// Throws an input error naming the option when `options` cannot describe a full-graph run:
+// --multistage, --max-batches, chunk rows that are not a positive multiple of 1024, or GAT with
+// --full-graph-slices above 1. (The model's own rules are CheckModelOptions', nn/model.h.)
 void CheckFullGraphOptions(const TrainOptions& options);
 
 // Reads the dataset's offsets files in chunks (nothing is held) for the extents of its streams.

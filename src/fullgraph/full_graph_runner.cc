@@ -13,6 +13,7 @@
 #include "fullgraph/input_products.h"
 #include "fullgraph/propagation.h"
 #include "nn/dropout.h"
+#include "nn/gat_conv.h"
 #include "nn/gcn_conv.h"
 #include "nn/gemm.h"
 #include "nn/loss.h"
@@ -107,11 +108,14 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
                                          kFullGraphRowGroup, budget_, "the features' indptr");
   }
   sage_ = config_.kind == ModelKind::kSage;
-  norm_ = ChargedArray<float>(budget_, n, sage_ ? "inverse in-degrees" : "GCN normalisation");
-  if (sage_) {
-    InverseInDegrees({indptr_.data(), n + 1}, {norm_.data(), n});
-  } else {
-    GcnNormalisation({indptr_.data(), n + 1}, {norm_.data(), n});
+  gat_ = config_.kind == ModelKind::kGat;
+  if (!gat_) {
+    norm_ = ChargedArray<float>(budget_, n, sage_ ? "inverse in-degrees" : "GCN normalisation");
+    if (sage_) {
+      InverseInDegrees({indptr_.data(), n + 1}, {norm_.data(), n});
+    } else {
+      GcnNormalisation({indptr_.data(), n + 1}, {norm_.data(), n});
+    }
   }
   wide_labels_ = dataset_.ReadLabels(budget_);
   if (NarrowLabels(meta.num_classes)) {
@@ -131,21 +135,38 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   }
   train_inv_count_ = labelled == 0 ? 0.0 : 1.0 / double(labelled);
 
-  size_t in = config_.in_dim, widest = 0;
-  for (size_t l = 0; l < config_.layers; ++l) {
-    const size_t out = l + 1 == config_.layers ? config_.num_classes : config_.hidden;
-    // SAGE's weight is W_self over W_neigh, as the mini-batch SAGEConv's.
+  size_t widest = 0, statistics = 0, source = 0;
+  for (const FullGraphLayerShape& shape :
+       FullGraphLayers(o.model, meta.feature_dim, meta.num_classes)) {
+    const size_t l = layers_.size(), in = shape.in, out = shape.out;
+    const uint64_t seed = LayerSeed(config_.seed, l);
+    // SAGE's weight is W_self over W_neigh, as the mini-batch SAGEConv's; GAT's is in × H F.
     const size_t rows = sage_ ? 2 * in : in;
-    Layer layer{Matrix(rows, out), Matrix(rows, out), LayerBias<float>(out, config_.bias), in, out};
-    if (sage_) {
-      InitSageWeight(layer.weight.span(), LayerSeed(config_.seed, l));
+    const size_t cols = shape.heads * shape.per_head;
+    const size_t heads = gat_ ? shape.heads : 0;
+    Layer layer{Matrix(rows, cols),
+                Matrix(rows, cols),
+                LayerBias<float>(out, config_.bias),
+                shape,
+                Matrix(heads, shape.per_head),
+                Matrix(heads, shape.per_head),
+                Matrix(heads, shape.per_head),
+                Matrix(heads, shape.per_head)};
+    if (gat_) {
+      InitGatParameters(layer.weight.span(), layer.attn_l.span(), layer.attn_r.span(), seed);
+      const GraphAttention a = AttentionOf(layer, 0, 0);
+      transformed_.emplace_back(n, a.transformed_width(), chunk_rows_, scratch_dir, budget_,
+                                "GAT's transformed rows");
+      statistics = std::max(statistics, a.statistics_width());
+      source = std::max(source, a.source_width());
+    } else if (sage_) {
+      InitSageWeight(layer.weight.span(), seed);
     } else {
-      InitGcnWeight(layer.weight.span(), LayerSeed(config_.seed, l));
+      InitGcnWeight(layer.weight.span(), seed);
     }
     layers_.push_back(std::move(layer));
     outputs_.emplace_back(n, out, chunk_rows_, scratch_dir, budget_, "full-graph layer outputs");
     widest = std::max(widest, out);
-    in = out;
   }
   // Rows start on a 64-byte boundary, so that a row of 16 columns is one cache line.
   constexpr size_t kLineFloats = 16;
@@ -164,6 +185,12 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   if (sage_) {
     self_rows_ = IntermediateRows(n, widest, chunk_rows_, scratch_dir, budget_,
                                   "full-graph self terms and their gradients");
+  }
+  if (gat_) {
+    attention_statistics_ = IntermediateRows(n, statistics, chunk_rows_, scratch_dir, budget_,
+                                             "GAT's attention statistics");
+    source_gradients_ =
+        IntermediateRows(n, source, chunk_rows_, scratch_dir, budget_, "GAT's source gradients");
   }
   group_rows_ = ChargedArray<float>(budget_, plan_.input_group_floats, "an input row group");
   optimizer_ = MakeOptimizer(o.optimizer, Parameters());
@@ -187,6 +214,12 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   plan_.adjacency_blocks = adjacency_->blocks().size();
   plan_.feature_blocks = features_->blocks().size();
   plan_.symmetric = IsSymmetric();
+  if (gat_ && !plan_.symmetric) {
+    throw Error::Input(
+        "--full-graph trains GAT on undirected graphs only (each edge's reverse stored); this "
+        "graph is directed",
+        dataset_.dir());
+  }
 }
 
 FullGraphRunner::~FullGraphRunner() = default;
@@ -196,13 +229,18 @@ std::vector<Parameter> FullGraphRunner::Parameters() {
   for (size_t l = 0; l < layers_.size(); ++l) {
     Layer& layer = layers_[l];
     const std::string prefix = "layers." + std::to_string(l) + ".";
-    if (sage_) {  // named as the mini-batch SAGEConv names them, for one checkpoint format
-      params.push_back({prefix + "w_self", SelfPart(layer.weight, layer.in),
-                        SelfPart(layer.weight_grad, layer.in)});
-      params.push_back({prefix + "w_neigh", NeighbourPart(layer.weight, layer.in),
-                        NeighbourPart(layer.weight_grad, layer.in)});
+    // Named as the mini-batch layers name them, for one checkpoint format.
+    if (sage_) {
+      params.push_back({prefix + "w_self", SelfPart(layer.weight, layer.shape.in),
+                        SelfPart(layer.weight_grad, layer.shape.in)});
+      params.push_back({prefix + "w_neigh", NeighbourPart(layer.weight, layer.shape.in),
+                        NeighbourPart(layer.weight_grad, layer.shape.in)});
     } else {
       params.push_back({prefix + "weight", layer.weight.span(), layer.weight_grad.span()});
+    }
+    if (gat_) {
+      params.push_back({prefix + "attn_l", layer.attn_l.span(), layer.attn_l_grad.span()});
+      params.push_back({prefix + "attn_r", layer.attn_r.span(), layer.attn_r_grad.span()});
     }
     layer.bias.AppendParameter(prefix, params);
   }
@@ -225,6 +263,9 @@ IntermediateStats FullGraphRunner::IntermediateTotals() const {
   for (const IntermediateRows& output : outputs_) total += output.stats();
   total += gradient_.stats();
   total += self_rows_.stats();
+  for (const IntermediateRows& rows : transformed_) total += rows.stats();
+  total += attention_statistics_.stats();
+  total += source_gradients_.stats();
   total += slices_.stats();
   return total;
 }
@@ -426,59 +467,207 @@ bool FullGraphRunner::IsSymmetric() {
   return forward == reverse;
 }
 
-void FullGraphRunner::Forward(bool training, uint64_t step_seed) {
+void FullGraphRunner::Transform(size_t l, bool training, uint64_t step_seed,
+                                std::span<const InputProduct> products,
+                                const std::function<void(uint64_t, uint64_t)>& done) {
   const unsigned threads = config_.threads;
-  for (size_t l = 0; l < layers_.size(); ++l) {
-    Layer& layer = layers_[l];
-    // P = H W (SAGE: H W_neigh, gathered; and the self term S = H W_self, in row order).
-    const MatrixSpan<const float> neighbour_weight = NeighbourPart(layer.weight, layer.in);
-    BeginGathered(layer.out, GatheredPass::kWrite);
-    if (sage_) self_rows_.BeginWrite(layer.out);
-    if (l == 0) {
-      ForEachInputGroup(training, step_seed, [&](const InputGroup& group) {
-        MatrixSpan<float> transformed = GatheredRows(group.first, group.first + group.rows);
-        InputTimes(group, neighbour_weight, transformed, threads);
-        ScaleRows(transformed, group.row_scale);
-        if (sage_) {
-          MatrixSpan<float> self = self_rows_.Write(group.first, group.first + group.rows);
-          InputTimes(group, SelfPart(layer.weight, layer.in), self, threads);
-          ScaleRows(self, group.row_scale);
-        }
-      });
-    } else {
-      IntermediateRows& previous = outputs_[l - 1];
-      previous.BeginRead();
-      ForEachChunk([&](uint64_t begin, uint64_t end) {
-        MatrixSpan<const float> h = previous.Read(begin, end);
-        Gemm<float>(Trans::kNo, Trans::kNo, 1, h, neighbour_weight, 0, GatheredRows(begin, end),
-                    threads);
-        if (sage_) {
-          Gemm<float>(Trans::kNo, Trans::kNo, 1, h, SelfPart(layer.weight, layer.in), 0,
-                      self_rows_.Write(begin, end), threads);
-        }
-      });
-      previous.EndRead();
+  if (l == 0) {
+    ForEachInputGroup(training, step_seed, [&](const InputGroup& group) {
+      const uint64_t end = group.first + group.rows;
+      for (const InputProduct& product : products) {
+        MatrixSpan<float> rows = product.out(group.first, end);
+        InputTimes(group, product.weight, rows, threads);
+        ScaleRows(rows, group.row_scale);
+      }
+      if (done) done(group.first, end);
+    });
+    return;
+  }
+  IntermediateRows& previous = outputs_[l - 1];
+  previous.BeginRead();
+  ForEachChunk([&](uint64_t begin, uint64_t end) {
+    MatrixSpan<const float> h = previous.Read(begin, end);
+    for (const InputProduct& product : products) {
+      Gemm<float>(Trans::kNo, Trans::kNo, 1, h, product.weight, 0, product.out(begin, end),
+                  threads);
     }
+    if (done) done(begin, end);
+  });
+  previous.EndRead();
+}
+
+void FullGraphRunner::FinishRows(size_t l, double p, uint64_t seed, MatrixSpan<float> rows,
+                                 uint64_t first) {
+  const unsigned threads = config_.threads;
+  layers_[l].bias.AddTo(rows, threads);
+  if (l + 1 == layers_.size()) return;
+  if (config_.activation == Activation::kElu) {
+    EluDropout<float>(rows, p, seed, threads, first);
+  } else {
+    ReluDropout<float>(rows, p, seed, threads, first);
+  }
+}
+
+void FullGraphRunner::Forward(bool training, uint64_t step_seed) {
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    if (gat_) {
+      AttentionForward(l, training, step_seed);
+      continue;
+    }
+    Layer& layer = layers_[l];
+    const size_t in = layer.shape.in, out = layer.shape.out;
+    // P = H W (SAGE: H W_neigh, gathered; and the self term S = H W_self, in row order).
+    BeginGathered(out, GatheredPass::kWrite);
+    std::vector<InputProduct> products = {
+        {NeighbourPart(layer.weight, in),
+         [&](uint64_t begin, uint64_t end) { return GatheredRows(begin, end); }}};
+    if (sage_) {
+      self_rows_.BeginWrite(out);
+      products.push_back({SelfPart(layer.weight, in), [&](uint64_t begin, uint64_t end) {
+                            return self_rows_.Write(begin, end);
+                          }});
+    }
+    Transform(l, training, step_seed, products, nullptr);
     EndGathered();
     if (sage_) {
       self_rows_.EndWrite();
       self_rows_.BeginRead();
     }
-    const bool hidden = l + 1 < layers_.size();
     const double p = training ? config_.dropout : 0;
     const uint64_t seed = ActivationDropoutSeed(step_seed, l);
-    PropagateInto(layer.out, Aggregation(), outputs_[l],
-                  [&](MatrixSpan<float> rows, uint64_t first) {
-                    if (sage_) AddRows(self_rows_.Read(first, first + rows.rows()), rows);
-                    layer.bias.AddTo(rows, threads);
-                    if (!hidden) return;
-                    if (config_.activation == Activation::kElu) {
-                      EluDropout<float>(rows, p, seed, threads, first);
-                    } else {
-                      ReluDropout<float>(rows, p, seed, threads, first);
-                    }
-                  });
+    PropagateInto(out, Aggregation(), outputs_[l], [&](MatrixSpan<float> rows, uint64_t first) {
+      if (sage_) AddRows(self_rows_.Read(first, first + rows.rows()), rows);
+      FinishRows(l, p, seed, rows, first);
+    });
     if (sage_) self_rows_.EndRead();
+  }
+}
+
+GraphAttention FullGraphRunner::AttentionOf(const Layer& layer, double dropout,
+                                            uint64_t seed) const {
+  const FullGraphLayerShape& shape = layer.shape;
+  return GraphAttention{shape.heads,         shape.per_head, shape.concat, layer.attn_l.span(),
+                        layer.attn_r.span(), dropout,        seed};
+}
+
+void FullGraphRunner::AttentionForward(size_t l, bool training, uint64_t step_seed) {
+  const unsigned threads = config_.threads;
+  Layer& layer = layers_[l];
+  const GraphAttention a = AttentionOf(layer, training ? config_.attention_dropout : 0,
+                                       AttentionDropoutSeed(step_seed, l));
+  // [H W | el], gathered, and when training kept in row order for the backward pass.
+  const MatrixSpan<float> transformed = Gathered(a.transformed_width());
+  IntermediateRows& kept = transformed_[l];
+  if (training) kept.BeginWrite(a.transformed_width());
+  const InputProduct product{layer.weight.span(), [&](uint64_t begin, uint64_t end) {
+                               return transformed.Sub(begin, 0, end - begin, a.width());
+                             }};
+  Transform(l, training, step_seed, {&product, 1}, [&](uint64_t begin, uint64_t end) {
+    MatrixSpan<float> rows = transformed.RowRange(begin, end - begin);
+    SourceScores(a, rows, threads);
+    if (training) CopyRows(rows, kept.Write(begin, end));
+  });
+  if (training) kept.EndWrite();
+  const double p = training ? config_.dropout : 0;
+  const uint64_t seed = ActivationDropoutSeed(step_seed, l);
+  IntermediateRows& out = outputs_[l];
+  out.BeginWrite(layer.shape.out);
+  ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
+    MatrixSpan<float> rows = out.Write(piece.rows.begin, piece.rows.end);
+    AttendBlock(piece, a, transformed, rows, threads);
+    FinishRows(l, p, seed, rows, piece.rows.begin);
+  });
+  out.EndWrite();
+}
+
+void FullGraphRunner::AttentionBackward(size_t l, uint64_t step_seed) {
+  const unsigned threads = config_.threads;
+  Layer& layer = layers_[l];
+  const GraphAttention a =
+      AttentionOf(layer, config_.attention_dropout, AttentionDropoutSeed(step_seed, l));
+  IntermediateRows& kept = transformed_[l];
+  // By destination, [H W | el] gathered again: the attention's statistics.
+  const MatrixSpan<float> transformed = Gathered(a.transformed_width());
+  kept.BeginRead();
+  ForEachChunk([&](uint64_t begin, uint64_t end) {
+    CopyRows(kept.Read(begin, end), transformed.RowRange(begin, end - begin));
+  });
+  kept.EndRead();
+  gradient_.BeginRead();
+  attention_statistics_.BeginWrite(a.statistics_width());
+  ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
+    const uint64_t begin = piece.rows.begin, end = piece.rows.end;
+    AttentionStatistics(piece, a, transformed, gradient_.Read(begin, end),
+                        attention_statistics_.Write(begin, end), threads);
+  });
+  attention_statistics_.EndWrite();
+  gradient_.EndRead();
+  // By source, [dL/dagg | statistics] gathered; the bias gradient on the way.
+  const MatrixSpan<float> gathered = Gathered(a.gradient_width());
+  gradient_.BeginRead();
+  attention_statistics_.BeginRead();
+  ForEachChunk([&](uint64_t begin, uint64_t end) {
+    MatrixSpan<const float> grad_out = gradient_.Read(begin, end);
+    layer.bias.Backward(grad_out, threads, /*accumulate=*/begin != 0);
+    GradientRows(a, grad_out, attention_statistics_.Read(begin, end),
+                 gathered.RowRange(begin, end - begin));
+  });
+  attention_statistics_.EndRead();
+  gradient_.EndRead();
+  kept.BeginRead();
+  source_gradients_.BeginWrite(a.source_width());
+  ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
+    const uint64_t begin = piece.rows.begin, end = piece.rows.end;
+    AttentionSourceGradients(piece, a, gathered, kept.Read(begin, end),
+                             source_gradients_.Write(begin, end), threads);
+  });
+  source_gradients_.EndWrite();
+  kept.EndRead();
+  // The attention vectors' and the weight's gradients, and the previous layer's output's, in
+  // row order: dW = H_lᵀ dL/dWh, dH_l = dL/dWh Wᵀ.
+  kept.BeginRead();
+  source_gradients_.BeginRead();
+  auto vector_gradients = [&](uint64_t begin, uint64_t end) {
+    MatrixSpan<float> rows = source_gradients_.Read(begin, end);
+    AttentionVectorGradients(a, kept.Read(begin, end), rows, layer.attn_l_grad.span(),
+                             layer.attn_r_grad.span(), /*accumulate=*/begin != 0);
+    return rows.Sub(0, 0, end - begin, a.width());
+  };
+  if (l == 0) {
+    ForEachInputGroup(true, step_seed, [&](const InputGroup& group) {
+      MatrixSpan<float> grad_wh = vector_gradients(group.first, group.first + group.rows);
+      ScaleRows(grad_wh, group.row_scale);
+      InputTransposedTimes(group, grad_wh, layer.weight_grad.span(), group.first != 0, threads);
+    });
+  } else {
+    IntermediateRows& previous = outputs_[l - 1];
+    previous.BeginRead();
+    gradient_.BeginWrite(layer.shape.in);
+    ForEachChunk([&](uint64_t begin, uint64_t end) {
+      MatrixSpan<const float> grad_wh = vector_gradients(begin, end);
+      MatrixSpan<const float> h = previous.Read(begin, end);
+      Gemm<float>(Trans::kYes, Trans::kNo, 1, h, grad_wh, begin == 0 ? 0 : 1,
+                  layer.weight_grad.span(), threads);
+      MatrixSpan<float> grad_previous = gradient_.Write(begin, end);
+      Gemm<float>(Trans::kNo, Trans::kYes, 1, grad_wh, layer.weight.span(), 0, grad_previous,
+                  threads);
+      ActivationBackward(l - 1, h, grad_previous, step_seed, begin);
+    });
+    gradient_.EndWrite();
+    previous.EndRead();
+  }
+  source_gradients_.EndRead();
+  kept.EndRead();
+}
+
+void FullGraphRunner::ActivationBackward(size_t l, MatrixSpan<const float> h,
+                                         MatrixSpan<float> grad, uint64_t step_seed,
+                                         uint64_t first) {
+  const uint64_t seed = ActivationDropoutSeed(step_seed, l);
+  if (config_.activation == Activation::kElu) {
+    EluDropoutBackward<float>(h, grad, config_.dropout, seed, config_.threads, first);
+  } else {
+    ReluDropoutBackward<float>(h, grad, config_.dropout, config_.threads);
   }
 }
 
@@ -487,22 +676,22 @@ double FullGraphRunner::LossAndGradient() {
   // in row order by the directed graph's scatter.
   IntermediateRows& logits = outputs_.back();
   const size_t classes = config_.num_classes;
+  const bool gathered = plan_.symmetric && !gat_;  // GAT's backward reads it in row order
   double total = 0;
   logits.BeginRead();
-  if (plan_.symmetric) {
+  if (gathered) {
     BeginGathered(classes, GatheredPass::kWrite);
   } else {
     gradient_.BeginWrite(classes);
   }
   ForEachChunk([&](uint64_t begin, uint64_t end) {
-    MatrixSpan<float> grad =
-        plan_.symmetric ? GatheredRows(begin, end) : gradient_.Write(begin, end);
+    MatrixSpan<float> grad = gathered ? GatheredRows(begin, end) : gradient_.Write(begin, end);
     total = SoftmaxCrossEntropyRows<float>(logits.Read(begin, end),
                                            SplitLabels(Split::kTrain, begin, end), grad,
                                            train_inv_count_, total);
   });
   logits.EndRead();
-  if (plan_.symmetric) {
+  if (gathered) {
     EndGathered();
   } else {
     gradient_.EndWrite();
@@ -517,15 +706,20 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
   // row order and dP scattered into the gathered matrix. SAGE's self term's gradient is G
   // itself, which the layer's products need after dP: it is kept in row order in self_rows_.
   for (size_t l = layers_.size(); l-- > 0;) {
+    if (gat_) {
+      AttentionBackward(l, step_seed);
+      continue;
+    }
     Layer& layer = layers_[l];
+    const size_t in = layer.shape.in, out = layer.shape.out;
     auto keep_self_gradient = [&](MatrixSpan<const float> rows, uint64_t first) {
       if (sage_) CopyRows(rows, self_rows_.Write(first, first + rows.rows()));
     };
-    if (sage_) self_rows_.BeginWrite(layer.out);
+    if (sage_) self_rows_.BeginWrite(out);
     if (plan_.symmetric) {
       // G in row order, for the bias gradient and SAGE's copy (sliced, a pass over the disk).
       if (layer.bias.enabled() || sage_) {
-        BeginGathered(layer.out, GatheredPass::kRead);
+        BeginGathered(out, GatheredPass::kRead);
         ForEachChunk([&](uint64_t begin, uint64_t end) {
           MatrixSpan<const float> rows = GatheredRows(begin, end);
           layer.bias.Backward(rows, threads, /*accumulate=*/begin != 0);
@@ -533,10 +727,10 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
         });
         EndGathered();
       }
-      PropagateInto(layer.out, TransposedGather(), gradient_, nullptr);
+      PropagateInto(out, TransposedGather(), gradient_, nullptr);
       gradient_.BeginRead();
     } else {
-      ScatterTransposed(gradient_, layer.out, [&](MatrixSpan<const float> rows, uint64_t first) {
+      ScatterTransposed(gradient_, out, [&](MatrixSpan<const float> rows, uint64_t first) {
         layer.bias.Backward(rows, threads, /*accumulate=*/first != 0);
         keep_self_gradient(rows, first);
       });
@@ -546,12 +740,12 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
       self_rows_.BeginRead();
     }
     // Rows [begin, end) of dP, in order.
-    if (!plan_.symmetric) BeginGathered(layer.out, GatheredPass::kRead);
+    if (!plan_.symmetric) BeginGathered(out, GatheredPass::kRead);
     auto grad_transformed = [&](uint64_t begin, uint64_t end) {
       return plan_.symmetric ? gradient_.Read(begin, end) : GatheredRows(begin, end);
     };
-    const MatrixSpan<float> neighbour_grad = NeighbourPart(layer.weight_grad, layer.in);
-    const MatrixSpan<float> self_grad = SelfPart(layer.weight_grad, layer.in);
+    const MatrixSpan<float> neighbour_grad = NeighbourPart(layer.weight_grad, in);
+    const MatrixSpan<float> self_grad = SelfPart(layer.weight_grad, in);
     if (l == 0) {
       ForEachInputGroup(true, step_seed, [&](const InputGroup& group) {
         const uint64_t end = group.first + group.rows;
@@ -575,13 +769,12 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
     // dW_l = H_{l-1}ᵀ dP, one sum per chunk; G_{l-1} = dP W_lᵀ through the activation (SAGE:
     // + G W_selfᵀ, and dW_self = H_{l-1}ᵀ G).
     IntermediateRows& previous = outputs_[l - 1];
-    const uint64_t seed = ActivationDropoutSeed(step_seed, l - 1);
     previous.BeginRead();
     // G_{l-1} goes where the next propagation reads it: gathered, or in row order.
     if (plan_.symmetric) {
-      BeginGathered(layer.in, GatheredPass::kWrite);
+      BeginGathered(in, GatheredPass::kWrite);
     } else {
-      gradient_.BeginWrite(layer.in);
+      gradient_.BeginWrite(in);
     }
     ForEachChunk([&](uint64_t begin, uint64_t end) {
       MatrixSpan<const float> h = previous.Read(begin, end);
@@ -590,19 +783,15 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
       Gemm<float>(Trans::kYes, Trans::kNo, 1, h, dp, first, neighbour_grad, threads);
       MatrixSpan<float> grad_previous =
           plan_.symmetric ? GatheredRows(begin, end) : gradient_.Write(begin, end);
-      Gemm<float>(Trans::kNo, Trans::kYes, 1, dp, NeighbourPart(layer.weight, layer.in), 0,
-                  grad_previous, threads);
+      Gemm<float>(Trans::kNo, Trans::kYes, 1, dp, NeighbourPart(layer.weight, in), 0, grad_previous,
+                  threads);
       if (sage_) {
         MatrixSpan<const float> g = self_rows_.Read(begin, end);
         Gemm<float>(Trans::kYes, Trans::kNo, 1, h, g, first, self_grad, threads);
-        Gemm<float>(Trans::kNo, Trans::kYes, 1, g, SelfPart(layer.weight, layer.in), 1,
-                    grad_previous, threads);
+        Gemm<float>(Trans::kNo, Trans::kYes, 1, g, SelfPart(layer.weight, in), 1, grad_previous,
+                    threads);
       }
-      if (config_.activation == Activation::kElu) {
-        EluDropoutBackward<float>(h, grad_previous, config_.dropout, seed, threads, begin);
-      } else {
-        ReluDropoutBackward<float>(h, grad_previous, config_.dropout, threads);
-      }
+      ActivationBackward(l - 1, h, grad_previous, step_seed, begin);
     });
     previous.EndRead();
     if (sage_) self_rows_.EndRead();

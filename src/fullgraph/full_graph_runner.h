@@ -1,17 +1,19 @@
-// FullGraphRunner is the EpochRunner of `strata train --full-graph --model gcn|sage`: one
-// forward and one backward over the whole graph per epoch (Kipf's GCN, or GraphSAGE with the
-// mean aggregator, without sampling), the adjacency and the input features streamed from disk
-// in RoBW blocks (AIRES) when the budget cannot hold them.
+// FullGraphRunner is the EpochRunner of `strata train --full-graph --model gcn|sage|gat`: one
+// forward and one backward over the whole graph per epoch (Kipf's GCN, GraphSAGE with the
+// mean aggregator, or GAT, without sampling), the adjacency and the input features streamed
+// from disk in RoBW blocks (AIRES) when the budget cannot hold them.
 //
 // Per layer l, with H_0 the (dropped-out) input features: P = H_l W_l, then
 // H_{l+1} = Â P + b_l (ReLU or ELU and dropout between layers); backward
 // dP = Âᵀ dH_{l+1}, dW_l = H_lᵀ dP, dH_l = dP W_lᵀ. SAGE: Â is the mean over in-neighbours,
 // W_l its W_neigh, and a self term S = H_l W_self is added to Â P (its gradient is dH_{l+1}
 // itself: dW_self = H_lᵀ dH_{l+1}, and dH_l gains dH_{l+1} W_selfᵀ); S, and then that
-// gradient, are walked in row order, one more intermediate. Transforming before propagating keeps
-// every propagated matrix N × (hidden or classes) — narrow — whatever the input's width; the
-// input features are only ever multiplied by W_0 (forward) and by dP (backward), one row group
-// at a time as their blocks stream past.
+// gradient, are walked in row order, one more intermediate. GAT: P = [H W | el] is gathered by
+// the attention (attention.h) and kept in row order for the backward pass, which on an
+// undirected graph is two more gathers (directed graphs are refused for GAT). Transforming before
+// propagating keeps every propagated matrix N × (hidden or classes) — narrow — whatever the input's
+// width; the input features are only ever multiplied by W_0 (forward) and by dP (backward), one row
+// group at a time as their blocks stream past.
 //
 // Memory (all charged to the budget, placed by PlanFullGraph, full_graph_plan.h): the graph's
 // indptr, the normalisation, labels, the model and optimizer, and the one N-row matrix a
@@ -24,9 +26,10 @@
 // (intermediate_rows.h). What is left holds the adjacency and the features resident when they fit,
 // else two RoBW buffers for each stream.
 //
-// The model is the mini-batch GCN's or SAGE's: the same initialisation, parameter names and
-// dropout streams (nn/model_seeds.h, nn/gcn_conv.h, nn/sage_conv.h), so both paths start from
-// one model and read each other's checkpoints.
+// The model is the mini-batch GCN's, SAGE's or GAT's: the same initialisation, parameter names
+// and dropout streams (nn/model_seeds.h, nn/gcn_conv.h, nn/sage_conv.h, nn/gat_conv.h), so both
+// paths start from one model and read each other's checkpoints. (GAT's attention dropout masks
+// are drawn per edge, attention.h, not as the mini-batch layer draws them.)
 //
 // Determinism: dropout masks depend on (seed, epoch, layer, row) — the input's on its row
 // group — and every sum runs in an order the blocks do not change (row_blocks.h,
@@ -42,6 +45,7 @@
 #include <span>
 #include <vector>
 
+#include "fullgraph/attention.h"
 #include "fullgraph/column_slices.h"
 #include "fullgraph/full_graph_plan.h"
 #include "fullgraph/grouped_row_offsets.h"
@@ -80,12 +84,34 @@ class FullGraphRunner final : public EpochRunner {
   struct Layer {
     Matrix weight, weight_grad;
     LayerBias<float> bias;
-    size_t in = 0, out = 0;
+    FullGraphLayerShape shape;
+    Matrix attn_l, attn_l_grad, attn_r, attn_r_grad;  // GAT's, heads × per_head
   };
 
   // Logits of every node into outputs_.back(); training applies dropout with `step_seed`.
   void Forward(bool training, uint64_t step_seed);
   void Backward(uint64_t step_seed);
+  // GAT's layer l: forward into outputs_[l] (before FinishRows); backward from its output's
+  // gradient in gradient_ to the previous layer's (or to the first layer's weights).
+  void AttentionForward(size_t l, bool training, uint64_t step_seed);
+  void AttentionBackward(size_t l, uint64_t step_seed);
+  GraphAttention AttentionOf(const Layer& layer, double dropout, uint64_t seed) const;
+  // Layer l's output rows, from `first` on, after aggregation: + bias, and for a hidden layer
+  // the activation and dropout p.
+  void FinishRows(size_t l, double p, uint64_t seed, MatrixSpan<float> rows, uint64_t first);
+  // grad (dL/d of layer l's output h) through its activation and dropout, rows from `first`.
+  void ActivationBackward(size_t l, MatrixSpan<const float> h, MatrixSpan<float> grad,
+                          uint64_t step_seed, uint64_t first);
+  // A product of layer l's input H_l (the input features, dropped out and row-normalised, or
+  // the previous layer's output) and a weight, written to the rows out(begin, end) returns.
+  struct InputProduct {
+    MatrixSpan<const float> weight;
+    std::function<MatrixSpan<float>(uint64_t, uint64_t)> out;
+  };
+  // Each product, walking H_l in row order; done(begin, end) after each piece.
+  void Transform(size_t l, bool training, uint64_t step_seed,
+                 std::span<const InputProduct> products,
+                 const std::function<void(uint64_t, uint64_t)>& done);
   // The mean training loss of the logits; dL/dlogits where Backward starts from it.
   double LossAndGradient();
   // Â's weights (GCN's normalisation or SAGE's mean), and those of Âᵀ as a gather on an
@@ -136,6 +162,7 @@ class FullGraphRunner final : public EpochRunner {
   MemoryBudget budget_;
   ModelConfig config_;
   bool sage_ = false;
+  bool gat_ = false;
   uint64_t nodes_ = 0;
   ChargedArray<uint64_t> indptr_;
   GroupedRowOffsets feature_offsets_;  // sparse features: each row's first stored value
@@ -167,6 +194,11 @@ class FullGraphRunner final : public EpochRunner {
   IntermediateRows gradient_;
   // SAGE: the self term H W_self forward, dL/d(output) backward (N × up to the widest output).
   IntermediateRows self_rows_;
+  // GAT: each layer's [H W | el], and the backward pass's statistics and source gradients
+  // (attention.h).
+  std::vector<IntermediateRows> transformed_;
+  IntermediateRows attention_statistics_;
+  IntermediateRows source_gradients_;
   ChargedArray<float>
       group_rows_;  // one input row group (sparse: its values), decoded or dropped out
   std::unique_ptr<RowBlockSource> adjacency_;

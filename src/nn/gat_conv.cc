@@ -18,6 +18,17 @@
 namespace strata {
 
 template <typename T>
+void InitGatParameters(MatrixSpan<T> weight, MatrixSpan<T> attn_l, MatrixSpan<T> attn_r,
+                       uint64_t seed) {
+  const double gain = std::sqrt(2.0);
+  const size_t width = weight.cols(), per_head = attn_l.cols();
+  GlorotUniform(weight, weight.rows(), width, MixSeed(seed, 0), gain);
+  // DGL's fans for its (1, H, F) attention tensors.
+  GlorotUniform(attn_l, width, per_head, MixSeed(seed, 1), gain);
+  GlorotUniform(attn_r, width, per_head, MixSeed(seed, 2), gain);
+}
+
+template <typename T>
 BasicGatConv<T>::BasicGatConv(size_t in_dim, size_t out_per_head, const GatOptions& options,
                               uint64_t seed, bool bias)
     : in_dim_(in_dim),
@@ -37,12 +48,7 @@ BasicGatConv<T>::BasicGatConv(size_t in_dim, size_t out_per_head, const GatOptio
     throw Error::Input("attention dropout " + std::to_string(options.attention_dropout) +
                        " is outside [0, 1)");
   }
-  const double gain = std::sqrt(2.0);
-  const size_t h = options.heads;
-  GlorotUniform(weight_.span(), in_dim, h * out_per_head, MixSeed(seed, 0), gain);
-  // DGL's fans for its (1, H, F) attention tensors.
-  GlorotUniform(attn_l_.span(), h * out_per_head, out_per_head, MixSeed(seed, 1), gain);
-  GlorotUniform(attn_r_.span(), h * out_per_head, out_per_head, MixSeed(seed, 2), gain);
+  InitGatParameters(weight_.span(), attn_l_.span(), attn_r_.span(), seed);
 }
 
 template <typename T>
@@ -234,6 +240,10 @@ std::vector<BasicParameter<T>> BasicGatConv<T>::Parameters(const std::string& pr
   return params;
 }
 
+template void InitGatParameters<float>(MatrixSpan<float>, MatrixSpan<float>, MatrixSpan<float>,
+                                       uint64_t);
+template void InitGatParameters<double>(MatrixSpan<double>, MatrixSpan<double>, MatrixSpan<double>,
+                                        uint64_t);
 template class BasicGatConv<float>;
 template class BasicGatConv<double>;
 

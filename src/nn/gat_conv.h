@@ -30,6 +30,13 @@
 
 namespace strata {
 
+// Initialises a GAT layer's parameters from its seed (the mini-batch layer's and the full-graph
+// runner's, so that both paths start from one model): weight (in × H*F) and the H × F attention
+// vectors.
+template <typename T>
+void InitGatParameters(MatrixSpan<T> weight, MatrixSpan<T> attn_l, MatrixSpan<T> attn_r,
+                       uint64_t seed);
+
 struct GatOptions {
   size_t heads = 1;
   bool concat_heads = true;      // false: average the heads (the last layer)

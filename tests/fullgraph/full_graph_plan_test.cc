@@ -269,6 +269,47 @@ TEST(FullGraphPlan, SparseFeaturesStreamTwoFilesAndDecodeTheirLargestGroup) {
   EXPECT_EQ(plan.feature_buffer_bytes, (left - kAdjacencyBytes) / 4);
 }
 
+// GAT, 2 heads of 8 and one head of the 4 logits: no normalisation array; what it gathers is
+// its widest gradient rows (the 16 hidden columns and 4 statistics a head, 24); its
+// intermediates are the outputs (16, 4), the transformed rows (16 + 2, 4 + 1), the gradient
+// (16), the statistics (8) and the source gradients (16 + 2 × 2); never sliced.
+TEST(FullGraphPlan, GatGathersItsGradientRowsWholeBesideItsIntermediates) {
+  TrainOptions o = Options();
+  o.model.kind = ModelKind::kGat;
+  o.model.hidden = 8;
+  o.model.heads = 2;
+  o.model.out_heads = 1;
+  const std::vector<FullGraphLayerShape> layers = FullGraphLayers(o.model, 64, 4);
+  ASSERT_EQ(layers.size(), 2u);
+  EXPECT_EQ(layers[0].out, 16u);
+  EXPECT_TRUE(layers[0].concat);
+  EXPECT_EQ(layers[1].in, 16u);
+  EXPECT_EQ(layers[1].heads, 1u);
+  EXPECT_EQ(layers[1].out, 4u);
+  EXPECT_FALSE(layers[1].concat);
+  const FullGraphPlan whole = PlanFullGraph(DenseMeta(), o, kDenseExtents, 64 * kMiB);
+  EXPECT_EQ(whole.slices, 1u);
+  EXPECT_EQ(whole.slice_width, 24u);
+  EXPECT_FALSE(whole.intermediates_on_disk);
+  constexpr uint64_t kParameters = (64 + 2) * 16 + (16 + 2) * 4;
+  constexpr uint64_t kWidths = 16 + 4 + 18 + 5 + 16 + 8 + 20;
+  const uint64_t smallest = 8 * (kNodes + 1) + 3 * kNodes + 4 * 1024 + 4 * (kNodes * 24 + 16) +
+                            4 * 128 * 64 + 5 * 4 * kParameters + kMiB + 2 * 1024 * 4 * kWidths +
+                            kStreamsMin;
+  const FullGraphPlan tight = PlanFullGraph(DenseMeta(), o, kDenseExtents, smallest);
+  EXPECT_EQ(tight.slices, 1u);
+  EXPECT_TRUE(tight.intermediates_on_disk);
+  try {
+    PlanFullGraph(DenseMeta(), o, kDenseExtents, smallest - 1);
+    FAIL() << "a budget one byte short was planned";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the smallest budget that works is " +
+                                         FormatBytesRoundedUp(smallest)),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(FullGraphPlan, OptionsAFullGraphRunCannotHaveAreRefusedNamingTheOption) {
   auto refusal = [](const TrainOptions& o) {
     try {
@@ -287,7 +328,11 @@ TEST(FullGraphPlan, OptionsAFullGraphRunCannotHaveAreRefusedNamingTheOption) {
   o.model.kind = ModelKind::kSage;
   EXPECT_EQ(refusal(o), "accepted");
   o.model.kind = ModelKind::kGat;
-  EXPECT_EQ(refusal(o), "--full-graph trains GCN and GraphSAGE (--model gcn|sage), not GAT yet");
+  EXPECT_EQ(refusal(o), "accepted");
+  o.full_graph_slices = 1;
+  EXPECT_EQ(refusal(o), "accepted");
+  o.full_graph_slices = 2;
+  EXPECT_EQ(refusal(o), "--full-graph-slices: GAT's attention is not cut into column slices");
   o = Options();
   o.max_batches = 3;
   EXPECT_EQ(refusal(o), "--max-batches needs mini-batches, not --full-graph");

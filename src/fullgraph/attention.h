@@ -1,0 +1,87 @@
+// GAT's attention over the full graph, as plain functions over one RoBW block of the adjacency,
+// so that the full-graph runner trains GAT with the graph streamed (full_graph_runner.h). The
+// layer is the mini-batch GATConv's (nn/gat_conv.h) over every in-edge:
+//   e(s -> d, k) = LeakyReLU_0.2(el_s[k] + er_d[k]),  el = <a_l[k], Wh[k]>, er = <a_r[k], Wh[k]>
+//   alpha        = softmax of e over d's in-edges and a self loop d -> d, per head k
+//   out_d[k]     = Σ dropout(alpha)(s -> d, k) Wh_s[k], heads concatenated or averaged.
+// The self loop is an edge of its own, also where d lists itself, as GATConv adds it.
+//
+// The backward pass (on an undirected graph: every edge's reverse stored) is two gathers and
+// keeps nothing per edge:
+// - by destination, [Wh | el] gathered: each destination recomputes its attention and writes
+//   its statistics, per head: er, the log of the softmax's denominator (lse), c = Σ alpha ·
+//   dL/dalpha over its edges, and dL/der;
+// - by source, [dL/dagg | statistics] gathered: each source s walks its edges s -> d as the
+//   reverses of its in-edges, recomputes alpha(s -> d) = exp(e - lse_d), and sums dL/dWh_s
+//   (the weighted sum's transpose, and the scores' terms el and er) and dL/del_s.
+//
+// Row layouts (H heads of F features, W = H F):
+//   transformed: [Wh (W) | el (H)]                 — the forward's and the first pass's gather
+//   statistics:  [er | lse | c | dL/der] (4 H)     — the first pass's output, in row order
+//   gradient:    [dL/dagg (W) | statistics (4 H)]  — the second pass's gather
+//   source:      [dL/dWh (W) | dL/del (H) | dL/der (H)] — the second pass's output
+//
+// Attention dropout keeps edge s -> d in head k when 16 bits of a hash of (seed, d, s, k) are at
+// least round(p · 65536), scaling it by 1 / (1 - p): a function of the edge, which both passes
+// draw again; a self loop's s is N (no node).
+//
+// Determinism: each output row is one thread's, its sums in edge order.
+#pragma once
+
+#include <cstdint>
+
+#include "fullgraph/propagation.h"
+#include "nn/matrix.h"
+
+namespace strata {
+
+struct GraphAttention {
+  size_t heads = 1;
+  size_t per_head = 1;
+  bool concat = true;              // hidden layers concatenate their heads; the last averages them
+  MatrixSpan<const float> attn_l;  // heads × per_head, scores the source
+  MatrixSpan<const float> attn_r;  // heads × per_head, scores the destination
+  double dropout = 0;              // attention dropout, when training
+  uint64_t seed = 0;               // its masks'
+
+  size_t width() const { return heads * per_head; }
+  size_t out_dim() const { return concat ? width() : per_head; }
+  size_t transformed_width() const { return width() + heads; }
+  size_t statistics_width() const { return 4 * heads; }
+  size_t gradient_width() const { return width() + statistics_width(); }
+  size_t source_width() const { return width() + 2 * heads; }
+};
+
+// The el columns of transformed rows from their Wh columns.
+void SourceScores(const GraphAttention& attention, MatrixSpan<float> transformed, unsigned threads);
+
+// out.row(d - begin) = the block destination d's attention output (no bias); `transformed` has
+// a row per node.
+void AttendBlock(const AdjacencyBlock& block, const GraphAttention& attention,
+                 MatrixSpan<const float> transformed, MatrixSpan<float> out, unsigned threads);
+
+// The first backward pass over the block's destinations: statistics.row(d - begin) from
+// grad_out.row(d - begin) = dL/d(out_d), `transformed` gathered.
+void AttentionStatistics(const AdjacencyBlock& block, const GraphAttention& attention,
+                         MatrixSpan<const float> transformed, MatrixSpan<const float> grad_out,
+                         MatrixSpan<float> statistics, unsigned threads);
+
+// Gradient rows from rows of dL/d(out) and of statistics (the heads' mean spreads its gradient
+// over the heads).
+void GradientRows(const GraphAttention& attention, MatrixSpan<const float> grad_out,
+                  MatrixSpan<const float> statistics, MatrixSpan<float> gradient);
+
+// The second backward pass over the block's rows as sources, on an undirected graph:
+// source.row(s - begin) from `gradient` (a row per node, gathered) and transformed.row(s -
+// begin).
+void AttentionSourceGradients(const AdjacencyBlock& block, const GraphAttention& attention,
+                              MatrixSpan<const float> gradient, MatrixSpan<const float> transformed,
+                              MatrixSpan<float> source, unsigned threads);
+
+// attn_l_grad (+)= Σ_s dL/del_s[k] Wh_s[k] and attn_r_grad likewise with dL/der, over rows of
+// transformed and source; overwrites when `accumulate` is false.
+void AttentionVectorGradients(const GraphAttention& attention, MatrixSpan<const float> transformed,
+                              MatrixSpan<const float> source, MatrixSpan<float> attn_l_grad,
+                              MatrixSpan<float> attn_r_grad, bool accumulate);
+
+}  // namespace strata

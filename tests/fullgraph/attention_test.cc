@@ -1,0 +1,198 @@
+// The full graph's attention kernels, composed as the runner composes them, against the
+// mini-batch GATConv over the whole graph (every node a destination): the same output and the
+// same gradients of the weight, the attention vectors and the input, for concatenated and
+// averaged heads and any block size, on an undirected graph with an isolated node, a repeated
+// edge and a stored self loop; and with attention dropout, gradients against finite differences
+// (both passes draw the forward's masks; steps of 3e-3, as at 1e-2 an edge score crossed the
+// LeakyReLU's kink).
+#include "fullgraph/attention.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "common/random.h"
+#include "nn/gat_conv.h"
+#include "nn/gemm.h"
+
+namespace strata {
+namespace {
+
+// Row v lists v's in-neighbours; every edge's reverse is stored.
+struct UndirectedGraph {
+  uint64_t nodes = 0;
+  std::vector<uint64_t> indptr;
+  std::vector<uint32_t> indptr32;  // the mini-batch layer's
+  std::vector<uint32_t> ids;
+};
+
+UndirectedGraph RandomUndirectedGraph(uint64_t nodes, uint64_t seed) {
+  std::vector<std::vector<uint32_t>> in(nodes);
+  auto connect = [&](uint32_t u, uint32_t v) {
+    in[v].push_back(u);
+    if (u != v) in[u].push_back(v);
+  };
+  Rng rng(seed);
+  for (uint32_t v = 0; v + 1 < nodes; ++v) {  // the last node stays isolated
+    for (int k = 0; k < 2; ++k) {
+      const auto u = static_cast<uint32_t>(rng.Next() % (nodes - 1));
+      if (u != v) connect(u, v);
+    }
+  }
+  connect(1, 2);  // a repeated edge
+  connect(1, 2);
+  connect(3, 3);  // a stored self loop
+  UndirectedGraph g;
+  g.nodes = nodes;
+  g.indptr.push_back(0);
+  for (const auto& row : in) {
+    g.ids.insert(g.ids.end(), row.begin(), row.end());
+    g.indptr.push_back(g.ids.size());
+  }
+  g.indptr32.assign(g.indptr.begin(), g.indptr.end());
+  return g;
+}
+
+Matrix RandomRows(size_t rows, size_t cols, uint64_t seed) {
+  Matrix m(rows, cols);
+  Rng rng(seed);
+  for (size_t i = 0; i < rows; ++i) {
+    for (size_t j = 0; j < cols; ++j) m(i, j) = static_cast<float>(rng.Uniform() * 2 - 1);
+  }
+  return m;
+}
+
+struct AttentionResult {
+  Matrix out, weight_grad, attn_l_grad, attn_r_grad, grad_in;
+};
+
+// One GAT layer's forward and backward with the full graph's kernels, the adjacency in blocks
+// of block_rows rows, for the loss Σ out ⊙ grad_out.
+AttentionResult FullGraphLayer(const UndirectedGraph& g, const GraphAttention& a,
+                               MatrixSpan<const float> weight, MatrixSpan<const float> x,
+                               MatrixSpan<const float> grad_out, uint64_t block_rows) {
+  const uint64_t n = g.nodes;
+  const size_t w = a.width();
+  auto for_blocks = [&](auto&& fn) {
+    for (uint64_t begin = 0; begin < n; begin += block_rows) {
+      const uint64_t end = std::min(n, begin + block_rows);
+      fn(AdjacencyBlock{{begin, end},
+                        g.indptr,
+                        reinterpret_cast<const std::byte*>(g.ids.data() + g.indptr[begin]),
+                        4},
+         begin, end - begin);
+    }
+  };
+  Matrix transformed(n, a.transformed_width());
+  Gemm<float>(Trans::kNo, Trans::kNo, 1, x, weight, 0, transformed.span().Sub(0, 0, n, w));
+  SourceScores(a, transformed.span(), 2);
+  AttentionResult r{Matrix(n, a.out_dim()), Matrix(weight.rows(), w), Matrix(a.heads, a.per_head),
+                    Matrix(a.heads, a.per_head), Matrix(n, x.cols())};
+  Matrix statistics(n, a.statistics_width()), gradient(n, a.gradient_width()),
+      source(n, a.source_width());
+  for_blocks([&](const AdjacencyBlock& block, uint64_t first, uint64_t rows) {
+    AttendBlock(block, a, transformed.span(), r.out.span().RowRange(first, rows), 2);
+    AttentionStatistics(block, a, transformed.span(), grad_out.RowRange(first, rows),
+                        statistics.span().RowRange(first, rows), 2);
+  });
+  GradientRows(a, grad_out, statistics.span(), gradient.span());
+  for_blocks([&](const AdjacencyBlock& block, uint64_t first, uint64_t rows) {
+    AttentionSourceGradients(block, a, gradient.span(), transformed.span().RowRange(first, rows),
+                             source.span().RowRange(first, rows), 2);
+  });
+  const MatrixSpan<const float> grad_wh = source.span().Sub(0, 0, n, w);
+  Gemm<float>(Trans::kYes, Trans::kNo, 1, x, grad_wh, 0, r.weight_grad.span());
+  Gemm<float>(Trans::kNo, Trans::kYes, 1, grad_wh, weight, 0, r.grad_in.span());
+  // In two row ranges, as the runner sums per chunk.
+  const uint64_t half = n / 2;
+  AttentionVectorGradients(a, transformed.span().RowRange(0, half), source.span().RowRange(0, half),
+                           r.attn_l_grad.span(), r.attn_r_grad.span(), false);
+  AttentionVectorGradients(a, transformed.span().RowRange(half, n - half),
+                           source.span().RowRange(half, n - half), r.attn_l_grad.span(),
+                           r.attn_r_grad.span(), true);
+  return r;
+}
+
+void ExpectNear(MatrixSpan<const float> actual, MatrixSpan<const float> expected,
+                const char* what) {
+  ASSERT_EQ(actual.rows(), expected.rows()) << what;
+  ASSERT_EQ(actual.cols(), expected.cols()) << what;
+  for (size_t i = 0; i < actual.rows(); ++i) {
+    for (size_t j = 0; j < actual.cols(); ++j) {
+      EXPECT_NEAR(actual(i, j), expected(i, j), 1e-5 + 1e-4 * std::abs(expected(i, j)))
+          << what << " (" << i << ", " << j << ")";
+    }
+  }
+}
+
+TEST(GraphAttention, MatchesTheMiniBatchLayerOverTheWholeGraph) {
+  const UndirectedGraph g = RandomUndirectedGraph(40, 1);
+  const size_t in = 6, f = 4;
+  const Matrix x = RandomRows(g.nodes, in, 2);
+  for (const bool concat : {true, false}) {
+    SCOPED_TRACE(concat ? "concatenated" : "averaged");
+    const size_t heads = concat ? 3 : 2;
+    GatConv conv(in, f, {.heads = heads, .concat_heads = concat}, 5, /*bias=*/false);
+    const Matrix grad_out = RandomRows(g.nodes, conv.out_dim(), 3);
+    Matrix out, grad_in;
+    LayerInput<float> input;
+    input.graph = BlockCsr{
+        static_cast<uint32_t>(g.nodes), static_cast<uint32_t>(g.nodes), g.indptr32, g.ids, {}};
+    input.features = x.span();
+    conv.Forward(input, out);
+    conv.Backward(grad_out.span(), &grad_in);
+    std::vector<Parameter> params = conv.Parameters("");
+    ASSERT_EQ(params.size(), 3u);  // weight, attn_l, attn_r
+    const GraphAttention a{heads, f, concat, params[1].value, params[2].value};
+    for (uint64_t block_rows : {uint64_t{1}, uint64_t{7}, g.nodes}) {
+      SCOPED_TRACE(block_rows);
+      const AttentionResult r =
+          FullGraphLayer(g, a, params[0].value, x.span(), grad_out.span(), block_rows);
+      ExpectNear(r.out.span(), out.span(), "output");
+      ExpectNear(r.weight_grad.span(), params[0].grad, "weight gradient");
+      ExpectNear(r.attn_l_grad.span(), params[1].grad, "attn_l gradient");
+      ExpectNear(r.attn_r_grad.span(), params[2].grad, "attn_r gradient");
+      ExpectNear(r.grad_in.span(), grad_in.span(), "input gradient");
+    }
+  }
+}
+
+// Σ out ⊙ grad_out with attention dropout: its gradients against central differences, which
+// hold only if the backward passes keep the edges the forward kept.
+TEST(GraphAttention, DropoutGradientsMatchFiniteDifferences) {
+  const UndirectedGraph g = RandomUndirectedGraph(30, 4);
+  const size_t in = 5, f = 3, heads = 2;
+  const Matrix x = RandomRows(g.nodes, in, 5);
+  Matrix weight = RandomRows(in, heads * f, 6);
+  Matrix attn_l = RandomRows(heads, f, 7), attn_r = RandomRows(heads, f, 8);
+  const Matrix grad_out = RandomRows(g.nodes, heads * f, 9);
+  GraphAttention a{heads, f, true, attn_l.span(), attn_r.span(), 0.4, 11};
+  auto loss = [&] {
+    const AttentionResult r = FullGraphLayer(g, a, weight.span(), x.span(), grad_out.span(), 8);
+    double total = 0;
+    for (size_t i = 0; i < g.nodes; ++i) {
+      for (size_t j = 0; j < heads * f; ++j) total += double(r.out(i, j)) * grad_out(i, j);
+    }
+    return total;
+  };
+  const AttentionResult r = FullGraphLayer(g, a, weight.span(), x.span(), grad_out.span(), 8);
+  auto check = [&](Matrix& m, MatrixSpan<const float> analytic, const char* what) {
+    for (size_t k = 0; k < 4; ++k) {
+      const size_t i = (k * 3) % m.rows(), j = (k * 5) % m.cols();
+      const float saved = m(i, j), h = 3e-3f;
+      m(i, j) = saved + h;
+      const double up = loss();
+      m(i, j) = saved - h;
+      const double down = loss();
+      m(i, j) = saved;
+      EXPECT_NEAR((up - down) / (2 * h), analytic(i, j), 2e-3 + 0.02 * std::abs(analytic(i, j)))
+          << what << " (" << i << ", " << j << ")";
+    }
+  };
+  check(weight, r.weight_grad.span(), "weight");
+  check(attn_l, r.attn_l_grad.span(), "attn_l");
+  check(attn_r, r.attn_r_grad.span(), "attn_r");
+}
+
+}  // namespace
+}  // namespace strata
