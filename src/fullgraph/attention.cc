@@ -52,7 +52,12 @@ class EdgeDropout {
 // Row i's in-edges of a block, its self loop last: Source(i, e) for e < Edges(i).
 class BlockEdges {
  public:
-  explicit BlockEdges(const AdjacencyBlock& b) : b_(b), first_(b.indptr[b.rows.begin]) {}
+  // Prefetching rows of `cols` floats.
+  BlockEdges(const AdjacencyBlock& b, size_t cols)
+      : b_(b),
+        first_(b.indptr[b.rows.begin]),
+        last_(b.indptr[b.rows.end]),
+        ahead_(PrefetchDistance(cols)) {}
   uint64_t Edges(uint64_t i) const { return b_.indptr[i + 1] - b_.indptr[i] + 1; }
   bool Self(uint64_t i, uint64_t e) const { return e + 1 == Edges(i); }
   uint64_t Source(uint64_t i, uint64_t e) const {
@@ -61,10 +66,19 @@ class BlockEdges {
                : LoadNodeId(b_.neighbours + (b_.indptr[i] + e - first_) * b_.id_bytes, b_.id_bytes);
   }
   uint64_t nodes() const { return b_.indptr.size() - 1; }
+  // Prefetches, of `rows`, the row of the stored edge some edges after row i's e-th, across
+  // rows: a node has too few edges to hide the misses of its own.
+  void Prefetch(MatrixSpan<const float> rows, uint64_t i, uint64_t e) const {
+    const uint64_t later = b_.indptr[i] + e + ahead_;
+    if (later >= last_) return;
+    PrefetchRow(rows.row(LoadNodeId(b_.neighbours + (later - first_) * b_.id_bytes, b_.id_bytes)),
+                rows.cols());
+  }
 
  private:
   const AdjacencyBlock& b_;
-  uint64_t first_;
+  uint64_t first_, last_;
+  uint64_t ahead_;
 };
 
 void CheckBlock(const AdjacencyBlock& b, size_t gathered_rows, size_t block_rows) {
@@ -86,7 +100,7 @@ void ForBlockRows(const AdjacencyBlock& b, size_t work_per_edge, unsigned thread
 // The softmax of one destination's edges, per head: `scores` holds e (after the LeakyReLU) per
 // edge and head on entry and alpha on return; lse (when given) gets the log of each head's
 // denominator, max + log Σ exp(e - max).
-void Softmax(size_t edges, size_t heads, float* scores, float* lse) {
+inline void Softmax(size_t edges, size_t heads, float* scores, float* lse) {
   for (size_t k = 0; k < heads; ++k) {
     float m = -std::numeric_limits<float>::infinity();
     for (size_t e = 0; e < edges; ++e) m = std::max(m, scores[e * heads + k]);
@@ -104,7 +118,7 @@ void Softmax(size_t edges, size_t heads, float* scores, float* lse) {
 
 // dL/dagg of one row: dL/dout itself where the heads are concatenated, a share of it in each
 // head where they are averaged.
-void HeadsGradient(const GraphAttention& a, const float* grad_out, float* grad_agg) {
+inline void HeadsGradient(const GraphAttention& a, const float* grad_out, float* grad_agg) {
   if (a.concat) {
     CopyRow(grad_agg, grad_out, a.width());
     return;
@@ -115,8 +129,129 @@ void HeadsGradient(const GraphAttention& a, const float* grad_out, float* grad_a
   }
 }
 
-// Rows some edges ahead are prefetched: each edge's row is a cache miss.
-constexpr uint64_t kPrefetchEdges = 16;
+STRATA_NN_CLONES void AttendRows(const AdjacencyBlock& b, const GraphAttention& a,
+                                 const BlockEdges& edges, const EdgeDropout& dropout,
+                                 MatrixSpan<const float> transformed, MatrixSpan<float> out,
+                                 uint64_t begin, uint64_t end) {
+  const size_t heads = a.heads, f = a.per_head, w = a.width();
+  std::vector<float> scores, er(heads), sum(a.concat ? 0 : w);
+  for (uint64_t d = begin; d < end; ++d) {
+    const float* td = transformed.row(d);
+    for (size_t k = 0; k < heads; ++k) er[k] = DotRow(a.attn_r.row(k), td + k * f, f);
+    const uint64_t n = edges.Edges(d);
+    scores.resize(n * heads);
+    for (uint64_t e = 0; e < n; ++e) {
+      edges.Prefetch(transformed, d, e);
+      const float* ts = transformed.row(edges.Source(d, e));
+      for (size_t k = 0; k < heads; ++k) scores[e * heads + k] = LeakyOf(ts[w + k] + er[k]);
+    }
+    Softmax(n, heads, scores.data(), nullptr);
+    float* o = a.concat ? out.row(d - b.rows.begin) : sum.data();
+    ZeroRow(o, w);
+    for (uint64_t e = 0; e < n; ++e) {
+      const uint64_t s = edges.Source(d, e);
+      const float* ts = transformed.row(s);
+      for (size_t k = 0; k < heads; ++k) {
+        const float weight = scores[e * heads + k] * dropout.Scale(d, s, edges.Self(d, e), k);
+        AxpyRow(o + k * f, weight, ts + k * f, f);
+      }
+    }
+    if (!a.concat) {
+      float* mean = out.row(d - b.rows.begin);
+      const float inv_heads = 1.0f / static_cast<float>(heads);
+      for (size_t j = 0; j < f; ++j) {
+        float total = 0;
+        for (size_t k = 0; k < heads; ++k) total += sum[k * f + j];
+        mean[j] = total * inv_heads;
+      }
+    }
+  }
+}
+
+STRATA_NN_CLONES void StatisticsRows(const AdjacencyBlock& b, const GraphAttention& a,
+                                     const BlockEdges& edges, const EdgeDropout& dropout,
+                                     MatrixSpan<const float> transformed,
+                                     MatrixSpan<const float> grad_out, MatrixSpan<float> statistics,
+                                     uint64_t begin, uint64_t end) {
+  const size_t heads = a.heads, f = a.per_head, w = a.width();
+  std::vector<float> raw, alpha, grad_alpha, grad_agg(w);
+  for (uint64_t d = begin; d < end; ++d) {
+    const float* td = transformed.row(d);
+    float* stats = statistics.row(d - b.rows.begin);
+    float* er = stats;
+    float* lse = stats + heads;
+    float* c = stats + 2 * heads;
+    float* grad_er = stats + 3 * heads;
+    for (size_t k = 0; k < heads; ++k) er[k] = DotRow(a.attn_r.row(k), td + k * f, f);
+    HeadsGradient(a, grad_out.row(d - b.rows.begin), grad_agg.data());
+    const uint64_t n = edges.Edges(d);
+    raw.resize(n * heads);
+    alpha.resize(n * heads);
+    grad_alpha.resize(n * heads);
+    for (uint64_t e = 0; e < n; ++e) {
+      edges.Prefetch(transformed, d, e);
+      const uint64_t s = edges.Source(d, e);
+      const float* ts = transformed.row(s);
+      for (size_t k = 0; k < heads; ++k) {
+        raw[e * heads + k] = ts[w + k] + er[k];
+        alpha[e * heads + k] = LeakyOf(raw[e * heads + k]);
+        grad_alpha[e * heads + k] = dropout.Scale(d, s, edges.Self(d, e), k) *
+                                    DotRow(grad_agg.data() + k * f, ts + k * f, f);
+      }
+    }
+    Softmax(n, heads, alpha.data(), lse);
+    for (size_t k = 0; k < heads; ++k) {
+      float total = 0;
+      for (uint64_t e = 0; e < n; ++e) total += alpha[e * heads + k] * grad_alpha[e * heads + k];
+      c[k] = total;
+      float grad = 0;
+      for (uint64_t e = 0; e < n; ++e) {
+        const size_t i = e * heads + k;
+        grad += alpha[i] * (grad_alpha[i] - total) * LeakySlopeAt(raw[i]);
+      }
+      grad_er[k] = grad;
+    }
+  }
+}
+
+STRATA_NN_CLONES void SourceGradientRows(const AdjacencyBlock& b, const GraphAttention& a,
+                                         const BlockEdges& edges, const EdgeDropout& dropout,
+                                         MatrixSpan<const float> gradient,
+                                         MatrixSpan<const float> transformed,
+                                         MatrixSpan<float> source, uint64_t begin, uint64_t end) {
+  const size_t heads = a.heads, f = a.per_head, w = a.width();
+  for (uint64_t s = begin; s < end; ++s) {
+    const float* ts = transformed.row(s - b.rows.begin);
+    float* grad_wh = source.row(s - b.rows.begin);
+    float* grad_el = grad_wh + w;
+    float* grad_er = grad_el + heads;
+    ZeroRow(grad_wh, w + heads);
+    // Row s lists the d with d -> s; on an undirected graph each is also an edge s -> d.
+    const uint64_t n = edges.Edges(s);
+    for (uint64_t e = 0; e < n; ++e) {
+      edges.Prefetch(gradient, s, e);
+      const uint64_t d = edges.Source(s, e);
+      const float* gd = gradient.row(d);
+      const float* er = gd + w;
+      const float* lse = er + heads;
+      const float* c = lse + heads;
+      for (size_t k = 0; k < heads; ++k) {
+        const float raw = ts[w + k] + er[k];
+        const float alpha = std::exp(LeakyOf(raw) - lse[k]);
+        const float scale = dropout.Scale(d, s, edges.Self(s, e), k);
+        AxpyRow(grad_wh + k * f, alpha * scale, gd + k * f, f);
+        const float grad_alpha = scale * DotRow(gd + k * f, ts + k * f, f);
+        grad_el[k] += alpha * (grad_alpha - c[k]) * LeakySlopeAt(raw);
+      }
+    }
+    const float* own_grad_er = gradient.row(s) + w + 3 * heads;
+    for (size_t k = 0; k < heads; ++k) {
+      grad_er[k] = own_grad_er[k];
+      AxpyRow(grad_wh + k * f, grad_el[k], a.attn_l.row(k), f);
+      AxpyRow(grad_wh + k * f, grad_er[k], a.attn_r.row(k), f);
+    }
+  }
+}
 
 }  // namespace
 
@@ -129,44 +264,10 @@ void SourceScores(const GraphAttention& a, MatrixSpan<float> transformed, unsign
 void AttendBlock(const AdjacencyBlock& b, const GraphAttention& a,
                  MatrixSpan<const float> transformed, MatrixSpan<float> out, unsigned threads) {
   CheckBlock(b, transformed.rows(), out.rows());
-  const size_t heads = a.heads, f = a.per_head, w = a.width();
-  const BlockEdges edges(b);
+  const BlockEdges edges(b, transformed.cols());
   const EdgeDropout dropout(a, edges.nodes());
-  ForBlockRows(b, 2 * (w + heads), threads, [&](uint64_t begin, uint64_t end) {
-    std::vector<float> scores, er(heads), sum(a.concat ? 0 : w);
-    for (uint64_t d = begin; d < end; ++d) {
-      const float* td = transformed.row(d);
-      for (size_t k = 0; k < heads; ++k) er[k] = DotRow(a.attn_r.row(k), td + k * f, f);
-      const uint64_t n = edges.Edges(d);
-      scores.resize(n * heads);
-      for (uint64_t e = 0; e < n; ++e) {
-        if (e + kPrefetchEdges < n) {
-          PrefetchRow(transformed.row(edges.Source(d, e + kPrefetchEdges)), w + heads);
-        }
-        const float* ts = transformed.row(edges.Source(d, e));
-        for (size_t k = 0; k < heads; ++k) scores[e * heads + k] = LeakyOf(ts[w + k] + er[k]);
-      }
-      Softmax(n, heads, scores.data(), nullptr);
-      float* o = a.concat ? out.row(d - b.rows.begin) : sum.data();
-      ZeroRow(o, w);
-      for (uint64_t e = 0; e < n; ++e) {
-        const uint64_t s = edges.Source(d, e);
-        const float* ts = transformed.row(s);
-        for (size_t k = 0; k < heads; ++k) {
-          const float weight = scores[e * heads + k] * dropout.Scale(d, s, edges.Self(d, e), k);
-          AxpyRow(o + k * f, weight, ts + k * f, f);
-        }
-      }
-      if (!a.concat) {
-        float* mean = out.row(d - b.rows.begin);
-        const float inv_heads = 1.0f / static_cast<float>(heads);
-        for (size_t j = 0; j < f; ++j) {
-          float total = 0;
-          for (size_t k = 0; k < heads; ++k) total += sum[k * f + j];
-          mean[j] = total * inv_heads;
-        }
-      }
-    }
+  ForBlockRows(b, 2 * a.transformed_width(), threads, [&](uint64_t begin, uint64_t end) {
+    AttendRows(b, a, edges, dropout, transformed, out, begin, end);
   });
 }
 
@@ -175,50 +276,10 @@ void AttentionStatistics(const AdjacencyBlock& b, const GraphAttention& a,
                          MatrixSpan<float> statistics, unsigned threads) {
   CheckBlock(b, transformed.rows(), grad_out.rows());
   CheckBlock(b, transformed.rows(), statistics.rows());
-  const size_t heads = a.heads, f = a.per_head, w = a.width();
-  const BlockEdges edges(b);
+  const BlockEdges edges(b, transformed.cols());
   const EdgeDropout dropout(a, edges.nodes());
-  ForBlockRows(b, 2 * (w + heads), threads, [&](uint64_t begin, uint64_t end) {
-    std::vector<float> raw, alpha, grad_alpha, grad_agg(w);
-    for (uint64_t d = begin; d < end; ++d) {
-      const float* td = transformed.row(d);
-      float* stats = statistics.row(d - b.rows.begin);
-      float* er = stats;
-      float* lse = stats + heads;
-      float* c = stats + 2 * heads;
-      float* grad_er = stats + 3 * heads;
-      for (size_t k = 0; k < heads; ++k) er[k] = DotRow(a.attn_r.row(k), td + k * f, f);
-      HeadsGradient(a, grad_out.row(d - b.rows.begin), grad_agg.data());
-      const uint64_t n = edges.Edges(d);
-      raw.resize(n * heads);
-      alpha.resize(n * heads);
-      grad_alpha.resize(n * heads);
-      for (uint64_t e = 0; e < n; ++e) {
-        if (e + kPrefetchEdges < n) {
-          PrefetchRow(transformed.row(edges.Source(d, e + kPrefetchEdges)), w + heads);
-        }
-        const uint64_t s = edges.Source(d, e);
-        const float* ts = transformed.row(s);
-        for (size_t k = 0; k < heads; ++k) {
-          raw[e * heads + k] = ts[w + k] + er[k];
-          alpha[e * heads + k] = LeakyOf(raw[e * heads + k]);
-          grad_alpha[e * heads + k] = dropout.Scale(d, s, edges.Self(d, e), k) *
-                                      DotRow(grad_agg.data() + k * f, ts + k * f, f);
-        }
-      }
-      Softmax(n, heads, alpha.data(), lse);
-      for (size_t k = 0; k < heads; ++k) {
-        float total = 0;
-        for (uint64_t e = 0; e < n; ++e) total += alpha[e * heads + k] * grad_alpha[e * heads + k];
-        c[k] = total;
-        float grad = 0;
-        for (uint64_t e = 0; e < n; ++e) {
-          const size_t i = e * heads + k;
-          grad += alpha[i] * (grad_alpha[i] - total) * LeakySlopeAt(raw[i]);
-        }
-        grad_er[k] = grad;
-      }
-    }
+  ForBlockRows(b, 2 * a.transformed_width(), threads, [&](uint64_t begin, uint64_t end) {
+    StatisticsRows(b, a, edges, dropout, transformed, grad_out, statistics, begin, end);
   });
 }
 
@@ -235,43 +296,10 @@ void AttentionSourceGradients(const AdjacencyBlock& b, const GraphAttention& a,
                               MatrixSpan<float> source, unsigned threads) {
   CheckBlock(b, gradient.rows(), transformed.rows());
   CheckBlock(b, gradient.rows(), source.rows());
-  const size_t heads = a.heads, f = a.per_head, w = a.width();
-  const BlockEdges edges(b);
+  const BlockEdges edges(b, gradient.cols());
   const EdgeDropout dropout(a, edges.nodes());
-  ForBlockRows(b, 2 * (w + heads), threads, [&](uint64_t begin, uint64_t end) {
-    for (uint64_t s = begin; s < end; ++s) {
-      const float* ts = transformed.row(s - b.rows.begin);
-      float* grad_wh = source.row(s - b.rows.begin);
-      float* grad_el = grad_wh + w;
-      float* grad_er = grad_el + heads;
-      ZeroRow(grad_wh, w + heads);
-      // Row s lists the d with d -> s; on an undirected graph each is also an edge s -> d.
-      const uint64_t n = edges.Edges(s);
-      for (uint64_t e = 0; e < n; ++e) {
-        if (e + kPrefetchEdges < n) {
-          PrefetchRow(gradient.row(edges.Source(s, e + kPrefetchEdges)), w + 4 * heads);
-        }
-        const uint64_t d = edges.Source(s, e);
-        const float* gd = gradient.row(d);
-        const float* er = gd + w;
-        const float* lse = er + heads;
-        const float* c = lse + heads;
-        for (size_t k = 0; k < heads; ++k) {
-          const float raw = ts[w + k] + er[k];
-          const float alpha = std::exp(LeakyOf(raw) - lse[k]);
-          const float scale = dropout.Scale(d, s, edges.Self(s, e), k);
-          AxpyRow(grad_wh + k * f, alpha * scale, gd + k * f, f);
-          const float grad_alpha = scale * DotRow(gd + k * f, ts + k * f, f);
-          grad_el[k] += alpha * (grad_alpha - c[k]) * LeakySlopeAt(raw);
-        }
-      }
-      const float* own_grad_er = gradient.row(s) + w + 3 * heads;
-      for (size_t k = 0; k < heads; ++k) {
-        grad_er[k] = own_grad_er[k];
-        AxpyRow(grad_wh + k * f, grad_el[k], a.attn_l.row(k), f);
-        AxpyRow(grad_wh + k * f, grad_er[k], a.attn_r.row(k), f);
-      }
-    }
+  ForBlockRows(b, 2 * a.transformed_width(), threads, [&](uint64_t begin, uint64_t end) {
+    SourceGradientRows(b, a, edges, dropout, gradient, transformed, source, begin, end);
   });
 }
 
