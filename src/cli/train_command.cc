@@ -235,9 +235,10 @@ Runner AddTrainCommand(CLI::App& app) {
   cmd->add_option("--metrics-out", o.metrics_out, "JSON lines: one per epoch, one final");
   cmd->add_option("--checkpoint", o.checkpoint_dir, "directory for the checkpoint (each epoch)");
   cmd->add_flag("--resume", o.resume, "continue from the checkpoint in --checkpoint");
-  cmd->add_flag("--full-graph", o.full_graph,
-                "GCN or GraphSAGE over the whole graph each epoch (no sampling), streamed from "
-                "disk in row blocks when the budget cannot hold it");
+  cmd->add_flag(
+      "--full-graph", o.full_graph,
+      "GCN, GraphSAGE or GAT over the whole graph each epoch (no sampling), streamed from "
+      "disk in row blocks when the budget cannot hold it");
   cmd->add_flag("--full-graph-max-memory", o.full_graph_max_memory,
                 "with --full-graph: the MaxMemory baseline (equal resident shares of the "
                 "adjacency and the features, the rest read synchronously) instead of RoBW");
