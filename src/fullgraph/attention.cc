@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "common/random.h"
@@ -81,8 +82,12 @@ class BlockEdges {
   uint64_t ahead_;
 };
 
-void CheckBlock(const AdjacencyBlock& b, size_t gathered_rows, size_t block_rows) {
-  if (gathered_rows != b.indptr.size() - 1 || block_rows != b.rows.end - b.rows.begin) {
+// Throws unless `gathered` has a row per node and `rows` one per block row, each as wide as
+// its layout says.
+void CheckShapes(const AdjacencyBlock& b, MatrixSpan<const float> gathered, size_t gathered_width,
+                 MatrixSpan<const float> rows, size_t rows_width) {
+  if (gathered.rows() != b.indptr.size() - 1 || gathered.cols() != gathered_width ||
+      rows.rows() != b.rows.end - b.rows.begin || rows.cols() != rows_width) {
     throw Error::Internal("graph attention: shapes do not match the block");
   }
 }
@@ -95,25 +100,6 @@ void ForBlockRows(const AdjacencyBlock& b, size_t work_per_edge, unsigned thread
   const uint64_t edges = b.indptr[b.rows.end] - b.indptr[b.rows.begin];
   ForRows(threads, rows, (edges / std::max<uint64_t>(rows, 1) + 2) * work_per_edge,
           [&](uint64_t begin, uint64_t end) { fn(b.rows.begin + begin, b.rows.begin + end); });
-}
-
-// The softmax of one destination's edges, per head: `scores` holds e (after the LeakyReLU) per
-// edge and head on entry and alpha on return; lse (when given) gets the log of each head's
-// denominator, max + log Σ exp(e - max).
-inline void Softmax(size_t edges, size_t heads, float* scores, float* lse) {
-  for (size_t k = 0; k < heads; ++k) {
-    float m = -std::numeric_limits<float>::infinity();
-    for (size_t e = 0; e < edges; ++e) m = std::max(m, scores[e * heads + k]);
-    float z = 0;
-    for (size_t e = 0; e < edges; ++e) {
-      float& s = scores[e * heads + k];
-      s = std::exp(s - m);
-      z += s;
-    }
-    const float inv = 1.0f / z;
-    for (size_t e = 0; e < edges; ++e) scores[e * heads + k] *= inv;
-    if (lse != nullptr) lse[k] = m + std::log(z);
-  }
 }
 
 // A head's features are few (8 in the GAT paper's recipe): row operations of a run-time length
@@ -152,52 +138,70 @@ inline void HeadsGradient(const GraphAttention& a, const float* grad_out, float*
   }
 }
 
+// Each destination's largest score per head: max[k] over its edges of e(s -> d, k), the
+// neighbour rows prefetched. The softmax's terms exp(e - max) are then at most 1.
+inline void LargestScores(const BlockEdges& edges, MatrixSpan<const float> transformed,
+                          size_t width, const float* er, uint64_t d, std::span<float> largest) {
+  std::fill(largest.begin(), largest.end(), -std::numeric_limits<float>::infinity());
+  for (uint64_t e = 0; e < edges.Edges(d); ++e) {
+    edges.Prefetch(transformed, d, e);
+    const float* ts = transformed.row(edges.Source(d, e));
+    for (size_t k = 0; k < largest.size(); ++k) {
+      largest[k] = std::max(largest[k], LeakyOf(ts[width + k] + er[k]));
+    }
+  }
+}
+
+// Two passes over a destination's edges, keeping nothing per edge (a hub's edges would not
+// fit): the largest scores, then the softmax's unnormalised terms p = exp(e - max) summed
+// with what they weigh, divided by Σ p at the end.
 STRATA_NN_CLONES void AttendRows(const AdjacencyBlock& b, const GraphAttention& a,
                                  const BlockEdges& edges, const EdgeDropout& dropout,
                                  MatrixSpan<const float> transformed, MatrixSpan<float> out,
                                  uint64_t begin, uint64_t end) {
   const size_t heads = a.heads, f = a.per_head, w = a.width();
-  std::vector<float> scores, er(heads), sum(a.concat ? 0 : w);
+  std::vector<float> er(heads), largest(heads), total(heads), sum(a.concat ? 0 : w);
   for (uint64_t d = begin; d < end; ++d) {
     const float* td = transformed.row(d);
     for (size_t k = 0; k < heads; ++k) er[k] = HeadDot(a.attn_r.row(k), td + k * f, f);
-    const uint64_t n = edges.Edges(d);
-    scores.resize(n * heads);
-    for (uint64_t e = 0; e < n; ++e) {
-      edges.Prefetch(transformed, d, e);
-      const float* ts = transformed.row(edges.Source(d, e));
-      for (size_t k = 0; k < heads; ++k) scores[e * heads + k] = LeakyOf(ts[w + k] + er[k]);
-    }
-    Softmax(n, heads, scores.data(), nullptr);
+    LargestScores(edges, transformed, w, er.data(), d, largest);
     float* o = a.concat ? out.row(d - b.rows.begin) : sum.data();
     ZeroRow(o, w);
-    for (uint64_t e = 0; e < n; ++e) {
+    std::fill(total.begin(), total.end(), 0.0f);
+    for (uint64_t e = 0; e < edges.Edges(d); ++e) {
       const uint64_t s = edges.Source(d, e);
       const float* ts = transformed.row(s);
       for (size_t k = 0; k < heads; ++k) {
-        const float weight = scores[e * heads + k] * dropout.Scale(d, s, edges.Self(d, e), k);
-        HeadAxpy(o + k * f, weight, ts + k * f, f);
+        const float p = std::exp(LeakyOf(ts[w + k] + er[k]) - largest[k]);
+        total[k] += p;
+        HeadAxpy(o + k * f, p * dropout.Scale(d, s, edges.Self(d, e), k), ts + k * f, f);
       }
     }
+    for (size_t k = 0; k < heads; ++k) ScaleRow(o + k * f, 1.0f / total[k], f);
     if (!a.concat) {
       float* mean = out.row(d - b.rows.begin);
       const float inv_heads = 1.0f / static_cast<float>(heads);
       for (size_t j = 0; j < f; ++j) {
-        float total = 0;
-        for (size_t k = 0; k < heads; ++k) total += sum[k * f + j];
-        mean[j] = total * inv_heads;
+        float heads_sum = 0;
+        for (size_t k = 0; k < heads; ++k) heads_sum += sum[k * f + j];
+        mean[j] = heads_sum * inv_heads;
       }
     }
   }
 }
 
+// As AttendRows, two passes and nothing kept per edge. With alpha = p / Σ p, dalpha the
+// gradient of an edge's (dropped-out) weight and s' the LeakyReLU's slope at its score:
+// c = Σ alpha dalpha and dL/der = Σ alpha (dalpha - c) s' = (Σ p dalpha s' - c Σ p s') / Σ p.
 STRATA_NN_CLONES void StatisticsRows(const AdjacencyBlock& b, const GraphAttention& a,
                                      const BlockEdges& edges, const EdgeDropout& dropout,
                                      MatrixSpan<const float> transformed,
                                      MatrixSpan<const float> grad_out, MatrixSpan<float> statistics,
                                      uint64_t begin, uint64_t end) {
   const size_t heads = a.heads, f = a.per_head, w = a.width();
-  std::vector<float> raw, alpha, grad_alpha, grad_agg(w);
+  std::vector<float> largest(heads), grad_agg(w);
+  // Per head: Σ p, Σ p dalpha, Σ p dalpha s', Σ p s'.
+  std::vector<float> sums(4 * heads);
   for (uint64_t d = begin; d < end; ++d) {
     const float* td = transformed.row(d);
     float* stats = statistics.row(d - b.rows.begin);
@@ -207,36 +211,35 @@ STRATA_NN_CLONES void StatisticsRows(const AdjacencyBlock& b, const GraphAttenti
     float* grad_er = stats + 3 * heads;
     for (size_t k = 0; k < heads; ++k) er[k] = HeadDot(a.attn_r.row(k), td + k * f, f);
     HeadsGradient(a, grad_out.row(d - b.rows.begin), grad_agg.data());
-    const uint64_t n = edges.Edges(d);
-    raw.resize(n * heads);
-    alpha.resize(n * heads);
-    grad_alpha.resize(n * heads);
-    for (uint64_t e = 0; e < n; ++e) {
-      edges.Prefetch(transformed, d, e);
+    LargestScores(edges, transformed, w, er, d, largest);
+    std::fill(sums.begin(), sums.end(), 0.0f);
+    for (uint64_t e = 0; e < edges.Edges(d); ++e) {
       const uint64_t s = edges.Source(d, e);
       const float* ts = transformed.row(s);
       for (size_t k = 0; k < heads; ++k) {
-        raw[e * heads + k] = ts[w + k] + er[k];
-        alpha[e * heads + k] = LeakyOf(raw[e * heads + k]);
-        grad_alpha[e * heads + k] = dropout.Scale(d, s, edges.Self(d, e), k) *
-                                    HeadDot(grad_agg.data() + k * f, ts + k * f, f);
+        const float raw = ts[w + k] + er[k];
+        const float p = std::exp(LeakyOf(raw) - largest[k]);
+        const float slope = LeakySlopeAt(raw);
+        const float grad_alpha = dropout.Scale(d, s, edges.Self(d, e), k) *
+                                 HeadDot(grad_agg.data() + k * f, ts + k * f, f);
+        float* sum = sums.data() + 4 * k;
+        sum[0] += p;
+        sum[1] += p * grad_alpha;
+        sum[2] += p * grad_alpha * slope;
+        sum[3] += p * slope;
       }
     }
-    Softmax(n, heads, alpha.data(), lse);
     for (size_t k = 0; k < heads; ++k) {
-      float total = 0;
-      for (uint64_t e = 0; e < n; ++e) total += alpha[e * heads + k] * grad_alpha[e * heads + k];
-      c[k] = total;
-      float grad = 0;
-      for (uint64_t e = 0; e < n; ++e) {
-        const size_t i = e * heads + k;
-        grad += alpha[i] * (grad_alpha[i] - total) * LeakySlopeAt(raw[i]);
-      }
-      grad_er[k] = grad;
+      const float* sum = sums.data() + 4 * k;
+      lse[k] = largest[k] + std::log(sum[0]);
+      c[k] = sum[1] / sum[0];
+      grad_er[k] = (sum[2] - c[k] * sum[3]) / sum[0];
     }
   }
 }
 
+// Each source s's gradients from its edges s -> d, the reverses of its in-edges: the weighted
+// sum's transpose (alpha(s -> d) recomputed from el_s, er_d and lse_d) and the scores'.
 STRATA_NN_CLONES void SourceGradientRows(const AdjacencyBlock& b, const GraphAttention& a,
                                          const BlockEdges& edges, const EdgeDropout& dropout,
                                          MatrixSpan<const float> gradient,
@@ -286,7 +289,7 @@ void SourceScores(const GraphAttention& a, MatrixSpan<float> transformed, unsign
 
 void AttendBlock(const AdjacencyBlock& b, const GraphAttention& a,
                  MatrixSpan<const float> transformed, MatrixSpan<float> out, unsigned threads) {
-  CheckBlock(b, transformed.rows(), out.rows());
+  CheckShapes(b, transformed, a.transformed_width(), out, a.out_dim());
   const BlockEdges edges(b, transformed.cols());
   const EdgeDropout dropout(a, edges.nodes());
   ForBlockRows(b, 2 * a.transformed_width(), threads, [&](uint64_t begin, uint64_t end) {
@@ -297,8 +300,8 @@ void AttendBlock(const AdjacencyBlock& b, const GraphAttention& a,
 void AttentionStatistics(const AdjacencyBlock& b, const GraphAttention& a,
                          MatrixSpan<const float> transformed, MatrixSpan<const float> grad_out,
                          MatrixSpan<float> statistics, unsigned threads) {
-  CheckBlock(b, transformed.rows(), grad_out.rows());
-  CheckBlock(b, transformed.rows(), statistics.rows());
+  CheckShapes(b, transformed, a.transformed_width(), grad_out, a.out_dim());
+  CheckShapes(b, transformed, a.transformed_width(), statistics, a.statistics_width());
   const BlockEdges edges(b, transformed.cols());
   const EdgeDropout dropout(a, edges.nodes());
   ForBlockRows(b, 2 * a.transformed_width(), threads, [&](uint64_t begin, uint64_t end) {
@@ -317,8 +320,8 @@ void GradientRows(const GraphAttention& a, MatrixSpan<const float> grad_out,
 void AttentionSourceGradients(const AdjacencyBlock& b, const GraphAttention& a,
                               MatrixSpan<const float> gradient, MatrixSpan<const float> transformed,
                               MatrixSpan<float> source, unsigned threads) {
-  CheckBlock(b, gradient.rows(), transformed.rows());
-  CheckBlock(b, gradient.rows(), source.rows());
+  CheckShapes(b, gradient, a.gradient_width(), transformed, a.transformed_width());
+  CheckShapes(b, gradient, a.gradient_width(), source, a.source_width());
   const BlockEdges edges(b, gradient.cols());
   const EdgeDropout dropout(a, edges.nodes());
   ForBlockRows(b, 2 * a.transformed_width(), threads, [&](uint64_t begin, uint64_t end) {

@@ -6,8 +6,10 @@
 //   out_d[k]     = Σ dropout(alpha)(s -> d, k) Wh_s[k], heads concatenated or averaged.
 // The self loop is an edge of its own, also where d lists itself, as GATConv adds it.
 //
-// The backward pass (on an undirected graph: every edge's reverse stored) is two gathers and
-// keeps nothing per edge:
+// Nothing is kept per edge, so a hub's in-edges cost no memory: a destination's softmax takes
+// two passes over its edges (the largest score, then the terms exp(e - max) summed with what
+// they weigh, divided by their sum at the end). The backward pass (on an undirected graph:
+// every edge's reverse stored) is two gathers:
 // - by destination, [Wh | el] gathered: each destination recomputes its attention and writes
 //   its statistics, per head: er, the log of the softmax's denominator (lse), c = Σ alpha ·
 //   dL/dalpha over its edges, and dL/der;

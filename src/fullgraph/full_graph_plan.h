@@ -5,15 +5,15 @@
 // and three sizes that only the offsets files know (MeasureStreamExtents), so plans are tested
 // on hand-made shapes.
 //
-// Order of claims: what is held whatever the plan (the graph's indptr, the normalisations, the
-// labels, one input row group, the model, the optimizer and a best-epoch snapshot); the
-// propagation input, N × the widest layer (GAT: the widest of its gradient rows, attention.h),
-// resident, or when that cannot fit (or
-// --full-graph-slices asks), as the widest column slices that fit (column_slices.h); the other
-// intermediates, on disk when memory cannot hold them beside that and one block of each stream,
-// and always beside slices; then the adjacency resident if it fits beside one feature block
-// (it is read 2 × layers times per epoch, the features twice), then the features; the streams
-// that are not resident share the rest as two buffers per file.
+// Order of claims: what is held whatever the plan (the graph's indptr, GCN's or SAGE's
+// normalisation, the labels, one input row group, the model, the optimizer and a best-epoch
+// snapshot); the propagation input, N × the widest layer (GAT: the widest of its gathered
+// rows, attention.h), resident, or when that cannot fit (or --full-graph-slices asks) as the
+// widest column slices that fit (column_slices.h; GCN and SAGE only); the other
+// intermediates, on disk when memory cannot hold them beside that and one block of each
+// stream, and always beside slices; then the adjacency resident if it fits beside one feature
+// block (it is read 2 × layers times per epoch, 3 × layers for GAT, the features twice), then
+// the features; the streams that are not resident share the rest as two buffers per file.
 //
 // Invariant: everything a plan places fits the budget; a budget that cannot hold the minimum is
 // refused in one line naming the smallest budget that works.
@@ -76,6 +76,7 @@ struct FullGraphLayerShape {
   bool concat = true;
 };
 
+// The shapes of `model`'s layers, in order.
 std::vector<FullGraphLayerShape> FullGraphLayers(const ModelOptions& model, size_t feature_dim,
                                                  size_t num_classes);
 

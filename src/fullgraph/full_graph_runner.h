@@ -8,23 +8,25 @@
 // dP = Âᵀ dH_{l+1}, dW_l = H_lᵀ dP, dH_l = dP W_lᵀ. SAGE: Â is the mean over in-neighbours,
 // W_l its W_neigh, and a self term S = H_l W_self is added to Â P (its gradient is dH_{l+1}
 // itself: dW_self = H_lᵀ dH_{l+1}, and dH_l gains dH_{l+1} W_selfᵀ); S, and then that
-// gradient, are walked in row order, one more intermediate. GAT: P = [H W | el] is gathered by
-// the attention (attention.h) and kept in row order for the backward pass, which on an
-// undirected graph is two more gathers (directed graphs are refused for GAT). Transforming before
-// propagating keeps every propagated matrix N × (hidden or classes) — narrow — whatever the input's
-// width; the input features are only ever multiplied by W_0 (forward) and by dP (backward), one row
-// group at a time as their blocks stream past.
+// gradient, are walked in row order, one more intermediate. Transforming before propagating
+// keeps every propagated matrix N × (hidden or classes) — narrow — whatever the input's width;
+// the input features are only ever multiplied by W_0 (forward) and by dP (backward), one row
+// group at a time as their blocks stream past. GAT: the attention (attention.h) gathers
+// [H W | el], which is also kept in row order for the backward pass; that pass is two more
+// gathers on an undirected graph (directed graphs are refused for GAT).
 //
 // Memory (all charged to the budget, placed by PlanFullGraph, full_graph_plan.h): the graph's
-// indptr, the normalisation, labels, the model and optimizer, and the one N-row matrix a
-// propagation gathers from (P forward; dH backward on an undirected graph, dP on a directed
-// one, whose transpose scatters) — whole, or when N × its width does not fit, one column slice
-// of it at a time, the slices on disk (column_slices.h): a propagation then runs once per
-// slice, each output column depending on its input column only. The other N-row intermediates (the
-// layers' outputs, and the gradient that is not gathered) are only ever walked in row order, so
-// they stay in memory when the budget holds them and are row-blocked on disk otherwise
-// (intermediate_rows.h). What is left holds the adjacency and the features resident when they fit,
-// else two RoBW buffers for each stream.
+// indptr, GCN's normalisation or SAGE's inverse in-degrees, labels, the model and optimizer,
+// and the one N-row matrix a propagation gathers from (P forward; dH backward on an undirected
+// graph, dP on a directed one, whose transpose scatters; GAT: [H W | el], then [dL/dagg |
+// statistics]) — whole, or (GCN, SAGE) when N × its width does not fit, one column slice of
+// it at a time, the slices on disk (column_slices.h): a propagation then runs once per slice,
+// each output column depending on its input column only. The other N-row intermediates (the
+// layers' outputs, the gradient that is not gathered, SAGE's self terms, GAT's kept rows,
+// statistics and source gradients) are only ever walked in row order, so they stay in memory
+// when the budget holds them and are row-blocked on disk otherwise (intermediate_rows.h). What
+// is left holds the adjacency and the features resident when they fit, else two RoBW buffers
+// for each stream.
 //
 // The model is the mini-batch GCN's, SAGE's or GAT's: the same initialisation, parameter names
 // and dropout streams (nn/model_seeds.h, nn/gcn_conv.h, nn/sage_conv.h, nn/gat_conv.h), so both
@@ -91,7 +93,7 @@ class FullGraphRunner final : public EpochRunner {
   // Logits of every node into outputs_.back(); training applies dropout with `step_seed`.
   void Forward(bool training, uint64_t step_seed);
   void Backward(uint64_t step_seed);
-  // GAT's layer l: forward into outputs_[l] (before FinishRows); backward from its output's
+  // GAT's layer l: forward into outputs_[l] (FinishRows applied); backward from its output's
   // gradient in gradient_ to the previous layer's (or to the first layer's weights).
   void AttentionForward(size_t l, bool training, uint64_t step_seed);
   void AttentionBackward(size_t l, uint64_t step_seed);
@@ -179,8 +181,8 @@ class FullGraphRunner final : public EpochRunner {
   std::unique_ptr<Optimizer> optimizer_;
   uint64_t chunk_rows_ = 0;
   double train_inv_count_ = 0;  // 1 / labelled training nodes
-  // The propagation input, N × the widest layer output; or, sliced, N × one slice's width, and
-  // the slices on disk.
+  // The propagation input, N × the widest layer output (GAT: the widest gathered rows,
+  // attention.h); or, sliced, N × one slice's width, and the slices on disk.
   ChargedArray<float> gathered_;
   float* gathered_base_ = nullptr;  // its first 64-byte boundary
   ColumnSlices slices_;
@@ -190,7 +192,7 @@ class FullGraphRunner final : public EpochRunner {
   // layers); the last is the logits.
   std::vector<IntermediateRows> outputs_;
   // The backward gradient that is not gathered: dP on an undirected graph, dH on a directed
-  // one (N × up to the widest layer output).
+  // one, GAT's dL/d(output) (N × up to the widest layer output).
   IntermediateRows gradient_;
   // SAGE: the self term H W_self forward, dL/d(output) backward (N × up to the widest output).
   IntermediateRows self_rows_;

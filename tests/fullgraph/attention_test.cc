@@ -1,10 +1,10 @@
 // The full graph's attention kernels, composed as the runner composes them, against the
 // mini-batch GATConv over the whole graph (every node a destination): the same output and the
 // same gradients of the weight, the attention vectors and the input, for concatenated and
-// averaged heads and any block size, on an undirected graph with an isolated node, a repeated
-// edge and a stored self loop; and with attention dropout, gradients against finite differences
-// (both passes draw the forward's masks; steps of 3e-3, as at 1e-2 an edge score crossed the
-// LeakyReLU's kink).
+// averaged heads (of 4 and of 8 features) and any block size, on an undirected graph with an
+// isolated node, a repeated edge and a stored self loop; and with attention dropout, gradients
+// against finite differences (both passes draw the forward's masks; steps of 3e-3, as at 1e-2 an
+// edge score crossed the LeakyReLU's kink).
 #include "fullgraph/attention.h"
 
 #include <gtest/gtest.h>
@@ -127,11 +127,18 @@ void ExpectNear(MatrixSpan<const float> actual, MatrixSpan<const float> expected
 
 TEST(GraphAttention, MatchesTheMiniBatchLayerOverTheWholeGraph) {
   const UndirectedGraph g = RandomUndirectedGraph(40, 1);
-  const size_t in = 6, f = 4;
+  const size_t in = 6;
   const Matrix x = RandomRows(g.nodes, in, 2);
-  for (const bool concat : {true, false}) {
-    SCOPED_TRACE(concat ? "concatenated" : "averaged");
-    const size_t heads = concat ? 3 : 2;
+  struct Heads {
+    size_t heads, f;
+    bool concat;
+  };
+  // Heads of 8 features run the 8-lane row operations.
+  for (const Heads shape : {Heads{3, 4, true}, Heads{2, 4, false}, Heads{2, 8, true}}) {
+    const size_t heads = shape.heads, f = shape.f;
+    const bool concat = shape.concat;
+    SCOPED_TRACE(::testing::Message()
+                 << heads << " heads of " << f << (concat ? ", concatenated" : ", averaged"));
     GatConv conv(in, f, {.heads = heads, .concat_heads = concat}, 5, /*bias=*/false);
     const Matrix grad_out = RandomRows(g.nodes, conv.out_dim(), 3);
     Matrix out, grad_in;
