@@ -68,7 +68,7 @@ test-asan: setup
 TSAN_SUITES = DirectFeatureStore Stores/FeatureStoreTest Policies/WindowedCacheTest IoEngine \
     HostArena NeighborSampler Labor LaborImportance BatchPipelineTest NeighborBatchSourceTest BoundedQueue LargeBatchTest \
     MacroBatchTest AheadOfTimeTest HistoryTable NeighborLoaderTest Trainer Features/FullGraphTest IdWidths/ InputProducts \
-    SpGemm SpMM TrainCli MultistageCli Placement/IntermediateRowsTest IntermediateRows
+    SpGemm SpMM TrainCli MultistageCli Placement/IntermediateRowsTest IntermediateRows GraphAttention
 empty :=
 space := $(empty) $(empty)
 TSAN_REGEX = ^($(subst $(space),|,$(strip $(TSAN_SUITES))))
