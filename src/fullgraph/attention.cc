@@ -62,21 +62,22 @@ class BlockEdges {
   uint64_t Edges(uint64_t i) const { return b_.indptr[i + 1] - b_.indptr[i] + 1; }
   bool Self(uint64_t i, uint64_t e) const { return e + 1 == Edges(i); }
   uint64_t Source(uint64_t i, uint64_t e) const {
-    return Self(i, e)
-               ? i
-               : LoadNodeId(b_.neighbours + (b_.indptr[i] + e - first_) * b_.id_bytes, b_.id_bytes);
+    return Self(i, e) ? i : StoredSource(b_.indptr[i] + e);
   }
   uint64_t nodes() const { return b_.indptr.size() - 1; }
   // Prefetches, of `rows`, the row of the stored edge some edges after row i's e-th, across
   // rows: a node has too few edges to hide the misses of its own.
   void Prefetch(MatrixSpan<const float> rows, uint64_t i, uint64_t e) const {
     const uint64_t later = b_.indptr[i] + e + ahead_;
-    if (later >= last_) return;
-    PrefetchRow(rows.row(LoadNodeId(b_.neighbours + (later - first_) * b_.id_bytes, b_.id_bytes)),
-                rows.cols());
+    if (later < last_) PrefetchRow(rows.row(StoredSource(later)), rows.cols());
   }
 
  private:
+  // The source of the block's stored edge with global id `edge`.
+  uint64_t StoredSource(uint64_t edge) const {
+    return LoadNodeId(b_.neighbours + (edge - first_) * b_.id_bytes, b_.id_bytes);
+  }
+
   const AdjacencyBlock& b_;
   uint64_t first_, last_;
   uint64_t ahead_;
@@ -92,14 +93,19 @@ void CheckShapes(const AdjacencyBlock& b, MatrixSpan<const float> gathered, size
   }
 }
 
-// Runs fn(first row, end row) over ranges of the block's rows, the work estimated from its
-// edges.
+// Runs fn(edges, dropout, first row, end row) over ranges of the block's rows, the work
+// estimated from its edges; `gathered` is the matrix the pass gathers (and prefetches) from.
 template <typename Fn>
-void ForBlockRows(const AdjacencyBlock& b, size_t work_per_edge, unsigned threads, Fn&& fn) {
+void ForBlockRows(const AdjacencyBlock& b, const GraphAttention& a,
+                  MatrixSpan<const float> gathered, unsigned threads, Fn&& fn) {
+  const BlockEdges edges(b, gathered.cols());
+  const EdgeDropout dropout(a, edges.nodes());
   const uint64_t rows = b.rows.end - b.rows.begin;
-  const uint64_t edges = b.indptr[b.rows.end] - b.indptr[b.rows.begin];
-  ForRows(threads, rows, (edges / std::max<uint64_t>(rows, 1) + 2) * work_per_edge,
-          [&](uint64_t begin, uint64_t end) { fn(b.rows.begin + begin, b.rows.begin + end); });
+  const uint64_t stored = b.indptr[b.rows.end] - b.indptr[b.rows.begin];
+  ForRows(threads, rows, (stored / std::max<uint64_t>(rows, 1) + 2) * 2 * gathered.cols(),
+          [&](uint64_t begin, uint64_t end) {
+            fn(edges, dropout, b.rows.begin + begin, b.rows.begin + end);
+          });
 }
 
 // A head's features are few (8 in the GAT paper's recipe): row operations of a run-time length
@@ -290,11 +296,11 @@ void SourceScores(const GraphAttention& a, MatrixSpan<float> transformed, unsign
 void AttendBlock(const AdjacencyBlock& b, const GraphAttention& a,
                  MatrixSpan<const float> transformed, MatrixSpan<float> out, unsigned threads) {
   CheckShapes(b, transformed, a.transformed_width(), out, a.out_dim());
-  const BlockEdges edges(b, transformed.cols());
-  const EdgeDropout dropout(a, edges.nodes());
-  ForBlockRows(b, 2 * a.transformed_width(), threads, [&](uint64_t begin, uint64_t end) {
-    AttendRows(b, a, edges, dropout, transformed, out, begin, end);
-  });
+  ForBlockRows(
+      b, a, transformed, threads,
+      [&](const BlockEdges& edges, const EdgeDropout& dropout, uint64_t begin, uint64_t end) {
+        AttendRows(b, a, edges, dropout, transformed, out, begin, end);
+      });
 }
 
 void AttentionStatistics(const AdjacencyBlock& b, const GraphAttention& a,
@@ -302,11 +308,11 @@ void AttentionStatistics(const AdjacencyBlock& b, const GraphAttention& a,
                          MatrixSpan<float> statistics, unsigned threads) {
   CheckShapes(b, transformed, a.transformed_width(), grad_out, a.out_dim());
   CheckShapes(b, transformed, a.transformed_width(), statistics, a.statistics_width());
-  const BlockEdges edges(b, transformed.cols());
-  const EdgeDropout dropout(a, edges.nodes());
-  ForBlockRows(b, 2 * a.transformed_width(), threads, [&](uint64_t begin, uint64_t end) {
-    StatisticsRows(b, a, edges, dropout, transformed, grad_out, statistics, begin, end);
-  });
+  ForBlockRows(
+      b, a, transformed, threads,
+      [&](const BlockEdges& edges, const EdgeDropout& dropout, uint64_t begin, uint64_t end) {
+        StatisticsRows(b, a, edges, dropout, transformed, grad_out, statistics, begin, end);
+      });
 }
 
 void GradientRows(const GraphAttention& a, MatrixSpan<const float> grad_out,
@@ -322,11 +328,11 @@ void AttentionSourceGradients(const AdjacencyBlock& b, const GraphAttention& a,
                               MatrixSpan<float> source, unsigned threads) {
   CheckShapes(b, gradient, a.gradient_width(), transformed, a.transformed_width());
   CheckShapes(b, gradient, a.gradient_width(), source, a.source_width());
-  const BlockEdges edges(b, gradient.cols());
-  const EdgeDropout dropout(a, edges.nodes());
-  ForBlockRows(b, 2 * a.transformed_width(), threads, [&](uint64_t begin, uint64_t end) {
-    SourceGradientRows(b, a, edges, dropout, gradient, transformed, source, begin, end);
-  });
+  ForBlockRows(
+      b, a, gradient, threads,
+      [&](const BlockEdges& edges, const EdgeDropout& dropout, uint64_t begin, uint64_t end) {
+        SourceGradientRows(b, a, edges, dropout, gradient, transformed, source, begin, end);
+      });
 }
 
 void AttentionVectorGradients(const GraphAttention& a, MatrixSpan<const float> transformed,

@@ -34,28 +34,9 @@ size_t ColumnSlices::SliceWidth(size_t s, size_t width) const {
   return std::min(slice_width_, width - FirstColumn(s));
 }
 
-void ColumnSlices::Load(size_t s, MatrixSpan<float> rows) {
-  IntermediateRows& slice = slices_[s];
-  slice.BeginRead();
-  for (uint64_t begin = 0; begin < rows.rows(); begin += chunk_rows_) {
-    const uint64_t end = std::min<uint64_t>(rows.rows(), begin + chunk_rows_);
-    const MatrixSpan<const float> from = slice.Read(begin, end);
-    for (uint64_t r = begin; r < end; ++r)
-      std::copy_n(from.row(r - begin), rows.cols(), rows.row(r));
-  }
-  slice.EndRead();
-}
+void ColumnSlices::Load(size_t s, MatrixSpan<float> rows) { slices_[s].Load(rows); }
 
-void ColumnSlices::Store(size_t s, MatrixSpan<const float> rows) {
-  IntermediateRows& slice = slices_[s];
-  slice.BeginWrite(rows.cols());
-  for (uint64_t begin = 0; begin < rows.rows(); begin += chunk_rows_) {
-    const uint64_t end = std::min<uint64_t>(rows.rows(), begin + chunk_rows_);
-    const MatrixSpan<float> to = slice.Write(begin, end);
-    for (uint64_t r = begin; r < end; ++r) std::copy_n(rows.row(r), rows.cols(), to.row(r - begin));
-  }
-  slice.EndWrite();
-}
+void ColumnSlices::Store(size_t s, MatrixSpan<const float> rows) { slices_[s].Store(rows); }
 
 void ColumnSlices::BeginWrite(size_t width) {
   width_ = width;

@@ -588,11 +588,7 @@ void FullGraphRunner::AttentionBackward(size_t l, uint64_t step_seed) {
   IntermediateRows& kept = transformed_[l];
   // By destination, [H W | el] gathered again: the attention's statistics.
   const MatrixSpan<float> transformed = Gathered(a.transformed_width());
-  kept.BeginRead();
-  ForEachChunk([&](uint64_t begin, uint64_t end) {
-    CopyRows(kept.Read(begin, end), transformed.RowRange(begin, end - begin));
-  });
-  kept.EndRead();
+  kept.Load(transformed);
   gradient_.BeginRead();
   attention_statistics_.BeginWrite(a.statistics_width());
   ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -246,6 +247,27 @@ void IntermediateRows::EndRead() {
   pass_ = Pass::kIdle;
   chunk_valid_ = false;
   FinishAll();
+}
+
+void IntermediateRows::Store(MatrixSpan<const float> rows) {
+  BeginWrite(rows.cols());
+  for (uint64_t begin = 0; begin < rows.rows(); begin += chunk_rows_) {
+    const uint64_t end = std::min<uint64_t>(rows.rows(), begin + chunk_rows_);
+    const MatrixSpan<float> to = Write(begin, end);
+    for (uint64_t r = begin; r < end; ++r) std::copy_n(rows.row(r), rows.cols(), to.row(r - begin));
+  }
+  EndWrite();
+}
+
+void IntermediateRows::Load(MatrixSpan<float> rows) {
+  BeginRead();
+  for (uint64_t begin = 0; begin < rows.rows(); begin += chunk_rows_) {
+    const uint64_t end = std::min<uint64_t>(rows.rows(), begin + chunk_rows_);
+    const MatrixSpan<const float> from = Read(begin, end);
+    for (uint64_t r = begin; r < end; ++r)
+      std::copy_n(from.row(r - begin), rows.cols(), rows.row(r));
+  }
+  EndRead();
 }
 
 }  // namespace strata

@@ -85,6 +85,11 @@ class IntermediateRows {
   // Waits for a read still in flight (a read pass may stop early).
   void EndRead();
 
+  // A whole pass of its own, chunk by chunk: writes `rows` (rows() × its width), or reads what
+  // the last write pass wrote into `rows`.
+  void Store(MatrixSpan<const float> rows);
+  void Load(MatrixSpan<float> rows);
+
   bool on_disk() const { return file_.is_open(); }
   const IntermediateStats& stats() const { return stats_; }
 
