@@ -10,18 +10,19 @@ namespace strata {
 ColumnSlices::ColumnSlices(uint64_t rows, size_t max_width, size_t slice_width, uint64_t chunk_rows,
                            const std::string& scratch_dir, MemoryBudget& budget,
                            std::string_view what)
-    : slice_width_(slice_width), chunk_rows_(chunk_rows) {
-  if (slice_width == 0 || slice_width > max_width || scratch_dir.empty()) {
-    throw Error::Internal("ColumnSlices: slices need a width in (0, max_width] and a directory");
-  }
+    : slice_width_(std::min(slice_width, max_width)), chunk_rows_(chunk_rows) {
+  if (slice_width == 0) throw Error::Internal("ColumnSlices: slices need a width");
   for (size_t s = 0; s < SliceCount(max_width); ++s) {
     slices_.emplace_back(rows, SliceWidth(s, max_width), chunk_rows, scratch_dir, budget, what);
   }
-  rows_ = ChargedArray<float>(budget, std::min(rows, chunk_rows) * max_width, what);
+  if (slices_.size() > 1) {
+    rows_ = ChargedArray<float>(budget, std::min(rows, chunk_rows) * max_width, what);
+  }
 }
 
 uint64_t ColumnSlices::ChargedBytes(uint64_t rows, size_t max_width, size_t slice_width,
                                     uint64_t chunk_rows) {
+  if (slice_width >= max_width) return IntermediateRows::OnDiskBytes(rows, max_width, chunk_rows);
   uint64_t bytes = std::min(rows, chunk_rows) * max_width * sizeof(float);
   for (size_t first = 0; first < max_width; first += slice_width) {
     bytes +=
@@ -34,28 +35,57 @@ size_t ColumnSlices::SliceWidth(size_t s, size_t width) const {
   return std::min(slice_width_, width - FirstColumn(s));
 }
 
-void ColumnSlices::Load(size_t s, MatrixSpan<float> rows) { slices_[s].Load(rows); }
+void ColumnSlices::Load(size_t s, MatrixSpan<float> rows) {
+  if (Held()) {
+    if (s == 0) {
+      if (rows.data() != held_.data()) {
+        throw Error::Internal("ColumnSlices: the held slice loaded into other memory");
+      }
+      return;
+    }
+    held_ = {};
+  }
+  slices_[s].Load(rows);
+}
 
-void ColumnSlices::Store(size_t s, MatrixSpan<const float> rows) { slices_[s].Store(rows); }
+void ColumnSlices::Store(size_t s, size_t width, MatrixSpan<const float> rows) {
+  width_ = width;
+  if (s == 0) held_ = {};
+  slices_[s].Store(rows);
+}
 
-void ColumnSlices::BeginWrite(size_t width) {
+void ColumnSlices::BeginWrite(size_t width, MatrixSpan<float> first_slice) {
   width_ = width;
   staged_begin_ = staged_end_ = 0;
-  for (size_t s = 0; s < SliceCount(width); ++s) slices_[s].BeginWrite(SliceWidth(s, width));
+  held_ = Whole() ? MatrixSpan<float>() : first_slice;
+  if (Held() && (held_.rows() != slices_[0].rows() || held_.cols() != SliceWidth(0, width))) {
+    throw Error::Internal("ColumnSlices: the held slice's matrix has another shape");
+  }
+  for (size_t s = Held() ? 1 : 0; s < SliceCount(width); ++s) {
+    slices_[s].BeginWrite(SliceWidth(s, width));
+  }
 }
 
 MatrixSpan<float> ColumnSlices::Write(uint64_t begin, uint64_t end) {
+  if (Whole()) return slices_[0].Write(begin, end);
   Flush();
   staged_begin_ = begin;
   staged_end_ = end;
   return {rows_.data(), end - begin, width_};
 }
 
+MatrixSpan<float> ColumnSlices::WriteSlice(size_t s, uint64_t begin, uint64_t end) {
+  if (s == 0 && Held()) throw Error::Internal("ColumnSlices: the held slice written alone");
+  return slices_[s].Write(begin, end);
+}
+
 void ColumnSlices::Flush() {
   if (staged_end_ == staged_begin_) return;
   const MatrixSpan<const float> staged(rows_.data(), staged_end_ - staged_begin_, width_);
   for (size_t s = 0; s < SliceCount(width_); ++s) {
-    const MatrixSpan<float> to = slices_[s].Write(staged_begin_, staged_end_);
+    const MatrixSpan<float> to = s == 0 && Held()
+                                     ? held_.RowRange(staged_begin_, staged_end_ - staged_begin_)
+                                     : slices_[s].Write(staged_begin_, staged_end_);
     const size_t first = FirstColumn(s);
     for (size_t r = 0; r < to.rows(); ++r) {
       std::copy_n(staged.row(r) + first, to.cols(), to.row(r));
@@ -65,20 +95,16 @@ void ColumnSlices::Flush() {
 }
 
 void ColumnSlices::EndWrite() {
-  Flush();
-  for (size_t s = 0; s < SliceCount(width_); ++s) slices_[s].EndWrite();
+  if (!Whole()) Flush();
+  for (size_t s = Held() ? 1 : 0; s < SliceCount(width_); ++s) slices_[s].EndWrite();
 }
 
-void ColumnSlices::BeginRead(size_t width, size_t first_slices) {
-  width_ = width;
-  read_slices_ = std::min(first_slices, SliceCount(width));
-  for (size_t s = 0; s < read_slices_; ++s) slices_[s].BeginRead();
+void ColumnSlices::BeginRead() {
+  for (size_t s = Held() ? 1 : 0; s < SliceCount(width_); ++s) slices_[s].BeginRead();
 }
 
 MatrixSpan<float> ColumnSlices::Read(uint64_t begin, uint64_t end) {
-  if (read_slices_ != SliceCount(width_)) {
-    throw Error::Internal("ColumnSlices: full rows read from some of the slices");
-  }
+  if (Whole()) return slices_[0].Read(begin, end);
   const MatrixSpan<float> assembled(rows_.data(), end - begin, width_);
   ReadInto(begin, end, assembled);
   return assembled;
@@ -88,8 +114,9 @@ void ColumnSlices::ReadInto(uint64_t begin, uint64_t end, MatrixSpan<float> to) 
   if (to.rows() != end - begin || to.cols() != width_) {
     throw Error::Internal("ColumnSlices: rows read into a matrix of another shape");
   }
-  for (size_t s = 0; s < read_slices_; ++s) {
-    const MatrixSpan<const float> from = slices_[s].Read(begin, end);
+  for (size_t s = 0; s < SliceCount(width_); ++s) {
+    const MatrixSpan<const float> from =
+        s == 0 && Held() ? held_.RowRange(begin, end - begin) : slices_[s].Read(begin, end);
     const size_t first = FirstColumn(s);
     for (size_t r = 0; r < from.rows(); ++r) {
       std::copy_n(from.row(r), from.cols(), to.row(r) + first);
@@ -97,8 +124,12 @@ void ColumnSlices::ReadInto(uint64_t begin, uint64_t end, MatrixSpan<float> to) 
   }
 }
 
+MatrixSpan<float> ColumnSlices::ReadSlice(size_t s, uint64_t begin, uint64_t end) {
+  return s == 0 && Held() ? held_.RowRange(begin, end - begin) : slices_[s].Read(begin, end);
+}
+
 void ColumnSlices::EndRead() {
-  for (size_t s = 0; s < read_slices_; ++s) slices_[s].EndRead();
+  for (size_t s = Held() ? 1 : 0; s < SliceCount(width_); ++s) slices_[s].EndRead();
 }
 
 IntermediateStats ColumnSlices::stats() const {

@@ -106,21 +106,28 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   const uint64_t n = meta.num_nodes;
   const uint64_t chunk_rows = o.full_graph_chunk_rows;
   // The layers' outputs and the streamed gradient (as wide as the widest output), and SAGE's
-  // self terms (as wide), in memory or as chunk buffers. SAGE's weights are W_self and W_neigh.
-  // GAT's layers also keep their transformed rows, and its backward pass two more matrices
-  // (attention.h); what it gathers is the widest of its gradient rows, never sliced.
+  // self terms (as wide), in memory or as chunk buffers: column slices of the propagation's
+  // slice width (column_slices.h), one chunk of full rows more for each with several slices.
+  // SAGE's weights are W_self and W_neigh. GAT's layers also keep their transformed rows, and
+  // its backward pass two more matrices (attention.h); what it gathers is the widest of its
+  // gradient rows, never sliced.
   const bool sage = model.kind == ModelKind::kSage;
   const bool gat = model.kind == ModelKind::kGat;
   size_t widest = 0, gat_gather = 0, gat_statistics = 0, gat_source = 0;
-  uint64_t parameter_floats = 0, in_memory = 0, on_disk = 0;
+  uint64_t parameter_floats = 0, in_memory = 0, unsliced_on_disk = 0;
+  std::vector<size_t> sliced_rows;  // the widths of the intermediates held as column slices
   auto add_rows = [&](size_t width) {
     in_memory += IntermediateRows::ResidentBytes(n, width);
-    on_disk += IntermediateRows::OnDiskBytes(n, width, chunk_rows);
+    unsliced_on_disk += IntermediateRows::OnDiskBytes(n, width, chunk_rows);
+  };
+  auto add_sliced_rows = [&](size_t width) {
+    in_memory += IntermediateRows::ResidentBytes(n, width);
+    sliced_rows.push_back(width);
   };
   for (const FullGraphLayerShape& layer :
        FullGraphLayers(model, meta.feature_dim, meta.num_classes)) {
     widest = std::max(widest, layer.out);
-    add_rows(layer.out);
+    add_sliced_rows(layer.out);
     const uint64_t bias = model.bias ? layer.out : 0;
     if (gat) {
       const size_t width = layer.heads * layer.per_head;
@@ -133,14 +140,20 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
       parameter_floats += (sage ? 2 : 1) * layer.in * layer.out + bias;
     }
   }
-  add_rows(widest);
-  if (sage) add_rows(widest);
+  add_sliced_rows(widest);
+  if (sage) add_sliced_rows(widest);
   if (gat) {
     add_rows(gat_statistics);
     add_rows(gat_source);
   }
   // The propagation input's width.
   const size_t gathered = gat ? gat_gather : widest;
+  // The intermediates on disk with slices of `width` columns.
+  auto on_disk = [&](size_t width) {
+    uint64_t bytes = unsliced_on_disk;
+    for (size_t w : sliced_rows) bytes += ColumnSlices::ChargedBytes(n, w, width, chunk_rows);
+    return bytes;
+  };
 
   // The streams whole, and at their smallest: two buffers of the largest row (adjacency) or
   // row group (features) per file.
@@ -180,8 +193,9 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
            (width < gathered ? ColumnSlices::ChargedBytes(n, gathered, width, chunk_rows) : 0);
   };
   auto needed = [&](size_t width) {
-    const bool on_disk_rows = width < gathered || on_disk < in_memory;
-    return fixed_rest + gather_bytes(width) + (on_disk_rows ? on_disk : in_memory) + streams_min;
+    const bool on_disk_rows = width < gathered || on_disk(width) < in_memory;
+    return fixed_rest + gather_bytes(width) + (on_disk_rows ? on_disk(width) : in_memory) +
+           streams_min;
   };
   const size_t forced = o.full_graph_slices;
   if (forced > gathered) {
@@ -210,9 +224,9 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   plan.slices = (gathered + width - 1) / width;
   const uint64_t fixed = fixed_rest + gather_bytes(width);
   const uint64_t charged = charged_rest + gather_bytes(width);
-  plan.intermediates_on_disk =
-      plan.slices > 1 || (fixed + in_memory + streams_min > budget_bytes && on_disk < in_memory);
-  const uint64_t intermediates = plan.intermediates_on_disk ? on_disk : in_memory;
+  plan.intermediates_on_disk = plan.slices > 1 || (fixed + in_memory + streams_min > budget_bytes &&
+                                                   on_disk(width) < in_memory);
+  const uint64_t intermediates = plan.intermediates_on_disk ? on_disk(width) : in_memory;
   if (fixed + intermediates + streams_min > budget_bytes) {
     uint64_t smallest = needed(forced > 0 ? width : gathered);
     if (forced == 0) {

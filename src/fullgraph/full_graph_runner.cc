@@ -27,6 +27,7 @@
 #include "strata/error.h"
 
 namespace strata {
+
 namespace {
 
 // The N-row matrices are read at random rows (a neighbour's), so a 4 KiB page per access
@@ -165,7 +166,8 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
       InitGcnWeight(layer.weight.span(), seed);
     }
     layers_.push_back(std::move(layer));
-    outputs_.emplace_back(n, out, chunk_rows_, scratch_dir, budget_, "full-graph layer outputs");
+    outputs_.emplace_back(n, out, plan_.slice_width, chunk_rows_, scratch_dir, budget_,
+                          "full-graph layer outputs");
     widest = std::max(widest, out);
   }
   // Rows start on a 64-byte boundary, so that a row of 16 columns is one cache line.
@@ -180,11 +182,11 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
     slices_ = ColumnSlices(n, widest, plan_.slice_width, chunk_rows_, scratch_dir, budget_,
                            "the full graph's propagation input slices");
   }
-  gradient_ =
-      IntermediateRows(n, widest, chunk_rows_, scratch_dir, budget_, "full-graph gradients");
+  gradient_ = ColumnSlices(n, widest, plan_.slice_width, chunk_rows_, scratch_dir, budget_,
+                           "full-graph gradients");
   if (sage_) {
-    self_rows_ = IntermediateRows(n, widest, chunk_rows_, scratch_dir, budget_,
-                                  "full-graph self terms and their gradients");
+    self_rows_ = ColumnSlices(n, widest, plan_.slice_width, chunk_rows_, scratch_dir, budget_,
+                              "full-graph self terms and their gradients");
   }
   if (gat_) {
     attention_statistics_ = IntermediateRows(n, statistics, chunk_rows_, scratch_dir, budget_,
@@ -260,7 +262,7 @@ RowStreamStats FullGraphRunner::StreamStats() const {
 
 IntermediateStats FullGraphRunner::IntermediateTotals() const {
   IntermediateStats total;
-  for (const IntermediateRows& output : outputs_) total += output.stats();
+  for (const ColumnSlices& output : outputs_) total += output.stats();
   total += gradient_.stats();
   total += self_rows_.stats();
   for (const IntermediateRows& rows : transformed_) total += rows.stats();
@@ -367,9 +369,9 @@ void FullGraphRunner::BeginGathered(size_t width, GatheredPass pass) {
   gathered_pass_ = pass;
   if (!Sliced(width)) return;
   if (pass == GatheredPass::kWrite) {
-    slices_.BeginWrite(width);
+    slices_.BeginWrite(width, Gathered(slices_.SliceWidth(0, width)));
   } else {
-    slices_.BeginRead(width);
+    slices_.BeginRead();
   }
 }
 
@@ -389,44 +391,26 @@ void FullGraphRunner::EndGathered() {
 }
 
 void FullGraphRunner::PropagateInto(size_t width, const PropagationWeights& weights,
-                                    IntermediateRows& out,
-                                    const std::function<void(MatrixSpan<float>, uint64_t)>& then) {
-  // Sliced, each slice but the last is loaded, propagated, and overwritten by its output; the
-  // last (unsliced, the whole input) is propagated straight into the output rows, which the
-  // other slices' outputs complete.
+                                    ColumnSlices& out, const PropagatedRowsFn& then) {
+  // Sliced, each slice is loaded (the first is still resident from its write) and propagated
+  // into its slice of `out`, which its readers assemble into full rows.
   const bool sliced = Sliced(width);
-  const size_t last = sliced ? slices_.SliceCount(width) - 1 : 0;
-  for (size_t s = 0; s < last; ++s) {
-    const MatrixSpan<float> in = Gathered(slices_.SliceWidth(s, width));
-    slices_.Load(s, in);
-    IntermediateRows& slice = slices_.slice(s);
-    slice.BeginWrite(in.cols());
-    ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
-      Propagate(piece, weights, in, slice.Write(piece.rows.begin, piece.rows.end), config_.threads);
-    });
-    slice.EndWrite();
-  }
-  const MatrixSpan<float> in = Gathered(sliced ? slices_.SliceWidth(last, width) : width);
-  const size_t first_column = sliced ? slices_.FirstColumn(last) : 0;
-  if (sliced) {
-    slices_.Load(last, in);
-    slices_.BeginRead(width, last);
-  }
   out.BeginWrite(width);
-  ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
-    MatrixSpan<float> rows = out.Write(piece.rows.begin, piece.rows.end);
-    if (sliced) slices_.ReadInto(piece.rows.begin, piece.rows.end, rows);
-    Propagate(piece, weights, in,
-              MatrixSpan<float>(rows.data() + first_column, rows.rows(), in.cols(), rows.stride()),
-              config_.threads);
-    if (then) then(rows, piece.rows.begin);
-  });
-  if (sliced) slices_.EndRead();
+  for (size_t s = 0; s < (sliced ? slices_.SliceCount(width) : 1); ++s) {
+    const MatrixSpan<float> in = Gathered(sliced ? slices_.SliceWidth(s, width) : width);
+    if (sliced) slices_.Load(s, in);
+    const size_t first_column = sliced ? slices_.FirstColumn(s) : 0;
+    ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
+      MatrixSpan<float> rows = out.WriteSlice(s, piece.rows.begin, piece.rows.end);
+      Propagate(piece, weights, in, rows, config_.threads);
+      if (then) then(rows, piece.rows.begin, s, first_column);
+    });
+  }
   out.EndWrite();
 }
 
 void FullGraphRunner::ScatterTransposed(
-    IntermediateRows& grad_out, size_t width,
+    ColumnSlices& grad_out, size_t width,
     const std::function<void(MatrixSpan<const float>, uint64_t)>& each) {
   // Sliced, grad_out is read once per slice, and each slice's sums are stored to its file.
   const bool sliced = Sliced(width);
@@ -443,7 +427,7 @@ void FullGraphRunner::ScatterTransposed(
       PropagateTransposed(piece, Aggregation(), columns, grad_in, config_.threads);
     });
     grad_out.EndRead();
-    if (sliced) slices_.Store(s, grad_in);
+    if (sliced) slices_.Store(s, width, grad_in);
   }
 }
 
@@ -483,7 +467,7 @@ void FullGraphRunner::Transform(size_t l, bool training, uint64_t step_seed,
     });
     return;
   }
-  IntermediateRows& previous = outputs_[l - 1];
+  ColumnSlices& previous = outputs_[l - 1];
   previous.BeginRead();
   ForEachChunk([&](uint64_t begin, uint64_t end) {
     MatrixSpan<const float> h = previous.Read(begin, end);
@@ -497,14 +481,14 @@ void FullGraphRunner::Transform(size_t l, bool training, uint64_t step_seed,
 }
 
 void FullGraphRunner::FinishRows(size_t l, double p, uint64_t seed, MatrixSpan<float> rows,
-                                 uint64_t first) {
+                                 uint64_t first, size_t first_column) {
   const unsigned threads = config_.threads;
-  layers_[l].bias.AddTo(rows, threads);
+  layers_[l].bias.AddTo(rows, threads, first_column);
   if (l + 1 == layers_.size()) return;
   if (config_.activation == Activation::kElu) {
-    EluDropout<float>(rows, p, seed, threads, first);
+    EluDropout<float>(rows, p, seed, threads, first, first_column);
   } else {
-    ReluDropout<float>(rows, p, seed, threads, first);
+    ReluDropout<float>(rows, p, seed, threads, first, first_column);
   }
 }
 
@@ -535,10 +519,11 @@ void FullGraphRunner::Forward(bool training, uint64_t step_seed) {
     }
     const double p = training ? config_.dropout : 0;
     const uint64_t seed = ActivationDropoutSeed(step_seed, l);
-    PropagateInto(out, Aggregation(), outputs_[l], [&](MatrixSpan<float> rows, uint64_t first) {
-      if (sage_) AddRows(self_rows_.Read(first, first + rows.rows()), rows);
-      FinishRows(l, p, seed, rows, first);
-    });
+    PropagateInto(out, Aggregation(), outputs_[l],
+                  [&](MatrixSpan<float> rows, uint64_t first, size_t s, size_t first_column) {
+                    if (sage_) AddRows(self_rows_.ReadSlice(s, first, first + rows.rows()), rows);
+                    FinishRows(l, p, seed, rows, first, first_column);
+                  });
     if (sage_) self_rows_.EndRead();
   }
 }
@@ -570,7 +555,7 @@ void FullGraphRunner::AttentionForward(size_t l, bool training, uint64_t step_se
   if (training) kept.EndWrite();
   const double p = training ? config_.dropout : 0;
   const uint64_t seed = ActivationDropoutSeed(step_seed, l);
-  IntermediateRows& out = outputs_[l];
+  ColumnSlices& out = outputs_[l];
   out.BeginWrite(layer.shape.out);
   ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
     MatrixSpan<float> rows = out.Write(piece.rows.begin, piece.rows.end);
@@ -636,7 +621,7 @@ void FullGraphRunner::AttentionBackward(size_t l, uint64_t step_seed) {
       InputTransposedTimes(group, grad_wh, layer.weight_grad.span(), group.first != 0, threads);
     });
   } else {
-    IntermediateRows& previous = outputs_[l - 1];
+    ColumnSlices& previous = outputs_[l - 1];
     previous.BeginRead();
     gradient_.BeginWrite(layer.shape.in);
     ForEachChunk([&](uint64_t begin, uint64_t end) {
@@ -670,7 +655,7 @@ void FullGraphRunner::ActivationBackward(size_t l, MatrixSpan<const float> h,
 double FullGraphRunner::LossAndGradient() {
   // dL/dlogits goes where the last layer's backward propagation reads it: gathered, or walked
   // in row order by the directed graph's scatter.
-  IntermediateRows& logits = outputs_.back();
+  ColumnSlices& logits = outputs_.back();
   const size_t classes = config_.num_classes;
   const bool gathered = plan_.symmetric && !gat_;  // GAT's backward reads it in row order
   double total = 0;
@@ -764,7 +749,7 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
     }
     // dW_l = H_{l-1}ᵀ dP, one sum per chunk; G_{l-1} = dP W_lᵀ through the activation (SAGE:
     // + G W_selfᵀ, and dW_self = H_{l-1}ᵀ G).
-    IntermediateRows& previous = outputs_[l - 1];
+    ColumnSlices& previous = outputs_[l - 1];
     previous.BeginRead();
     // G_{l-1} goes where the next propagation reads it: gathered, or in row order.
     if (plan_.symmetric) {
@@ -839,7 +824,7 @@ void FullGraphRunner::ForEachLogitsChunk(
     logits_hash_ = hash;
     logits_hash_valid_ = true;
   }
-  IntermediateRows& logits = outputs_.back();
+  ColumnSlices& logits = outputs_.back();
   logits.BeginRead();
   ForEachChunk([&](uint64_t begin, uint64_t end) { fn(logits.Read(begin, end), begin); });
   logits.EndRead();

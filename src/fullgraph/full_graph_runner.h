@@ -99,8 +99,9 @@ class FullGraphRunner final : public EpochRunner {
   void AttentionBackward(size_t l, uint64_t step_seed);
   GraphAttention AttentionOf(const Layer& layer, double dropout, uint64_t seed) const;
   // Layer l's output rows, from `first` on, after aggregation: + bias, and for a hidden layer
-  // the activation and dropout p.
-  void FinishRows(size_t l, double p, uint64_t seed, MatrixSpan<float> rows, uint64_t first);
+  // the activation and dropout p; rows may be a column slice, from first_column on.
+  void FinishRows(size_t l, double p, uint64_t seed, MatrixSpan<float> rows, uint64_t first,
+                  size_t first_column = 0);
   // grad (dL/d of layer l's output h) through its activation and dropout, rows from `first`.
   void ActivationBackward(size_t l, MatrixSpan<const float> h, MatrixSpan<float> grad,
                           uint64_t step_seed, uint64_t first);
@@ -121,13 +122,15 @@ class FullGraphRunner final : public EpochRunner {
   PropagationWeights Aggregation() const;
   PropagationWeights TransposedGather() const;
   // out = Â in with `weights`, `in` the propagation input of `width` columns (whole or by
-  // slices), streaming the adjacency's blocks and writing out in row order; `then` is called
-  // with each written piece and its first row.
-  void PropagateInto(size_t width, const PropagationWeights& weights, IntermediateRows& out,
-                     const std::function<void(MatrixSpan<float>, uint64_t)>& then);
+  // slices), streaming the adjacency's blocks and writing out in row order, slice by slice;
+  // `then` is called with each written piece (of slice s: its columns from first_column on)
+  // before it is handed to `out`: then(rows, first row, s, first_column).
+  using PropagatedRowsFn = std::function<void(MatrixSpan<float>, uint64_t, size_t, size_t)>;
+  void PropagateInto(size_t width, const PropagationWeights& weights, ColumnSlices& out,
+                     const PropagatedRowsFn& then);
   // The propagation input = Âᵀ grad_out for a directed graph, reading grad_out in row order
   // (once per slice); `each` is called once with each piece of it and its first row.
-  void ScatterTransposed(IntermediateRows& grad_out, size_t width,
+  void ScatterTransposed(ColumnSlices& grad_out, size_t width,
                          const std::function<void(MatrixSpan<const float>, uint64_t)>& each);
   // The propagation input of `width` columns walked in row order, to write or to read:
   // BeginGathered, GatheredRows for consecutive pieces inside chunks, EndGathered.
@@ -190,12 +193,12 @@ class FullGraphRunner final : public EpochRunner {
   GatheredPass gathered_pass_ = GatheredPass::kWrite;
   // outputs_[l]: layer l's output, N × out_l (activation and dropout applied for hidden
   // layers); the last is the logits.
-  std::vector<IntermediateRows> outputs_;
+  std::vector<ColumnSlices> outputs_;
   // The backward gradient that is not gathered: dP on an undirected graph, dH on a directed
   // one, GAT's dL/d(output) (N × up to the widest layer output).
-  IntermediateRows gradient_;
+  ColumnSlices gradient_;
   // SAGE: the self term H W_self forward, dL/d(output) backward (N × up to the widest output).
-  IntermediateRows self_rows_;
+  ColumnSlices self_rows_;
   // GAT: each layer's [H W | el], and the backward pass's statistics and source gradients
   // (attention.h).
   std::vector<IntermediateRows> transformed_;

@@ -90,6 +90,7 @@ class IntermediateRows {
   void Store(MatrixSpan<const float> rows);
   void Load(MatrixSpan<float> rows);
 
+  uint64_t rows() const { return rows_; }
   bool on_disk() const { return file_.is_open(); }
   const IntermediateStats& stats() const { return stats_; }
 

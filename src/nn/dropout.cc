@@ -40,12 +40,12 @@ inline T DropBy(T m, T x) {
 template <typename T>
 STRATA_NN_CLONES void DropoutRange(MatrixSpan<const T> in, MatrixSpan<T> out, uint64_t seed,
                                    RowKeys keys, uint32_t threshold, T scale, bool relu_first,
-                                   size_t begin, size_t end) {
+                                   size_t begin, size_t end, size_t first_column = 0) {
   const size_t cols = in.cols();
   std::vector<T> masks(kMaskRows * cols);
   for (size_t first = begin; first < end; first += kMaskRows) {
     const size_t rows = std::min(kMaskRows, end - first);
-    FillRowMasks(seed, keys.From(first), rows, cols, threshold, scale, masks.data());
+    FillRowMasks(seed, keys.From(first), rows, cols, threshold, scale, masks.data(), first_column);
     for (size_t r = 0; r < rows; ++r) {
       const size_t i = first + r;
       const T* mask = masks.data() + r * cols;
@@ -91,14 +91,17 @@ STRATA_NN_CLONES void ReluDropoutBackwardRange(MatrixSpan<const T> y, MatrixSpan
 // 1 when p == 0), split over threads.
 template <typename T, typename RowFn>
 void ForRowsWithMask(size_t rows, size_t cols, double p, uint64_t seed, RowKeys keys,
-                     unsigned threads, RowFn row) {
+                     size_t first_column, unsigned threads, RowFn row) {
   const uint32_t threshold = DropThreshold(p);
   const T scale = static_cast<T>(1.0 / (1.0 - p));
   ForRows(threads, rows, cols * 8, [&](uint64_t begin, uint64_t end) {
     std::vector<T> masks(kMaskRows * cols, T{1});
     for (size_t first = begin; first < end; first += kMaskRows) {
       const size_t count = std::min<size_t>(kMaskRows, end - first);
-      if (p > 0) FillRowMasks(seed, keys.From(first), count, cols, threshold, scale, masks.data());
+      if (p > 0) {
+        FillRowMasks(seed, keys.From(first), count, cols, threshold, scale, masks.data(),
+                     first_column);
+      }
       for (size_t r = 0; r < count; ++r) row(first + r, masks.data() + r * cols);
     }
   });
@@ -165,7 +168,8 @@ void DropoutBackward(MatrixSpan<const std::type_identity_t<T>> grad_out, MatrixS
 }
 
 template <typename T>
-void ReluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads, RowKeys keys) {
+void ReluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads, RowKeys keys,
+                 size_t first_column) {
   CheckProbability("ReluDropout", p);
   CheckKeys("ReluDropout", keys, x.rows());
   if (p == 0) {
@@ -175,7 +179,7 @@ void ReluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads, Row
   const uint32_t threshold = DropThreshold(p);
   const T scale = static_cast<T>(1.0 / (1.0 - p));
   ForRows(threads, x.rows(), x.cols() * 4, [&](uint64_t begin, uint64_t end) {
-    DropoutRange<T>(x, x, seed, keys, threshold, scale, true, begin, end);
+    DropoutRange<T>(x, x, seed, keys, threshold, scale, true, begin, end, first_column);
   });
 }
 
@@ -195,16 +199,18 @@ void ReluDropoutBackward(MatrixSpan<const std::type_identity_t<T>> y, MatrixSpan
 }
 
 template <typename T>
-void EluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads, RowKeys keys) {
+void EluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads, RowKeys keys,
+                size_t first_column) {
   CheckProbability("EluDropout", p);
   CheckKeys("EluDropout", keys, x.rows());
-  ForRowsWithMask<T>(x.rows(), x.cols(), p, seed, keys, threads, [&](size_t i, const T* mask) {
-    T* row = x.row(i);
-    for (size_t j = 0; j < x.cols(); ++j) {
-      const T elu = row[j] > T{0} ? row[j] : std::expm1(row[j]);
-      row[j] = mask[j] == T{0} ? T{0} : elu * mask[j];
-    }
-  });
+  ForRowsWithMask<T>(x.rows(), x.cols(), p, seed, keys, first_column, threads,
+                     [&](size_t i, const T* mask) {
+                       T* row = x.row(i);
+                       for (size_t j = 0; j < x.cols(); ++j) {
+                         const T elu = row[j] > T{0} ? row[j] : std::expm1(row[j]);
+                         row[j] = mask[j] == T{0} ? T{0} : elu * mask[j];
+                       }
+                     });
 }
 
 template <typename T>
@@ -213,7 +219,7 @@ void EluDropoutBackward(MatrixSpan<const std::type_identity_t<T>> y, MatrixSpan<
   CheckSameShape("EluDropoutBackward", y, grad);
   CheckProbability("EluDropoutBackward", p);
   CheckKeys("EluDropoutBackward", keys, y.rows());
-  ForRowsWithMask<T>(y.rows(), y.cols(), p, seed, keys, threads, [&](size_t i, const T* mask) {
+  ForRowsWithMask<T>(y.rows(), y.cols(), p, seed, keys, 0, threads, [&](size_t i, const T* mask) {
     const T* out = y.row(i);
     T* g = grad.row(i);
     for (size_t j = 0; j < y.cols(); ++j) {
@@ -235,9 +241,9 @@ void EluDropoutBackward(MatrixSpan<const std::type_identity_t<T>> y, MatrixSpan<
                                       unsigned);                                                 \
   template void DropoutBackward<T>(MatrixSpan<const T>, MatrixSpan<T>, double, uint64_t,         \
                                    unsigned);                                                    \
-  template void ReluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned, RowKeys);              \
+  template void ReluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned, RowKeys, size_t);      \
   template void ReluDropoutBackward<T>(MatrixSpan<const T>, MatrixSpan<T>, double, unsigned);    \
-  template void EluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned, RowKeys);               \
+  template void EluDropout<T>(MatrixSpan<T>, double, uint64_t, unsigned, RowKeys, size_t);       \
   template void EluDropoutBackward<T>(MatrixSpan<const T>, MatrixSpan<T>, double, uint64_t,      \
                                       unsigned, RowKeys);
 STRATA_INSTANTIATE_DROPOUT(float)

@@ -44,18 +44,21 @@ void DropoutBackward(MatrixSpan<const std::type_identity_t<T>> grad_out, MatrixS
                      double p, uint64_t seed, unsigned threads = 1);
 
 // x = dropout(relu(x)) in place, one pass. The backward needs no mask: an element of the
-// output is > 0 exactly when the input was > 0 and the mask kept it.
+// output is > 0 exactly when the input was > 0 and the mask kept it. With first_column, x is
+// the columns from there on of the rows the masks are drawn for (FillRowMasks).
 template <typename T>
-void ReluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads = 1, RowKeys keys = {});
+void ReluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads = 1, RowKeys keys = {},
+                 size_t first_column = 0);
 // grad = grad / (1 - p) where y > 0, else 0; y is ReluDropout's output. In place.
 template <typename T>
 void ReluDropoutBackward(MatrixSpan<const std::type_identity_t<T>> y, MatrixSpan<T> grad, double p,
                          unsigned threads = 1);
 
 // x = dropout(elu(x)) in place (ELU with alpha 1: x > 0 ? x : exp(x) - 1), the mask drawn
-// from `seed` as Dropout draws it.
+// from `seed` as Dropout draws it (first_column as ReluDropout's).
 template <typename T>
-void EluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads = 1, RowKeys keys = {});
+void EluDropout(MatrixSpan<T> x, double p, uint64_t seed, unsigned threads = 1, RowKeys keys = {},
+                size_t first_column = 0);
 // grad = grad * mask / (1 - p) * elu'(x), in place, where y is EluDropout's output for the
 // same p and seed: the mask is drawn again and elu'(x) (1, or elu(x) + 1 for x <= 0) is
 // recovered from a kept y, so no mask or input needs to be stored.

@@ -14,7 +14,7 @@ inline uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 template <typename T>
 STRATA_NN_CLONES void FillRowMasks(uint64_t seed, RowKeys keys, size_t rows, size_t cols,
-                                   uint32_t threshold, T scale, T* masks) {
+                                   uint32_t threshold, T scale, T* masks, size_t first_column) {
   // xoshiro256** states of the rows, as Rng seeds them; lanes past `rows` repeat the last
   // row's stream and are never stored.
   uint64_t s0[kMaskRows], s1[kMaskRows], s2[kMaskRows], s3[kMaskRows];
@@ -26,7 +26,8 @@ STRATA_NN_CLONES void FillRowMasks(uint64_t seed, RowKeys keys, size_t rows, siz
     s3[r] = SplitMix64(state);
   }
   uint64_t out[kMaskRows];
-  for (size_t j = 0; j < cols; j += 4) {
+  const size_t end = first_column + cols;
+  for (size_t j = 0; j < end; j += 4) {
     for (size_t r = 0; r < kMaskRows; ++r) {  // Rng::Next, one step of every lane
       const uint64_t a = s0[r], b = s1[r], c = s2[r] ^ a, d = s3[r] ^ b;
       out[r] = Rotl(b * 5, 7) * 9;
@@ -35,10 +36,12 @@ STRATA_NN_CLONES void FillRowMasks(uint64_t seed, RowKeys keys, size_t rows, siz
       s2[r] = c ^ (b << 17);
       s3[r] = Rotl(d, 45);
     }
-    const size_t n = std::min<size_t>(4, cols - j);
+    if (j + 4 <= first_column) continue;
+    // Draws j.. of this output; those before first_column are skipped.
+    const size_t from = std::max(j, first_column), n = std::min<size_t>(j + 4, end) - from;
     for (size_t r = 0; r < rows; ++r) {
-      uint64_t bits = out[r];
-      T* mask = masks + r * cols + j;
+      uint64_t bits = out[r] >> (16 * (from - j));
+      T* mask = masks + r * cols + (from - first_column);
       for (size_t k = 0; k < n; ++k, bits >>= 16) {
         // Without a branch: half the draws go each way, so a branch would mispredict half
         // the time and cost more than everything else here.
@@ -48,7 +51,9 @@ STRATA_NN_CLONES void FillRowMasks(uint64_t seed, RowKeys keys, size_t rows, siz
   }
 }
 
-template void FillRowMasks<float>(uint64_t, RowKeys, size_t, size_t, uint32_t, float, float*);
-template void FillRowMasks<double>(uint64_t, RowKeys, size_t, size_t, uint32_t, double, double*);
+template void FillRowMasks<float>(uint64_t, RowKeys, size_t, size_t, uint32_t, float, float*,
+                                  size_t);
+template void FillRowMasks<double>(uint64_t, RowKeys, size_t, size_t, uint32_t, double, double*,
+                                   size_t);
 
 }  // namespace strata

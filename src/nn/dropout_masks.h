@@ -47,10 +47,11 @@ class RowKeys {
   size_t size_ = 0;
 };
 
-// masks[r * cols + j] = scale where the row of key keys[r] keeps column j, else 0, for
-// r < rows (at most kMaskRows).
+// masks[r * cols + j] = scale where the row of key keys[r] keeps column first_column + j,
+// else 0, for r < rows (at most kMaskRows): a column slice of the rows gets its columns of the
+// whole rows' masks (the draws before first_column are stepped over, not stored).
 template <typename T>
 void FillRowMasks(uint64_t seed, RowKeys keys, size_t rows, size_t cols, uint32_t threshold,
-                  T scale, T* masks);
+                  T scale, T* masks, size_t first_column = 0);
 
 }  // namespace strata

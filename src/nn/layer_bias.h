@@ -32,11 +32,12 @@ class LayerBias {
     BroadcastRows<T>(value_.values(), out, threads);
     return T{1};
   }
-  // out += bias in every row.
-  void AddTo(MatrixSpan<T> out, unsigned threads) const {
+  // out += bias in every row; with first_column, out is the columns from there on.
+  void AddTo(MatrixSpan<T> out, unsigned threads, size_t first_column = 0) const {
     if (!enabled()) return;
+    const T* bias = value_.data() + first_column;
     ForRows(threads, out.rows(), out.cols(), [&](uint64_t begin, uint64_t end) {
-      for (uint64_t i = begin; i < end; ++i) AddRow(out.row(i), value_.data(), out.cols());
+      for (uint64_t i = begin; i < end; ++i) AddRow(out.row(i), bias, out.cols());
     });
   }
   // The gradient from the output's gradient; with `accumulate`, from the rows after those of

@@ -1,11 +1,14 @@
 // ColumnSlices: slice widths and first columns, only the buffers charged, full rows written and
-// read back through the slices, one slice overwritten on its own and assembled with the others,
-// and a narrower matrix using fewer slices.
+// read back through the slices, slices written and read on their own, a narrower matrix using
+// fewer slices, one slice passing full rows straight through (in memory too), and slice 0 held
+// in the caller's memory.
 #include "fullgraph/column_slices.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "strata/error.h"
 #include "test_util.h"
@@ -45,7 +48,7 @@ void WriteRows(ColumnSlices& slices, size_t width, uint64_t piece, size_t pass) 
 // The full rows read back equal value(row, column).
 template <typename ValueFn>
 void ExpectRows(ColumnSlices& slices, size_t width, uint64_t piece, ValueFn value) {
-  slices.BeginRead(width);
+  slices.BeginRead();
   ForEachPiece(piece, [&](uint64_t begin, uint64_t end) {
     MatrixSpan<float> rows = slices.Read(begin, end);
     ASSERT_EQ(rows.rows(), end - begin);
@@ -90,38 +93,91 @@ TEST(ColumnSlices, FullRowsReadBackAsWritten) {
   EXPECT_EQ(budget.used(), 0u);
 }
 
-TEST(ColumnSlices, ASliceOverwrittenAloneIsAssembledWithTheOthers) {
+TEST(ColumnSlices, SlicesWrittenAloneAreReadAsFullRowsAndAlone) {
+  ScratchDir scratch;
+  MemoryBudget budget(uint64_t{64} << 20);
+  ColumnSlices slices(kSlicedRows, 16, 6, kSliceChunk, scratch.path(), budget, "test slices");
+  // Slice by slice, in pieces of different sizes per slice, as a sliced propagation writes.
+  slices.BeginWrite(16);
+  for (size_t s = 0; s < 3; ++s) {
+    ForEachPiece(100 + 400 * s, [&](uint64_t begin, uint64_t end) {
+      MatrixSpan<float> rows = slices.WriteSlice(s, begin, end);
+      ASSERT_EQ(rows.cols(), slices.SliceWidth(s, 16));
+      for (uint64_t i = begin; i < end; ++i) {
+        for (size_t j = 0; j < rows.cols(); ++j) {
+          rows(i - begin, j) = SlicedValue(i, slices.FirstColumn(s) + j, 2);
+        }
+      }
+    });
+  }
+  slices.EndWrite();
+  ExpectRows(slices, 16, 300, [](uint64_t i, size_t j) { return SlicedValue(i, j, 2); });
+  // Slice 1 alone, read while slice 2 waits in the same pass.
+  slices.BeginRead();
+  for (size_t s : {1, 2}) {
+    ForEachPiece(kSliceChunk, [&](uint64_t begin, uint64_t end) {
+      MatrixSpan<float> rows = slices.ReadSlice(s, begin, end);
+      for (uint64_t i = begin; i < end; ++i) {
+        ASSERT_EQ(rows(i - begin, 0), SlicedValue(i, slices.FirstColumn(s), 2));
+      }
+    });
+  }
+  slices.EndRead();
+}
+
+TEST(ColumnSlices, OneSlicePassesFullRowsThrough) {
+  ScratchDir scratch;
+  MemoryBudget budget(uint64_t{64} << 20);
+  for (const std::string& dir : {scratch.path(), std::string()}) {
+    ColumnSlices slices(kSlicedRows, 16, 32, kSliceChunk, dir, budget, "test rows");
+    EXPECT_EQ(slices.SliceCount(16), 1u);
+    // Nothing staged: the slice's own buffers on disk, the whole matrix in memory.
+    EXPECT_EQ(budget.used(), dir.empty()
+                                 ? IntermediateRows::ResidentBytes(kSlicedRows, 16)
+                                 : ColumnSlices::ChargedBytes(kSlicedRows, 16, 32, kSliceChunk));
+    EXPECT_EQ(ColumnSlices::ChargedBytes(kSlicedRows, 16, 32, kSliceChunk),
+              IntermediateRows::OnDiskBytes(kSlicedRows, 16, kSliceChunk));
+    WriteRows(slices, 16, 128, 3);
+    ExpectRows(slices, 16, 300, [](uint64_t i, size_t j) { return SlicedValue(i, j, 3); });
+    WriteRows(slices, 5, 1000, 4);
+    ExpectRows(slices, 5, 7, [](uint64_t i, size_t j) { return SlicedValue(i, j, 4); });
+  }
+  EXPECT_EQ(budget.used(), 0u);
+}
+
+TEST(ColumnSlices, TheFirstSliceHeldInMemoryIsReadThereUntilAnotherIsLoaded) {
   ScratchDir scratch;
   MemoryBudget budget(uint64_t{64} << 20);
   ColumnSlices slices(kSlicedRows, 16, 6, kSliceChunk, scratch.path(), budget, "test slices");
   WriteRows(slices, 16, 128, 0);
-  // Slice 1 (columns 6 to 11) loaded, then overwritten by pass 1's values.
-  IntermediateRows& slice = slices.slice(1);
-  slice.BeginRead();
-  ForEachPiece(kSliceChunk, [&](uint64_t begin, uint64_t end) {
-    MatrixSpan<float> rows = slice.Read(begin, end);
-    ASSERT_EQ(rows.cols(), 6u);
-    for (uint64_t i = begin; i < end; ++i) ASSERT_EQ(rows(i - begin, 0), SlicedValue(i, 6, 0));
-  });
-  slice.EndRead();
-  slice.BeginWrite(6);
-  ForEachPiece(500, [&](uint64_t begin, uint64_t end) {
-    MatrixSpan<float> rows = slice.Write(begin, end);
+  std::vector<float> resident(kSlicedRows * 6);
+  const MatrixSpan<float> held(resident.data(), kSlicedRows, 6);
+  slices.BeginWrite(16, held);
+  ForEachPiece(128, [&](uint64_t begin, uint64_t end) {
+    MatrixSpan<float> rows = slices.Write(begin, end);
     for (uint64_t i = begin; i < end; ++i) {
-      for (size_t j = 0; j < 6; ++j) rows(i - begin, j) = SlicedValue(i, 6 + j, 1);
+      for (size_t j = 0; j < 16; ++j) rows(i - begin, j) = SlicedValue(i, j, 5);
     }
   });
-  slice.EndWrite();
-  ExpectRows(slices, 16, 100,
-             [](uint64_t i, size_t j) { return SlicedValue(i, j, j >= 6 && j < 12 ? 1 : 0); });
+  slices.EndWrite();
+  for (uint64_t i = 0; i < kSlicedRows; ++i) ASSERT_EQ(held(i, 5), SlicedValue(i, 5, 5));
+  ExpectRows(slices, 16, 300, [](uint64_t i, size_t j) { return SlicedValue(i, j, 5); });
+  const uint64_t read = slices.stats().bytes_read;
+  slices.Load(0, held);  // already there: nothing read
+  EXPECT_EQ(slices.stats().bytes_read, read);
+  std::vector<float> other(kSlicedRows * 6);
+  EXPECT_THROW(slices.Load(0, MatrixSpan<float>(other.data(), kSlicedRows, 6)), Error);
+  // Loading slice 1 over it ends the hold: slice 0 is then what its file last received.
+  slices.Load(1, held);
+  ASSERT_EQ(held(7, 0), SlicedValue(7, 6, 5));
+  ExpectRows(slices, 16, 300,
+             [](uint64_t i, size_t j) { return SlicedValue(i, j, j < 6 ? 0 : 5); });
 }
 
-TEST(ColumnSlices, SlicesNeedAWidthAndADirectory) {
+TEST(ColumnSlices, SlicesNeedAWidth) {
   ScratchDir scratch;
   MemoryBudget budget(uint64_t{64} << 20);
   EXPECT_THROW(ColumnSlices(kSlicedRows, 16, 0, kSliceChunk, scratch.path(), budget, "s"), Error);
-  EXPECT_THROW(ColumnSlices(kSlicedRows, 16, 17, kSliceChunk, scratch.path(), budget, "s"), Error);
-  EXPECT_THROW(ColumnSlices(kSlicedRows, 16, 4, kSliceChunk, "", budget, "s"), Error);
 }
 
 }  // namespace

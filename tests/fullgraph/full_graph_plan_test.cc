@@ -152,24 +152,28 @@ TEST(FullGraphPlan, RefusalNamesTheSmallestBudgetThatWorks) {
 }
 
 // Sliced, the propagation input is one resident slice of ceil(16 / S) columns, two chunk
-// buffers per slice (8,192 bytes per column) and one chunk of full rows.
+// buffers per slice (8,192 bytes per column) and one chunk of full rows; the intermediates
+// with more than one slice (the hidden layer's output and the gradient, and the logits when
+// slices are narrower than 4 columns) one chunk of full rows each.
 constexpr uint64_t SlicedBudget(uint64_t slice_width) {
   return kFixed - 4 * kNodes * 16 + 4 * kNodes * slice_width + 8192 * 16 + 1024 * 16 * 4 + kOnDisk +
-         kStreamsMin;
+         2 * 1024 * 16 * 4 + (slice_width < 4 ? 1024 * 4 * 4 : 0) + kStreamsMin;
 }
 
 TEST(FullGraphPlan, ThePropagationInputIsSlicedWhenItCannotBeWhole) {
-  // One byte short of the unsliced floor: two slices of 8 columns, intermediates on disk.
+  // Slices of 8 columns would need more than the whole input here (their buffers and staged
+  // rows outweigh the 320,000 bytes they save on so small a graph).
+  static_assert(SlicedBudget(8) > kFixed + kOnDisk + kStreamsMin);
+  // One byte short of the unsliced floor: four slices of 4 columns, intermediates on disk.
   FullGraphPlan plan =
       PlanFullGraph(DenseMeta(), Options(), kDenseExtents, kFixed + kOnDisk + kStreamsMin - 1);
-  EXPECT_EQ(plan.slices, 2u);
-  EXPECT_EQ(plan.slice_width, 8u);
-  EXPECT_TRUE(plan.intermediates_on_disk);
-  // One byte short of 2's budget: 3 slices would be 6 columns, which the plan rounds down to
-  // 4 (a power of two), so 4 slices.
-  plan = PlanFullGraph(DenseMeta(), Options(), kDenseExtents, SlicedBudget(8) - 1);
   EXPECT_EQ(plan.slices, 4u);
   EXPECT_EQ(plan.slice_width, 4u);
+  EXPECT_TRUE(plan.intermediates_on_disk);
+  // One byte short of that: slices of 2.
+  plan = PlanFullGraph(DenseMeta(), Options(), kDenseExtents, SlicedBudget(4) - 1);
+  EXPECT_EQ(plan.slices, 8u);
+  EXPECT_EQ(plan.slice_width, 2u);
   // A budget that holds the input whole does not slice it.
   plan = PlanFullGraph(DenseMeta(), Options(), kDenseExtents, kFixed + kOnDisk + kStreamsMin);
   EXPECT_EQ(plan.slices, 1u);

@@ -37,6 +37,21 @@ TEST(FillRowMasks, EveryRowIsItsOwnStreamWhateverTheBlock) {
   }
 }
 
+TEST(FillRowMasks, AColumnSliceGetsItsColumnsOfTheWholeRowsMasks) {
+  for (size_t first : {0, 1, 3, 4, 6, 16, 17}) {
+    for (size_t cols : {1, 2, 5, 16}) {
+      std::vector<float> masks(3 * cols, -1.0f);
+      FillRowMasks<float>(42, 1000, 3, cols, 19661, 1.25f, masks.data(), first);
+      for (size_t r = 0; r < 3; ++r) {
+        const std::vector<float> whole = RowAlone(42, 1000 + r, first + cols, 19661, 1.25f);
+        const std::vector<float> want(whole.begin() + first, whole.end());
+        const std::vector<float> got(masks.begin() + r * cols, masks.begin() + (r + 1) * cols);
+        EXPECT_EQ(got, want) << cols << " columns from " << first << ", row " << r;
+      }
+    }
+  }
+}
+
 TEST(FillRowMasks, GivenKeysEachRowDrawsItsKeysStream) {
   const std::vector<uint64_t> keys = {907, 3, 1u << 30, 3000000000ull, 5};
   std::vector<float> masks(keys.size() * 9, -1.0f);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "nn/activations.h"
 #include "nn_test_util.h"
 #include "strata/error.h"
@@ -120,6 +122,27 @@ TEST(NnDropout, KeyedRowsGetTheirNodesMasksWhereverTheySit) {
   for (size_t j = 0; j < 24; ++j) {
     EXPECT_EQ(a.row(0)[j], b.row(1)[j]);
     EXPECT_EQ(a.row(1)[j], b.row(0)[j]);
+  }
+}
+
+TEST(NnDropout, ColumnSlicesGetTheWholeRowsMasks) {
+  // Rows 100.. of a matrix, finished whole or as column slices of 16, 5 and 3 columns.
+  const Matrix x = RandomMatrix<float>(30, 24, 8);
+  for (bool elu : {false, true}) {
+    Matrix whole = x;
+    Matrix sliced = x;
+    auto finish = [&](MatrixSpan<float> m, size_t first_column) {
+      if (elu) {
+        EluDropout<float>(m, 0.5, 9, 2, 100, first_column);
+      } else {
+        ReluDropout<float>(m, 0.5, 9, 2, 100, first_column);
+      }
+    };
+    finish(whole.span(), 0);
+    for (auto [first, cols] : {std::pair<size_t, size_t>{0, 16}, {16, 5}, {21, 3}}) {
+      finish(sliced.span().Sub(0, first, 30, cols), first);
+    }
+    EXPECT_TRUE(BitIdentical<float>(whole.span(), sliced.span())) << (elu ? "ELU" : "ReLU");
   }
 }
 
