@@ -54,7 +54,10 @@ uint64_t IntermediateRows::ResidentBytes(uint64_t rows, size_t max_width) {
 }
 
 uint64_t IntermediateRows::OnDiskBytes(uint64_t rows, size_t max_width, uint64_t chunk_rows) {
-  return RoundUp(2 * std::min(rows, chunk_rows) * max_width * sizeof(float), kDirectIoAlignment);
+  const uint64_t chunk = std::min(rows, chunk_rows);
+  return RoundUp(
+      2 * (chunk * max_width * sizeof(float) + MaskWords(chunk, max_width) * sizeof(uint64_t)),
+      kDirectIoAlignment);
 }
 
 IntermediateRows::IntermediateRows(uint64_t rows, size_t max_width, uint64_t chunk_rows,
@@ -76,6 +79,7 @@ IntermediateRows::IntermediateRows(uint64_t rows, size_t max_width, uint64_t chu
   buffers_ = AlignedBuffer(budget, OnDiskBytes(rows, max_width, chunk_rows), what);
   const uint64_t chunks = (rows + chunk_rows - 1) / chunk_rows;
   file_ = ScratchFile(scratch_dir, chunks * chunk_rows * max_width * disk_value_bytes_, what);
+  stored_nonzeros_.assign(chunks, kWholeChunk);
 }
 
 IntermediateRows::~IntermediateRows() { Close(); }
@@ -96,6 +100,7 @@ IntermediateRows& IntermediateRows::operator=(IntermediateRows&& other) noexcept
   file_ = std::move(other.file_);
   disk_value_bytes_ = other.disk_value_bytes_;
   buffers_ = std::move(other.buffers_);
+  stored_nonzeros_ = std::move(other.stored_nonzeros_);
   for (int b = 0; b < 2; ++b) transfers_[b] = std::move(other.transfers_[b]);
   pass_ = std::exchange(other.pass_, Pass::kIdle);
   next_row_ = other.next_row_;
@@ -106,7 +111,7 @@ IntermediateRows& IntermediateRows::operator=(IntermediateRows&& other) noexcept
 }
 
 void IntermediateRows::Close() {
-  for (std::future<void>& transfer : transfers_) {
+  for (std::future<Moved>& transfer : transfers_) {
     if (!transfer.valid()) continue;
     try {
       transfer.get();
@@ -123,31 +128,55 @@ uint64_t IntermediateRows::ChunkRows(uint64_t chunk) const {
 
 void IntermediateRows::Start(uint64_t chunk, bool write) {
   float* values = Buffer(chunk);
-  const uint64_t count = ChunkRows(chunk) * width_;
+  uint64_t* masks = Masks(chunk);
+  const uint64_t rows = ChunkRows(chunk), width = width_, count = rows * width;
   const bool half = disk_value_bytes_ == sizeof(uint16_t);
   const uint64_t offset = chunk * chunk_rows_ * width_ * disk_value_bytes_;
   // Direct I/O moves whole 4 KiB units: the last chunk's tail is padding, inside both the
   // buffer and the reserved file.
-  const uint64_t bytes =
-      RoundUp(count * disk_value_bytes_, file_.direct() ? kDirectIoAlignment : 1);
-  (write ? stats_.bytes_written : stats_.bytes_read) += bytes;
+  const uint64_t unit = file_.direct() ? kDirectIoAlignment : 1;
+  const uint64_t whole = RoundUp(count * disk_value_bytes_, unit);
   ++(write ? stats_.writes : stats_.reads);
+  // float32 chunks travel without their zeros when that moves fewer units (zero_elision.h);
+  // how many values each kept is the one thing about a chunk that stays in memory.
+  uint64_t* stored = &stored_nonzeros_[chunk];
   transfers_[chunk % 2] =
-      std::async(std::launch::async, [fd = file_.fd(), direct = file_.direct(), write, half, values,
-                                      count, offset, bytes, what = what_, dir = scratch_dir_] {
-        auto* raw = reinterpret_cast<std::byte*>(values);
-        if (write && half) NarrowInPlace(raw, count);
-        TransferScratch(fd, direct, write, raw, offset, bytes, what, dir);
-        if (!write && half) WidenInPlace(raw, count);
-      });
+      std::async(std::launch::async,
+                 [fd = file_.fd(), direct = file_.direct(), write, half, values, masks, rows, width,
+                  count, offset, unit, whole, stored, what = what_, dir = scratch_dir_]() -> Moved {
+                   auto* raw = reinterpret_cast<std::byte*>(values);
+                   uint64_t bytes = whole;
+                   if (write && half) NarrowInPlace(raw, count);
+                   if (write && !half) {
+                     const uint64_t nonzeros = NonzeroMasks(values, rows, width, masks);
+                     const uint64_t elided = RoundUp(ElidedBytes(nonzeros, rows, width), unit);
+                     *stored = elided < whole ? nonzeros : kWholeChunk;
+                     if (elided < whole) {
+                       ElideZeros(values, rows, width, masks, nonzeros);
+                       bytes = elided;
+                     }
+                   }
+                   if (!write && *stored != kWholeChunk) {
+                     bytes = RoundUp(ElidedBytes(*stored, rows, width), unit);
+                   }
+                   TransferScratch(fd, direct, write, raw, offset, bytes, what, dir);
+                   if (!write && half) WidenInPlace(raw, count);
+                   if (!write && *stored != kWholeChunk)
+                     RestoreZeros(values, rows, width, masks, *stored);
+                   return {bytes, write};
+                 });
+}
+
+void IntermediateRows::Count(const Moved& moved) {
+  (moved.write ? stats_.bytes_written : stats_.bytes_read) += moved.bytes;
 }
 
 void IntermediateRows::Finish(uint64_t chunk) {
-  std::future<void>& transfer = transfers_[chunk % 2];
+  std::future<Moved>& transfer = transfers_[chunk % 2];
   if (!transfer.valid()) return;
   const auto start = std::chrono::steady_clock::now();
   try {
-    transfer.get();
+    Count(transfer.get());
   } catch (...) {
     FinishAll();
     throw;
@@ -157,10 +186,10 @@ void IntermediateRows::Finish(uint64_t chunk) {
 
 void IntermediateRows::FinishAll() {
   std::exception_ptr first;
-  for (std::future<void>& transfer : transfers_) {
+  for (std::future<Moved>& transfer : transfers_) {
     if (!transfer.valid()) continue;
     try {
-      transfer.get();
+      Count(transfer.get());
     } catch (...) {
       if (!first) first = std::current_exception();
     }

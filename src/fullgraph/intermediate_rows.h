@@ -9,9 +9,12 @@
 // inside one chunk of `chunk_rows` rows. On disk, the file holds the chunks back to back and
 // two chunk buffers per matrix (charged) double-buffer it: chunk k is written, or chunk k + 1
 // read, by a helper thread while the caller works on the next or current one (AIRES's phase
-// II/III overlap, for the intermediates). The file is unlinked from the start (O_TMPFILE), so
-// nothing is left behind however the process ends, and its space is reserved when it is made,
-// so a full disk is one error before training rather than a failure mid-epoch.
+// II/III overlap, for the intermediates). A float32 chunk travels without its zero values
+// when that moves fewer 4 KiB units (zero_elision.h: a hidden layer's ReLU and dropout zero
+// most of it), coded and decoded in place by the helper, a bit per value charged beside each
+// buffer; the file keeps each chunk's full-size slot. The file is unlinked from the start
+// (O_TMPFILE), so nothing is left behind however the process ends, and its space is reserved when
+// it is made, so a full disk is one error before training rather than a failure mid-epoch.
 //
 // Invariants: Write only inside BeginWrite/EndWrite and Read only inside BeginRead/EndRead; a
 // write pass's pieces cover [0, rows) in order (checked: an internal error otherwise); a read pass
@@ -23,7 +26,9 @@
 #include <cstdint>
 #include <future>
 #include <string>
+#include <vector>
 
+#include "fullgraph/zero_elision.h"
 #include "nn/matrix.h"
 #include "storage/aligned_buffer.h"
 #include "storage/scratch_file.h"
@@ -65,7 +70,8 @@ class IntermediateRows {
   IntermediateRows(IntermediateRows&& other) noexcept;
   IntermediateRows& operator=(IntermediateRows&& other) noexcept;
 
-  // Bytes the in-memory and the on-disk form charge to the budget.
+  // Bytes the in-memory and the on-disk form charge to the budget (on disk: the two buffers
+  // and their zero bits).
   static uint64_t ResidentBytes(uint64_t rows, size_t max_width);
   static uint64_t OnDiskBytes(uint64_t rows, size_t max_width, uint64_t chunk_rows);
 
@@ -95,11 +101,26 @@ class IntermediateRows {
   const IntermediateStats& stats() const { return stats_; }
 
  private:
+  // What one transfer moved, counted when it is waited for.
+  struct Moved {
+    uint64_t bytes = 0;
+    bool write = false;
+  };
+  static constexpr uint64_t kWholeChunk = UINT64_MAX;  // a chunk stored with its zeros
+
   uint64_t ChunkOf(uint64_t row) const { return row / chunk_rows_; }
   uint64_t ChunkRows(uint64_t chunk) const;
+  // The buffer of a chunk (by its parity): both buffers' floats come first, so that each
+  // starts on a direct-I/O boundary, then the zero bits of each (zero_elision.h).
   float* Buffer(uint64_t chunk) {
     return reinterpret_cast<float*>(buffers_.data()) + (chunk % 2) * chunk_rows_ * max_width_;
   }
+  uint64_t* Masks(uint64_t chunk) {
+    return reinterpret_cast<uint64_t*>(reinterpret_cast<float*>(buffers_.data()) +
+                                       2 * chunk_rows_ * max_width_) +
+           (chunk % 2) * MaskWords(chunk_rows_, max_width_);
+  }
+  void Count(const Moved& moved);
   // Starts the transfer of `chunk` between its buffer and the file on a helper thread.
   void Start(uint64_t chunk, bool write);
   // Waits for the transfer of the buffer `chunk` uses; rethrows its error.
@@ -117,7 +138,8 @@ class IntermediateRows {
   ScratchFile file_;
   size_t disk_value_bytes_ = sizeof(float);  // 2 with half_on_disk
   AlignedBuffer buffers_;
-  std::future<void> transfers_[2];  // by buffer
+  std::future<Moved> transfers_[2];        // by buffer
+  std::vector<uint64_t> stored_nonzeros_;  // per chunk: the values it kept, or kWholeChunk
   enum class Pass { kIdle, kWriting, kReading };
   Pass pass_ = Pass::kIdle;
   uint64_t next_row_ = 0;  // writing: the next row to write

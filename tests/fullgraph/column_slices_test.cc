@@ -72,9 +72,9 @@ TEST(ColumnSlices, SlicesCoverTheColumnsInOrder) {
   EXPECT_EQ(slices.SliceWidth(2, 16), 4u);
   EXPECT_EQ(slices.SliceWidth(1, 12), 6u);
   EXPECT_EQ(budget.used(), ColumnSlices::ChargedBytes(kSlicedRows, 16, 6, kSliceChunk));
-  // Two chunk buffers per slice and one chunk of full rows.
+  // Two chunk buffers per slice (with a 4 KiB unit of zero bits) and one chunk of full rows.
   EXPECT_EQ(ColumnSlices::ChargedBytes(kSlicedRows, 16, 6, kSliceChunk),
-            2 * kSliceChunk * 16 * 4 + kSliceChunk * 16 * 4);
+            2 * kSliceChunk * 16 * 4 + 3 * 4096 + kSliceChunk * 16 * 4);
 }
 
 TEST(ColumnSlices, FullRowsReadBackAsWritten) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <bit>
 #include <csignal>
 #include <string>
 
@@ -109,6 +110,52 @@ TEST_P(IntermediateRowsTest, WholeMatricesStoreAndLoad) {
     for (uint64_t i = begin; i < end; ++i) ASSERT_EQ(in(i - begin, 4), Value(i, 4, 1)) << i;
   }
   rows.EndRead();
+}
+
+// Rows mostly zero (as ReLU and dropout leave a hidden layer's) travel without their zeros and
+// read back bit for bit; dense rows travel whole.
+TEST(IntermediateRows, ZerosAreNotTransferred) {
+  ScratchDir scratch;
+  MemoryBudget budget(uint64_t{64} << 20);
+  IntermediateRows rows(kMatrixRows, 64, kChunk, scratch.path(), budget, "test rows");
+  auto value = [](uint64_t i, size_t j) {
+    if (i == 5 && j == 3) return -0.0f;  // stored: only +0.0 is elided
+    return (i * 7 + j) % 4 == 0 ? Value(i, j, 2) : 0.0f;
+  };
+  rows.Store(Matrix(kMatrixRows, 64).span());  // dense zeros first: overwritten below
+  for (bool sparse : {true, false}) {
+    const uint64_t written = rows.stats().bytes_written, read = rows.stats().bytes_read;
+    rows.BeginWrite(64);
+    for (uint64_t begin = 0, end; begin < kMatrixRows; begin = end) {
+      end = std::min({kMatrixRows, begin + 500, (begin / kChunk + 1) * kChunk});
+      MatrixSpan<float> out = rows.Write(begin, end);
+      for (uint64_t i = begin; i < end; ++i) {
+        for (size_t j = 0; j < 64; ++j) out(i - begin, j) = sparse ? value(i, j) : Value(i, j, 3);
+      }
+    }
+    rows.EndWrite();
+    rows.BeginRead();
+    for (uint64_t begin = 0; begin < kMatrixRows; begin += kChunk) {
+      const uint64_t end = std::min(kMatrixRows, begin + kChunk);
+      const MatrixSpan<float> in = rows.Read(begin, end);
+      for (uint64_t i = begin; i < end; ++i) {
+        for (size_t j = 0; j < 64; ++j) {
+          const float want = sparse ? value(i, j) : Value(i, j, 3);
+          ASSERT_EQ(std::bit_cast<uint32_t>(in(i - begin, j)), std::bit_cast<uint32_t>(want));
+        }
+      }
+    }
+    rows.EndRead();
+    // A quarter of the values and a bit per value, in 4 KiB units per chunk; or all of them.
+    const uint64_t whole = kMatrixRows * 64 * 4 + 3072;  // the last chunk padded to 4 KiB
+    const uint64_t moved = rows.stats().bytes_written - written;
+    EXPECT_EQ(rows.stats().bytes_read - read, moved);
+    if (sparse) {
+      EXPECT_LT(moved, whole * 3 / 10);
+    } else {
+      EXPECT_EQ(moved, whole);
+    }
+  }
 }
 
 TEST_P(IntermediateRowsTest, PiecesOutOfOrderAreInternalErrors) {
