@@ -152,8 +152,9 @@ struct TrainOptions {
   bool scratch_float16 = false;
   // Rows per chunk of those intermediates, and per weight-gradient sum of the hidden layers:
   // fixed whatever the budget, so that the sums, and the losses, are too. A multiple of 1024.
-  // Every intermediate on disk is charged two chunks (a sliced one three), so smaller chunks
-  // lower the smallest budgets; 16,384 rows of 16 columns are still 1 MiB transfers.
+  // Every intermediate on disk is charged two chunks and a bit per value (a sliced one three
+  // chunks), so smaller chunks lower the smallest budgets; 16,384 rows of 16 columns are
+  // still 1 MiB transfers.
   uint64_t full_graph_chunk_rows = 16384;
   // The full graph's propagation input in column slices of ceil(width / this) columns (0:
   // resident whole when it fits, else the widest slices that fit). Slicing changes no number.

@@ -44,13 +44,18 @@ void ColumnSlices::Load(size_t s, MatrixSpan<float> rows) {
       return;
     }
     held_ = {};
+    first_lost_ = true;
   }
+  if (s == 0) CheckFirstSlice();
   slices_[s].Load(rows);
 }
 
 void ColumnSlices::Store(size_t s, size_t width, MatrixSpan<const float> rows) {
   width_ = width;
-  if (s == 0) held_ = {};
+  if (s == 0) {
+    held_ = {};
+    first_lost_ = false;
+  }
   slices_[s].Store(rows);
 }
 
@@ -58,6 +63,7 @@ void ColumnSlices::BeginWrite(size_t width, MatrixSpan<float> first_slice) {
   width_ = width;
   staged_begin_ = staged_end_ = 0;
   held_ = Whole() ? MatrixSpan<float>() : first_slice;
+  first_lost_ = false;
   if (Held() && (held_.rows() != slices_[0].rows() || held_.cols() != SliceWidth(0, width))) {
     throw Error::Internal("ColumnSlices: the held slice's matrix has another shape");
   }
@@ -99,7 +105,12 @@ void ColumnSlices::EndWrite() {
   for (size_t s = Held() ? 1 : 0; s < SliceCount(width_); ++s) slices_[s].EndWrite();
 }
 
+void ColumnSlices::CheckFirstSlice() const {
+  if (first_lost_) throw Error::Internal("ColumnSlices: slice 0 read after its hold ended");
+}
+
 void ColumnSlices::BeginRead() {
+  CheckFirstSlice();
   for (size_t s = Held() ? 1 : 0; s < SliceCount(width_); ++s) slices_[s].BeginRead();
 }
 

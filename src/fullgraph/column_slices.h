@@ -55,8 +55,9 @@ class ColumnSlices {
   size_t SliceWidth(size_t s, size_t width) const;
   // Slice s whole, into `rows` (rows × its width), and back: its own read and write passes.
   // While slice 0 is held in memory (BeginWrite's first_slice), Load(0) finds it there (`rows`
-  // must be that memory) and reads nothing; loading another slice into the same memory ends
-  // the hold, after which slice 0 is what its file last received.
+  // must be that memory) and reads nothing; loading another slice ends the hold (the caller
+  // has one resident matrix), after which slice 0 is lost: reading it before it is written
+  // again is an internal error.
   void Load(size_t s, MatrixSpan<float> rows);
   // Store(s, width, rows) writes slice s of a matrix of `width` columns.
   void Store(size_t s, size_t width, MatrixSpan<const float> rows);
@@ -89,6 +90,7 @@ class ColumnSlices {
  private:
   void Flush();  // the staged rows into their slices
   bool Held() const { return held_.data() != nullptr; }
+  void CheckFirstSlice() const;  // throws if slice 0 was lost with its hold
   bool Whole() const { return SliceCount(width_) == 1; }  // full rows are slice 0's
 
   size_t slice_width_ = 1;
@@ -96,6 +98,7 @@ class ColumnSlices {
   size_t width_ = 0;  // of the last write
   std::vector<IntermediateRows> slices_;
   MatrixSpan<float> held_;    // slice 0's rows in the caller's memory, or empty
+  bool first_lost_ = false;   // a hold ended: slice 0's file is not this matrix's
   ChargedArray<float> rows_;  // one chunk of full rows: staged for a write, assembled by a read
   uint64_t staged_begin_ = 0;
   uint64_t staged_end_ = 0;

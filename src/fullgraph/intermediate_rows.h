@@ -10,11 +10,12 @@
 // two chunk buffers per matrix (charged) double-buffer it: chunk k is written, or chunk k + 1
 // read, by a helper thread while the caller works on the next or current one (AIRES's phase
 // II/III overlap, for the intermediates). A float32 chunk travels without its zero values
-// when that moves fewer 4 KiB units (zero_elision.h: a hidden layer's ReLU and dropout zero
-// most of it), coded and decoded in place by the helper, a bit per value charged beside each
-// buffer; the file keeps each chunk's full-size slot. The file is unlinked from the start
-// (O_TMPFILE), so nothing is left behind however the process ends, and its space is reserved when
-// it is made, so a full disk is one error before training rather than a failure mid-epoch.
+// when that moves fewer 4 KiB units (bytes, on a file without direct I/O) (zero_elision.h: a hidden
+// layer's ReLU and dropout zero most of it), coded and decoded in place by the helper, a bit per
+// value charged beside each buffer; the file keeps each chunk's full-size slot. The file is
+// unlinked from the start (O_TMPFILE), so nothing is left behind however the process ends, and its
+// space is reserved when it is made, so a full disk is one error before training rather than a
+// failure mid-epoch.
 //
 // Invariants: Write only inside BeginWrite/EndWrite and Read only inside BeginRead/EndRead; a
 // write pass's pieces cover [0, rows) in order (checked: an internal error otherwise); a read pass
@@ -23,6 +24,7 @@
 // has finished, so no helper writes into a buffer after the call returns.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <future>
 #include <string>
@@ -57,12 +59,12 @@ class IntermediateRows {
  public:
   IntermediateRows() = default;
   // In memory: rows × max_width floats. On disk (`scratch_dir` non-empty): two buffers of
-  // chunk_rows × max_width floats and a scratch file in scratch_dir reserved for the whole
-  // matrix. chunk_rows is a multiple of 1024, so every chunk starts on a direct-I/O boundary.
-  // `what` names the matrix in budget and I/O errors. With `half_on_disk`, the scratch file
-  // holds the rows as float16 (rounded to nearest even; half the disk space and transfers),
-  // converted in place by the helper thread; chunk_rows must then be a multiple of 2048 for
-  // an odd width, so that chunks fill whole 4 KiB units.
+  // min(rows, chunk_rows) × max_width floats and a bit per float (OnDiskBytes), and a scratch
+  // file in scratch_dir reserved for the whole matrix. chunk_rows is a multiple of 1024, so every
+  // chunk starts on a direct-I/O boundary. `what` names the matrix in budget and I/O errors. With
+  // `half_on_disk`, the scratch file holds the rows as float16 (rounded to nearest even; half the
+  // disk space and transfers), converted in place by the helper thread; chunk_rows must then be a
+  // multiple of 2048 for an odd width, so that chunks fill whole 4 KiB units.
   IntermediateRows(uint64_t rows, size_t max_width, uint64_t chunk_rows,
                    const std::string& scratch_dir, MemoryBudget& budget, std::string_view what,
                    bool half_on_disk = false);
@@ -111,14 +113,16 @@ class IntermediateRows {
   uint64_t ChunkOf(uint64_t row) const { return row / chunk_rows_; }
   uint64_t ChunkRows(uint64_t chunk) const;
   // The buffer of a chunk (by its parity): both buffers' floats come first, so that each
-  // starts on a direct-I/O boundary, then the zero bits of each (zero_elision.h).
+  // starts on a direct-I/O boundary, then the zero bits of each (zero_elision.h). A matrix
+  // shorter than a chunk has buffers of its rows only (OnDiskBytes).
+  uint64_t BufferRows() const { return std::min(rows_, chunk_rows_); }
   float* Buffer(uint64_t chunk) {
     return reinterpret_cast<float*>(buffers_.data()) + (chunk % 2) * chunk_rows_ * max_width_;
   }
   uint64_t* Masks(uint64_t chunk) {
     return reinterpret_cast<uint64_t*>(reinterpret_cast<float*>(buffers_.data()) +
-                                       2 * chunk_rows_ * max_width_) +
-           (chunk % 2) * MaskWords(chunk_rows_, max_width_);
+                                       2 * BufferRows() * max_width_) +
+           (chunk % 2) * MaskWords(BufferRows(), max_width_);
   }
   void Count(const Moved& moved);
   // Starts the transfer of `chunk` between its buffer and the file on a helper thread.

@@ -238,6 +238,21 @@ TEST_P(FullGraphTest, SlicedPropagationSameLossesWhateverTheBudget) {
   }
 }
 
+// A graph shorter than one chunk (the intermediates' buffers then hold its rows only), sliced
+// at every budget, trains the losses of the resident run with that chunk.
+TEST_P(FullGraphTest, AGraphShorterThanAChunkSlicesToTheSameLosses) {
+  if (Gat()) return;  // never sliced
+  auto options = [](uint64_t budget) {
+    TrainOptions o = Options(budget);
+    o.full_graph_chunk_rows = 4096;
+    o.full_graph_slices = 2;
+    return o;
+  };
+  const BudgetSweep sweep = SweepBudgets(options, Path(), 512 << 10, uint64_t{8} << 20);
+  EXPECT_EQ(sweep.slices, std::set<size_t>{2});
+  EXPECT_TRUE(sweep.intermediates_on_disk);
+}
+
 // dL/dw from the backward pass against central differences of the loss (step 3e-3: at 1e-2 the
 // curvature of sparse SAGE's loss in a bias moved the difference by 10%), with dropout off (GAT's
 // attention dropout on: the masks of the epoch every difference repeats) and a learning rate

@@ -23,6 +23,8 @@ using testing::ScratchDir;
 constexpr uint64_t kMatrixRows = 2500;  // chunks of 1024, 1024 and 452 rows
 constexpr uint64_t kChunk = 1024;
 
+uint64_t RoundUpForTest(uint64_t value, uint64_t unit) { return (value + unit - 1) / unit * unit; }
+
 float Value(uint64_t row, size_t col, size_t pass) {
   return static_cast<float>(row * 1000 + col * 10 + pass);
 }
@@ -156,6 +158,26 @@ TEST(IntermediateRows, ZerosAreNotTransferred) {
       EXPECT_EQ(moved, whole);
     }
   }
+}
+
+// A matrix shorter than a chunk has buffers of its rows only, and its zero bits after them.
+TEST(IntermediateRows, AMatrixShorterThanAChunkTravelsWithoutItsZeros) {
+  ScratchDir scratch;
+  MemoryBudget budget(uint64_t{64} << 20);
+  constexpr uint64_t kRows = 1000;
+  IntermediateRows rows(kRows, 16, 4096, scratch.path(), budget, "test rows");
+  EXPECT_EQ(budget.used(), IntermediateRows::OnDiskBytes(kRows, 16, 4096));
+  EXPECT_EQ(IntermediateRows::OnDiskBytes(kRows, 16, 4096),
+            RoundUpForTest(2 * (kRows * 16 * 4 + kRows * 16 / 8), 4096));
+  Matrix m(kRows, 16);
+  for (uint64_t i = 0; i < kRows; ++i) m(i, i % 16) = Value(i, i % 16, 4);
+  rows.Store(m.span());
+  Matrix back(kRows, 16);
+  rows.Load(back.span());
+  for (uint64_t i = 0; i < kRows; ++i) {
+    for (size_t j = 0; j < 16; ++j) ASSERT_EQ(back(i, j), m(i, j)) << i;
+  }
+  EXPECT_LT(rows.stats().bytes_written, kRows * 16 * 4 / 4);
 }
 
 TEST_P(IntermediateRowsTest, PiecesOutOfOrderAreInternalErrors) {
