@@ -117,22 +117,14 @@ void ColumnSlices::BeginRead() {
 MatrixSpan<float> ColumnSlices::Read(uint64_t begin, uint64_t end) {
   if (Whole()) return slices_[0].Read(begin, end);
   const MatrixSpan<float> assembled(rows_.data(), end - begin, width_);
-  ReadInto(begin, end, assembled);
-  return assembled;
-}
-
-void ColumnSlices::ReadInto(uint64_t begin, uint64_t end, MatrixSpan<float> to) {
-  if (to.rows() != end - begin || to.cols() != width_) {
-    throw Error::Internal("ColumnSlices: rows read into a matrix of another shape");
-  }
   for (size_t s = 0; s < SliceCount(width_); ++s) {
-    const MatrixSpan<const float> from =
-        s == 0 && Held() ? held_.RowRange(begin, end - begin) : slices_[s].Read(begin, end);
+    const MatrixSpan<const float> from = ReadSlice(s, begin, end);
     const size_t first = FirstColumn(s);
     for (size_t r = 0; r < from.rows(); ++r) {
-      std::copy_n(from.row(r), from.cols(), to.row(r) + first);
+      std::copy_n(from.row(r), from.cols(), assembled.row(r) + first);
     }
   }
+  return assembled;
 }
 
 MatrixSpan<float> ColumnSlices::ReadSlice(size_t s, uint64_t begin, uint64_t end) {

@@ -16,7 +16,7 @@
 // Passes, each in row order and in pieces inside one chunk (as IntermediateRows'):
 // - BeginWrite/EndWrite, and between them Write (full rows, staged in the chunk buffer and
 //   split into the slices) or WriteSlice (one slice's rows; each slice's pieces in order);
-// - BeginRead/EndRead, and between them Read or ReadInto (full rows, assembled from every
+// - BeginRead/EndRead, and between them Read (full rows, assembled from every
 //   slice) or ReadSlice (one slice's rows);
 // - Load and Store: one slice whole, its own pass.
 // Invariant: at most one of the full-matrix passes is open at a time; a read returns what the
@@ -79,8 +79,6 @@ class ColumnSlices {
   // Full rows [begin, end), assembled from the slices. The caller may change them in place
   // only in a matrix it rewrites before reading it again (IntermediateRows::Read).
   MatrixSpan<float> Read(uint64_t begin, uint64_t end);
-  // The same rows assembled into `to` (end - begin rows of the matrix's width).
-  void ReadInto(uint64_t begin, uint64_t end, MatrixSpan<float> to);
   // Rows [begin, end) of slice s alone.
   MatrixSpan<float> ReadSlice(size_t s, uint64_t begin, uint64_t end);
   void EndRead();
