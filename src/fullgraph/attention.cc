@@ -144,6 +144,18 @@ inline void HeadsGradient(const GraphAttention& a, const float* grad_out, float*
   }
 }
 
+// A source row's score terms: dL/dWh[k] += dL/del[k] a_l[k] + dL/der[k] a_r[k], the row laid
+// out as [dL/dWh | dL/del | dL/der].
+inline void AddScoreTerms(const GraphAttention& a, float* source) {
+  const size_t f = a.per_head;
+  const float* grad_el = source + a.width();
+  const float* grad_er = grad_el + a.heads;
+  for (size_t k = 0; k < a.heads; ++k) {
+    HeadAxpy(source + k * f, grad_el[k], a.attn_l.row(k), f);
+    HeadAxpy(source + k * f, grad_er[k], a.attn_r.row(k), f);
+  }
+}
+
 // Each destination's largest score per head: max[k] over its edges of e(s -> d, k), the
 // neighbour rows prefetched. The softmax's terms exp(e - max) are then at most 1.
 inline void LargestScores(const BlockEdges& edges, MatrixSpan<const float> transformed,
@@ -276,11 +288,88 @@ STRATA_NN_CLONES void SourceGradientRows(const AdjacencyBlock& b, const GraphAtt
         grad_el[k] += alpha * (grad_alpha - c[k]) * LeakySlopeAt(raw);
       }
     }
-    const float* own_grad_er = gradient.row(s) + w + 3 * heads;
-    for (size_t k = 0; k < heads; ++k) {
-      grad_er[k] = own_grad_er[k];
-      HeadAxpy(grad_wh + k * f, grad_el[k], a.attn_l.row(k), f);
-      HeadAxpy(grad_wh + k * f, grad_er[k], a.attn_r.row(k), f);
+    CopyRow(grad_er, gradient.row(s) + w + 3 * heads, heads);
+    AddScoreTerms(a, grad_wh);
+  }
+}
+
+// A share of the scatter's work: head k's feature columns [first, end). The lane whose columns
+// start the head also writes its statistics and scatters its dL/del.
+struct ScatterLane {
+  size_t head = 0, first = 0, end = 0;
+};
+
+// Lanes enough for `threads` (a head split by columns when there are fewer heads than
+// threads), each column in exactly one lane.
+std::vector<ScatterLane> ScatterLanes(const GraphAttention& a, unsigned threads) {
+  const size_t parts = std::clamp<size_t>((threads + a.heads - 1) / a.heads, 1, a.per_head);
+  std::vector<ScatterLane> lanes;
+  for (size_t k = 0; k < a.heads; ++k) {
+    for (size_t p = 0; p < parts; ++p) {
+      lanes.push_back({k, p * a.per_head / parts, (p + 1) * a.per_head / parts});
+    }
+  }
+  return lanes;
+}
+
+// One lane over the block's destinations, nothing kept per edge: StatisticsRows' two passes
+// for head k (the same sums in the same order, so the same statistics), then a third that
+// recomputes each in-edge's alpha from lse and adds its terms to the source's row.
+STRATA_NN_CLONES void ScatterRows(const AdjacencyBlock& b, const GraphAttention& a,
+                                  const BlockEdges& edges, const EdgeDropout& dropout,
+                                  MatrixSpan<const float> transformed,
+                                  MatrixSpan<const float> grad_out, MatrixSpan<float> statistics,
+                                  MatrixSpan<float> scattered, const ScatterLane& lane) {
+  const size_t heads = a.heads, f = a.per_head, w = a.width(), k = lane.head;
+  const bool owner = lane.first == 0;
+  const float share = a.concat ? 1.0f : 1.0f / static_cast<float>(heads);
+  std::vector<float> grad_agg(f);
+  for (uint64_t d = b.rows.begin; d < b.rows.end; ++d) {
+    const float er = HeadDot(a.attn_r.row(k), transformed.row(d) + k * f, f);
+    ScaledCopyRow(grad_agg.data(), share, grad_out.row(d - b.rows.begin) + (a.concat ? k * f : 0),
+                  f);
+    float largest = -std::numeric_limits<float>::infinity();
+    for (uint64_t e = 0; e < edges.Edges(d); ++e) {
+      edges.Prefetch(transformed, d, e);
+      largest = std::max(largest, LeakyOf(transformed.row(edges.Source(d, e))[w + k] + er));
+    }
+    float sum[4] = {};  // Σ p, Σ p dalpha, Σ p dalpha s', Σ p s', as StatisticsRows sums
+    for (uint64_t e = 0; e < edges.Edges(d); ++e) {
+      const uint64_t s = edges.Source(d, e);
+      const float* ts = transformed.row(s);
+      const float raw = ts[w + k] + er;
+      const float p = std::exp(LeakyOf(raw) - largest);
+      const float slope = LeakySlopeAt(raw);
+      const float grad_alpha =
+          dropout.Scale(d, s, edges.Self(d, e), k) * HeadDot(grad_agg.data(), ts + k * f, f);
+      sum[0] += p;
+      sum[1] += p * grad_alpha;
+      sum[2] += p * grad_alpha * slope;
+      sum[3] += p * slope;
+    }
+    const float lse = largest + std::log(sum[0]);
+    const float c = sum[1] / sum[0];
+    if (owner) {
+      float* stats = statistics.row(d - b.rows.begin);
+      stats[k] = er;
+      stats[heads + k] = lse;
+      stats[2 * heads + k] = c;
+      stats[3 * heads + k] = (sum[2] - c * sum[3]) / sum[0];
+    }
+    for (uint64_t e = 0; e < edges.Edges(d); ++e) {
+      edges.Prefetch(scattered, d, e);
+      const uint64_t s = edges.Source(d, e);
+      const float* ts = transformed.row(s);
+      const float raw = ts[w + k] + er;
+      const float alpha = std::exp(LeakyOf(raw) - lse);
+      const float scale = dropout.Scale(d, s, edges.Self(d, e), k);
+      float* to = scattered.row(s);
+      AxpyRow(to + k * f + lane.first, alpha * scale, grad_agg.data() + lane.first,
+              lane.end - lane.first);
+      if (owner) {
+        const float grad_alpha = scale * HeadDot(grad_agg.data(), ts + k * f, f);
+        to[w + k] += alpha * (grad_alpha - c) * LeakySlopeAt(raw);
+      }
     }
   }
 }
@@ -333,6 +422,39 @@ void AttentionSourceGradients(const AdjacencyBlock& b, const GraphAttention& a,
       [&](const BlockEdges& edges, const EdgeDropout& dropout, uint64_t begin, uint64_t end) {
         SourceGradientRows(b, a, edges, dropout, gradient, transformed, source, begin, end);
       });
+}
+
+void AttentionScatter(const AdjacencyBlock& b, const GraphAttention& a,
+                      MatrixSpan<const float> transformed, MatrixSpan<const float> grad_out,
+                      MatrixSpan<float> statistics, MatrixSpan<float> scattered, unsigned threads) {
+  CheckShapes(b, transformed, a.transformed_width(), grad_out, a.out_dim());
+  CheckShapes(b, transformed, a.transformed_width(), statistics, a.statistics_width());
+  if (scattered.rows() != transformed.rows() || scattered.cols() != a.transformed_width()) {
+    throw Error::Internal("graph attention: the scatter's rows do not match the graph");
+  }
+  const BlockEdges edges(b, transformed.cols());
+  const EdgeDropout dropout(a, edges.nodes());
+  const uint64_t rows = b.rows.end - b.rows.begin;
+  const uint64_t work = (b.indptr[b.rows.end] - b.indptr[b.rows.begin] + rows) * 3 * a.width();
+  const std::vector<ScatterLane> lanes =
+      ScatterLanes(a, work < kMinParallelWork ? 1 : std::max(1u, threads));
+  ParallelFor(
+      work < kMinParallelWork ? 1 : threads, lanes.size(), [&](uint64_t begin, uint64_t end) {
+        for (uint64_t i = begin; i < end; ++i) {
+          ScatterRows(b, a, edges, dropout, transformed, grad_out, statistics, scattered, lanes[i]);
+        }
+      });
+}
+
+void ScatteredSourceRows(const GraphAttention& a, MatrixSpan<const float> scattered,
+                         MatrixSpan<const float> statistics, MatrixSpan<float> source) {
+  const size_t w = a.width(), heads = a.heads;
+  for (size_t r = 0; r < source.rows(); ++r) {
+    float* row = source.row(r);
+    CopyRow(row, scattered.row(r), w + heads);
+    CopyRow(row + w + heads, statistics.row(r) + 3 * heads, heads);
+    AddScoreTerms(a, row);
+  }
 }
 
 void AttentionVectorGradients(const GraphAttention& a, MatrixSpan<const float> transformed,

@@ -16,18 +16,25 @@
 // - by source, [dL/dagg | statistics] gathered: each source s walks its edges s -> d as the
 //   reverses of its in-edges, recomputes alpha(s -> d) = exp(e - lse_d), and sums dL/dWh_s
 //   (the weighted sum's transpose, and the scores' terms el and er) and dL/del_s.
+// On a directed graph a source's out-edges are not stored, so the backward pass is one pass by
+// destination that scatters: each destination computes its statistics and then adds every
+// in-edge's terms to its source's row of a second N-row matrix, [dL/dWh | dL/del], which a
+// pass in row order finishes (ScatteredSourceRows). It holds two N-row matrices where the
+// gathers hold one, and runs its threads over columns rather than rows.
 //
 // Row layouts (H heads of F features, W = H F):
 //   transformed: [Wh (W) | el (H)]                 — the forward's and the first pass's gather
 //   statistics:  [er | lse | c | dL/der] (4 H)     — the first pass's output, in row order
 //   gradient:    [dL/dagg (W) | statistics (4 H)]  — the second pass's gather
 //   source:      [dL/dWh (W) | dL/del (H) | dL/der (H)] — the second pass's output
+//   scattered:   [dL/dWh (W) | dL/del (H)]          — the directed pass's sums
 //
 // Attention dropout keeps edge s -> d in head k when 16 bits of a hash of (seed, d, s, k) are at
 // least round(p · 65536), scaling it by 1 / (1 - p): a function of the edge, which both passes
 // draw again; a self loop's s is N (no node).
 //
-// Determinism: each output row is one thread's, its sums in edge order.
+// Determinism: each output row (of the scatter: each column) is one thread's, its sums in edge
+// order.
 #pragma once
 
 #include <cstdint>
@@ -79,6 +86,21 @@ void GradientRows(const GraphAttention& attention, MatrixSpan<const float> grad_
 void AttentionSourceGradients(const AdjacencyBlock& block, const GraphAttention& attention,
                               MatrixSpan<const float> gradient, MatrixSpan<const float> transformed,
                               MatrixSpan<float> source, unsigned threads);
+
+// The backward pass on any graph (directed too) in one pass over the block's destinations,
+// `transformed` gathered: statistics.row(d - begin) as AttentionStatistics writes it, and each
+// in-edge s -> d's terms added to scattered.row(s) = [dL/dWh_s (W) | dL/del_s (H)], which holds
+// a row per node and starts at zero. Threads split the columns (by head, and a head by its
+// features when heads are fewer than threads), so each sum runs in edge order whatever the
+// threads.
+void AttentionScatter(const AdjacencyBlock& block, const GraphAttention& attention,
+                      MatrixSpan<const float> transformed, MatrixSpan<const float> grad_out,
+                      MatrixSpan<float> statistics, MatrixSpan<float> scattered, unsigned threads);
+
+// Source rows (AttentionSourceGradients' layout) from finished rows of the scatter and of the
+// statistics.
+void ScatteredSourceRows(const GraphAttention& attention, MatrixSpan<const float> scattered,
+                         MatrixSpan<const float> statistics, MatrixSpan<float> source);
 
 // attn_l_grad (+)= Σ_s dL/del_s[k] Wh_s[k] and attn_r_grad likewise with dL/der, over rows of
 // transformed and source; overwrites when `accumulate` is false.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/random.h"
 #include "fullgraph/column_slices.h"
 #include "fullgraph/grouped_row_offsets.h"
 #include "fullgraph/intermediate_rows.h"
@@ -50,6 +51,42 @@ GroupExtent ScanGroups(const std::string& path, uint64_t n, uint64_t group, uint
     }
   }
   return extent;
+}
+
+// Whether the edges, as a multiset, equal their reverses: exactly when the sums of a strong
+// hash of (source, destination) and of (destination, source) over them agree (a false
+// "symmetric" needs a 64-bit collision). One pass over the offsets and the ids, in chunks.
+bool GraphIsSymmetric(const Dataset& dataset) {
+  constexpr uint64_t kChunkRows = uint64_t{1} << 20;
+  constexpr uint64_t kChunkIds = uint64_t{1} << 20;
+  const uint64_t n = dataset.meta().num_nodes;
+  const uint32_t id_bytes = dataset.meta().node_id_bytes;
+  FileReader offsets_file(dataset.PathOf(kIndptrFile));
+  FileReader ids_file(dataset.PathOf(kIndicesFile));
+  std::vector<uint64_t> offsets;
+  std::vector<std::byte> ids(kChunkIds * id_bytes);
+  uint64_t ids_begin = 0, ids_end = 0;  // the edges in `ids`
+  uint64_t forward = 0, reverse = 0;
+  auto hash = [](uint64_t a, uint64_t b) { return MixSeed(MixSeed(0x5eed, a), b); };
+  for (uint64_t base = 0; base < n; base += kChunkRows) {
+    const uint64_t rows = std::min(kChunkRows, n - base);
+    offsets.resize(rows + 1);
+    offsets_file.ReadExact(base * 8, offsets.data(), (rows + 1) * 8);
+    for (uint64_t i = base; i < base + rows; ++i) {
+      for (uint64_t e = offsets[i - base]; e < offsets[i - base + 1]; ++e) {
+        if (e < ids_begin || e >= ids_end) {
+          const uint64_t count = std::min(kChunkIds, offsets[rows] - e);
+          ids_file.ReadExact(e * id_bytes, ids.data(), count * id_bytes);
+          ids_begin = e;
+          ids_end = e + count;
+        }
+        const uint64_t j = LoadNodeId(ids.data() + (e - ids_begin) * id_bytes, id_bytes);
+        forward += hash(j, i);
+        reverse += hash(i, j);
+      }
+    }
+  }
+  return forward == reverse;
 }
 
 }  // namespace
@@ -97,6 +134,7 @@ StreamExtents MeasureStreamExtents(const Dataset& dataset) {
     extents.feature_group_span = groups.largest_span;
     extents.feature_group_nonzeros = groups.largest_entries;
   }
+  extents.symmetric = GraphIsSymmetric(dataset);
   return extents;
 }
 
@@ -110,7 +148,8 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   // slice width (column_slices.h), one chunk of full rows more for each with several slices.
   // SAGE's weights are W_self and W_neigh. GAT's layers also keep their transformed rows, and
   // its backward pass two more matrices (attention.h); what it gathers is the widest of its
-  // gradient rows, never sliced.
+  // gradient rows on an undirected graph, and on a directed one the transformed rows beside
+  // the scatter's sums (as wide), never sliced.
   const bool sage = model.kind == ModelKind::kSage;
   const bool gat = model.kind == ModelKind::kGat;
   size_t widest = 0, gat_gather = 0, gat_statistics = 0, gat_source = 0;
@@ -133,7 +172,8 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
       const size_t width = layer.heads * layer.per_head;
       parameter_floats += (layer.in + 2) * width + bias;
       add_rows(width + layer.heads);
-      gat_gather = std::max(gat_gather, width + 4 * layer.heads);
+      gat_gather = std::max(
+          gat_gather, extents.symmetric ? width + 4 * layer.heads : 2 * (width + layer.heads));
       gat_statistics = std::max(gat_statistics, 4 * layer.heads);
       gat_source = std::max(gat_source, width + 2 * layer.heads);
     } else {
@@ -158,6 +198,7 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   // The streams whole, and at their smallest: two buffers of the largest row (adjacency) or
   // row group (features) per file.
   FullGraphPlan plan;
+  plan.symmetric = extents.symmetric;
   const bool sparse = meta.sparse_features;
   const uint64_t files = sparse ? 2 : 1;  // a sparse row's column ids and values
   const uint64_t adjacency_bytes = WholeFileSpan(meta.num_edges * meta.node_id_bytes);

@@ -30,7 +30,7 @@ namespace strata {
 // Input rows per weight-gradient sum (and per input-dropout mask stream).
 inline constexpr uint64_t kFullGraphRowGroup = 128;
 
-// The sizes a plan needs from the offsets files.
+// What a plan needs from the graph's files, beyond the meta.
 struct StreamExtents {
   // The largest direct-I/O span (AlignedSpan) of one node's in-neighbour ids.
   uint64_t adjacency_row_span = 0;
@@ -38,6 +38,8 @@ struct StreamExtents {
   // (its values' is the same) and the most nonzeros.
   uint64_t feature_group_span = 0;
   uint64_t feature_group_nonzeros = 0;
+  // Every stored edge j -> i has its reverse (an undirected graph).
+  bool symmetric = false;
 };
 
 struct FullGraphPlan {
@@ -58,12 +60,13 @@ struct FullGraphPlan {
   // The input row-group scratch: a decoded dense group, or a sparse group's values.
   uint64_t input_group_floats = 0;
 
+  // The graph is undirected (StreamExtents::symmetric): Âᵀ = Â, and the backward pass
+  // propagates with the row-parallel gather instead of the scatter.
+  bool symmetric = false;
+
   // Known once the streams are open; set by the runner, not by PlanFullGraph.
   uint64_t adjacency_blocks = 1;
   uint64_t feature_blocks = 1;
-  // Every stored edge j -> i has its reverse (an undirected graph): Âᵀ = Â, and the backward
-  // pass propagates with the row-parallel gather instead of the scatter.
-  bool symmetric = false;
 };
 
 // One layer of the full-graph model: GCN and SAGE layers have one "head" of `out` features; a
@@ -88,7 +91,8 @@ inline bool NarrowLabels(uint64_t num_classes) { return num_classes <= 32767; }
 // --full-graph-slices above 1. (The model's own rules are CheckModelOptions', nn/model.h.)
 void CheckFullGraphOptions(const TrainOptions& options);
 
-// Reads the dataset's offsets files in chunks (nothing is held) for the extents of its streams.
+// Reads the dataset's offsets files, and the adjacency for its symmetry, in chunks (nothing is
+// held) for the extents of its streams.
 StreamExtents MeasureStreamExtents(const Dataset& dataset);
 
 // The plan for `meta`'s dataset under `options` (which CheckModelOptions and

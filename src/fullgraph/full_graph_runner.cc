@@ -215,13 +215,6 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
                    plan_.feature_buffer_bytes, plan_.feature_prefix_bytes, "the features");
   plan_.adjacency_blocks = adjacency_->blocks().size();
   plan_.feature_blocks = features_->blocks().size();
-  plan_.symmetric = IsSymmetric();
-  if (gat_ && !plan_.symmetric) {
-    throw Error::Input(
-        "--full-graph trains GAT on undirected graphs only (each edge's reverse stored); this "
-        "graph is directed",
-        dataset_.dir());
-  }
 }
 
 FullGraphRunner::~FullGraphRunner() = default;
@@ -431,26 +424,6 @@ void FullGraphRunner::ScatterTransposed(
   }
 }
 
-bool FullGraphRunner::IsSymmetric() {
-  // The edges, as a multiset, equal their reverses exactly when the sums of a strong hash of
-  // (source, destination) and of (destination, source) over them agree (a false "symmetric"
-  // needs a 64-bit collision).
-  const uint32_t id_bytes = dataset_.meta().node_id_bytes;
-  uint64_t forward = 0, reverse = 0;
-  auto hash = [](uint64_t a, uint64_t b) { return MixSeed(MixSeed(0x5eed, a), b); };
-  adjacency_->ForEachBlock([&](const RowBlock& block, const RowAddress& row) {
-    const std::byte* ids = row(0, block.begin);
-    for (uint64_t i = block.begin, k = 0; i < block.end; ++i) {
-      for (uint64_t e = indptr_[i]; e < indptr_[i + 1]; ++e, ++k) {
-        const uint64_t j = LoadNodeId(ids + k * id_bytes, id_bytes);
-        forward += hash(j, i);
-        reverse += hash(i, j);
-      }
-    }
-  });
-  return forward == reverse;
-}
-
 void FullGraphRunner::Transform(size_t l, bool training, uint64_t step_seed,
                                 std::span<const InputProduct> products,
                                 const std::function<void(uint64_t, uint64_t)>& done) {
@@ -571,39 +544,14 @@ void FullGraphRunner::AttentionBackward(size_t l, uint64_t step_seed) {
   const GraphAttention a =
       AttentionOf(layer, config_.attention_dropout, AttentionDropoutSeed(step_seed, l));
   IntermediateRows& kept = transformed_[l];
-  // By destination, [H W | el] gathered again: the attention's statistics.
+  // By destination, [H W | el] gathered again.
   const MatrixSpan<float> transformed = Gathered(a.transformed_width());
   kept.Load(transformed);
-  gradient_.BeginRead();
-  attention_statistics_.BeginWrite(a.statistics_width());
-  ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
-    const uint64_t begin = piece.rows.begin, end = piece.rows.end;
-    AttentionStatistics(piece, a, transformed, gradient_.Read(begin, end),
-                        attention_statistics_.Write(begin, end), threads);
-  });
-  attention_statistics_.EndWrite();
-  gradient_.EndRead();
-  // By source, [dL/dagg | statistics] gathered; the bias gradient on the way.
-  const MatrixSpan<float> gathered = Gathered(a.gradient_width());
-  gradient_.BeginRead();
-  attention_statistics_.BeginRead();
-  ForEachChunk([&](uint64_t begin, uint64_t end) {
-    MatrixSpan<const float> grad_out = gradient_.Read(begin, end);
-    layer.bias.Backward(grad_out, threads, /*accumulate=*/begin != 0);
-    GradientRows(a, grad_out, attention_statistics_.Read(begin, end),
-                 gathered.RowRange(begin, end - begin));
-  });
-  attention_statistics_.EndRead();
-  gradient_.EndRead();
-  kept.BeginRead();
-  source_gradients_.BeginWrite(a.source_width());
-  ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
-    const uint64_t begin = piece.rows.begin, end = piece.rows.end;
-    AttentionSourceGradients(piece, a, gathered, kept.Read(begin, end),
-                             source_gradients_.Write(begin, end), threads);
-  });
-  source_gradients_.EndWrite();
-  kept.EndRead();
+  if (plan_.symmetric) {
+    AttentionGathers(l, a, transformed);
+  } else {
+    AttentionScatter(l, a, transformed);
+  }
   // The attention vectors' and the weight's gradients, and the previous layer's output's, in
   // row order: dW = H_lᵀ dL/dWh, dH_l = dL/dWh Wᵀ.
   kept.BeginRead();
@@ -639,6 +587,75 @@ void FullGraphRunner::AttentionBackward(size_t l, uint64_t step_seed) {
   }
   source_gradients_.EndRead();
   kept.EndRead();
+}
+
+void FullGraphRunner::AttentionGathers(size_t l, const GraphAttention& a,
+                                       MatrixSpan<const float> transformed) {
+  const unsigned threads = config_.threads;
+  // By destination: the attention's statistics.
+  gradient_.BeginRead();
+  attention_statistics_.BeginWrite(a.statistics_width());
+  ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
+    const uint64_t begin = piece.rows.begin, end = piece.rows.end;
+    AttentionStatistics(piece, a, transformed, gradient_.Read(begin, end),
+                        attention_statistics_.Write(begin, end), threads);
+  });
+  attention_statistics_.EndWrite();
+  gradient_.EndRead();
+  // By source, [dL/dagg | statistics] gathered (over the transformed rows, which the kept copy
+  // now stands for); the bias gradient on the way.
+  const MatrixSpan<float> gathered = Gathered(a.gradient_width());
+  gradient_.BeginRead();
+  attention_statistics_.BeginRead();
+  ForEachChunk([&](uint64_t begin, uint64_t end) {
+    MatrixSpan<const float> grad_out = gradient_.Read(begin, end);
+    layers_[l].bias.Backward(grad_out, threads, /*accumulate=*/begin != 0);
+    GradientRows(a, grad_out, attention_statistics_.Read(begin, end),
+                 gathered.RowRange(begin, end - begin));
+  });
+  attention_statistics_.EndRead();
+  gradient_.EndRead();
+  IntermediateRows& kept = transformed_[l];
+  kept.BeginRead();
+  source_gradients_.BeginWrite(a.source_width());
+  ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
+    const uint64_t begin = piece.rows.begin, end = piece.rows.end;
+    AttentionSourceGradients(piece, a, gathered, kept.Read(begin, end),
+                             source_gradients_.Write(begin, end), threads);
+  });
+  source_gradients_.EndWrite();
+  kept.EndRead();
+}
+
+void FullGraphRunner::AttentionScatter(size_t l, const GraphAttention& a,
+                                       MatrixSpan<const float> transformed) {
+  const unsigned threads = config_.threads;
+  // The scatter's sums beside the gathered rows (the plan charged both).
+  const MatrixSpan<float> scattered(gathered_base_ + nodes_ * a.transformed_width(), nodes_,
+                                    a.transformed_width());
+  std::fill_n(scattered.data(), nodes_ * scattered.cols(), 0.0f);
+  gradient_.BeginRead();
+  attention_statistics_.BeginWrite(a.statistics_width());
+  ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
+    const uint64_t begin = piece.rows.begin, end = piece.rows.end;
+    strata::AttentionScatter(piece, a, transformed, gradient_.Read(begin, end),
+                             attention_statistics_.Write(begin, end), scattered, threads);
+  });
+  attention_statistics_.EndWrite();
+  gradient_.EndRead();
+  // In row order: the source rows, and the bias gradient on the way.
+  gradient_.BeginRead();
+  attention_statistics_.BeginRead();
+  source_gradients_.BeginWrite(a.source_width());
+  ForEachChunk([&](uint64_t begin, uint64_t end) {
+    layers_[l].bias.Backward(gradient_.Read(begin, end), threads, /*accumulate=*/begin != 0);
+    ScatteredSourceRows(a, scattered.RowRange(begin, end - begin),
+                        attention_statistics_.Read(begin, end),
+                        source_gradients_.Write(begin, end));
+  });
+  source_gradients_.EndWrite();
+  attention_statistics_.EndRead();
+  gradient_.EndRead();
 }
 
 void FullGraphRunner::ActivationBackward(size_t l, MatrixSpan<const float> h,

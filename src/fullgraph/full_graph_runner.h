@@ -13,20 +13,21 @@
 // the input features are only ever multiplied by W_0 (forward) and by dP (backward), one row
 // group at a time as their blocks stream past. GAT: the attention (attention.h) gathers
 // [H W | el], which is also kept in row order for the backward pass; that pass is two more
-// gathers on an undirected graph (directed graphs are refused for GAT).
+// gathers on an undirected graph, and on a directed one a scatter by destination into a second
+// N-row matrix held beside the gathered one.
 //
 // Memory (all charged to the budget, placed by PlanFullGraph, full_graph_plan.h): the graph's
 // indptr, GCN's normalisation or SAGE's inverse in-degrees, labels, the model and optimizer,
 // and the one N-row matrix a propagation gathers from (P forward; dH backward on an undirected
 // graph, dP on a directed one, whose transpose scatters; GAT: [H W | el], then [dL/dagg |
-// statistics]) — whole, or (GCN, SAGE) when N × its width does not fit, one column slice of
-// it at a time, the slices on disk (column_slices.h): a propagation then runs once per slice,
-// each output column depending on its input column only. The other N-row intermediates (the
-// layers' outputs, the gradient that is not gathered, SAGE's self terms, GAT's kept rows,
-// statistics and source gradients) are only ever walked in row order, so they stay in memory
-// when the budget holds them and are row-blocked on disk otherwise (intermediate_rows.h). What
-// is left holds the adjacency and the features resident when they fit, else two RoBW buffers
-// for each stream.
+// statistics], or on a directed graph [H W | el] beside the scatter's sums) — whole, or (GCN, SAGE)
+// when N × its width does not fit, one column slice of it at a time, the slices on disk
+// (column_slices.h): a propagation then runs once per slice, each output column depending on its
+// input column only. The other N-row intermediates (the layers' outputs, the gradient that is not
+// gathered, SAGE's self terms, GAT's kept rows, statistics and source gradients) are only ever
+// walked in row order, so they stay in memory when the budget holds them and are row-blocked on
+// disk otherwise (intermediate_rows.h). What is left holds the adjacency and the features resident
+// when they fit, else two RoBW buffers for each stream.
 //
 // The model is the mini-batch GCN's, SAGE's or GAT's: the same initialisation, parameter names
 // and dropout streams (nn/model_seeds.h, nn/gcn_conv.h, nn/sage_conv.h, nn/gat_conv.h), so both
@@ -97,6 +98,11 @@ class FullGraphRunner final : public EpochRunner {
   // gradient in gradient_ to the previous layer's (or to the first layer's weights).
   void AttentionForward(size_t l, bool training, uint64_t step_seed);
   void AttentionBackward(size_t l, uint64_t step_seed);
+  // Layer l's backward pass from its output's gradient (gradient_) and its [H W | el] rows,
+  // gathered in `transformed`, to its source rows (source_gradients_) and its bias gradient:
+  // on an undirected graph by two gathers, on a directed one by a scatter (attention.h).
+  void AttentionGathers(size_t l, const GraphAttention& a, MatrixSpan<const float> transformed);
+  void AttentionScatter(size_t l, const GraphAttention& a, MatrixSpan<const float> transformed);
   GraphAttention AttentionOf(const Layer& layer, double dropout, uint64_t seed) const;
   // Layer l's output rows, from `first` on, after aggregation: + bias, and for a hidden layer
   // the activation and dropout p; rows may be a column slice, from first_column on.
@@ -161,7 +167,6 @@ class FullGraphRunner final : public EpochRunner {
   }
   // The labels of nodes [begin, end) (within one chunk) in `split`, -1 for the others.
   std::span<const int32_t> SplitLabels(Split split, uint64_t begin, uint64_t end);
-  bool IsSymmetric();
 
   Dataset dataset_;
   MemoryBudget budget_;

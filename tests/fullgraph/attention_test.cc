@@ -1,14 +1,17 @@
 // The full graph's attention kernels, composed as the runner composes them, against the
 // mini-batch GATConv over the whole graph (every node a destination): the same output and the
 // same gradients of the weight, the attention vectors and the input, for concatenated and
-// averaged heads (of 4 and of 8 features) and any block size, on an undirected graph with an
-// isolated node, a repeated edge and a stored self loop; and with attention dropout, gradients
-// against finite differences (both passes draw the forward's masks; steps of 3e-3, as at 1e-2 an
-// edge score crossed the LeakyReLU's kink).
+// averaged heads (of 4 and of 8 features) and any block size and thread count, on graphs with
+// an isolated node, a repeated edge and a stored self loop: undirected, through the two
+// gathers and through the scatter, and directed, through the scatter; and with attention
+// dropout, gradients against finite differences (the backward passes draw the forward's masks;
+// steps of 3e-3, as at 1e-2 an edge score crossed the LeakyReLU's kink).
 #include "fullgraph/attention.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "common/random.h"
@@ -18,19 +21,21 @@
 namespace strata {
 namespace {
 
-// Row v lists v's in-neighbours; every edge's reverse is stored.
-struct UndirectedGraph {
+// Row v lists v's in-neighbours.
+struct Graph {
   uint64_t nodes = 0;
   std::vector<uint64_t> indptr;
   std::vector<uint32_t> indptr32;  // the mini-batch layer's
   std::vector<uint32_t> ids;
 };
 
-UndirectedGraph RandomUndirectedGraph(uint64_t nodes, uint64_t seed) {
+// Undirected: every edge's reverse stored; directed: none (node 0 has no in-edges).
+Graph RandomGraph(uint64_t nodes, uint64_t seed, bool directed) {
   std::vector<std::vector<uint32_t>> in(nodes);
   auto connect = [&](uint32_t u, uint32_t v) {
+    if (directed && v == 0) return;
     in[v].push_back(u);
-    if (u != v) in[u].push_back(v);
+    if (u != v && !directed) in[u].push_back(v);
   };
   Rng rng(seed);
   for (uint32_t v = 0; v + 1 < nodes; ++v) {  // the last node stays isolated
@@ -42,7 +47,7 @@ UndirectedGraph RandomUndirectedGraph(uint64_t nodes, uint64_t seed) {
   connect(1, 2);  // a repeated edge
   connect(1, 2);
   connect(3, 3);  // a stored self loop
-  UndirectedGraph g;
+  Graph g;
   g.nodes = nodes;
   g.indptr.push_back(0);
   for (const auto& row : in) {
@@ -66,11 +71,13 @@ struct AttentionResult {
   Matrix out, weight_grad, attn_l_grad, attn_r_grad, grad_in;
 };
 
-// One GAT layer's forward and backward with the full graph's kernels, the adjacency in blocks
-// of block_rows rows, for the loss Σ out ⊙ grad_out.
-AttentionResult FullGraphLayer(const UndirectedGraph& g, const GraphAttention& a,
+// One GAT layer's forward and backward with the full graph's kernels on `threads` threads, the
+// adjacency in blocks of block_rows rows, for the loss Σ out ⊙ grad_out; the backward pass
+// scatters (as on a directed graph) or gathers twice.
+AttentionResult FullGraphLayer(const Graph& g, const GraphAttention& a,
                                MatrixSpan<const float> weight, MatrixSpan<const float> x,
-                               MatrixSpan<const float> grad_out, uint64_t block_rows) {
+                               MatrixSpan<const float> grad_out, uint64_t block_rows, bool scatter,
+                               unsigned threads = 2) {
   const uint64_t n = g.nodes;
   const size_t w = a.width();
   auto for_blocks = [&](auto&& fn) {
@@ -85,21 +92,30 @@ AttentionResult FullGraphLayer(const UndirectedGraph& g, const GraphAttention& a
   };
   Matrix transformed(n, a.transformed_width());
   Gemm<float>(Trans::kNo, Trans::kNo, 1, x, weight, 0, transformed.span().Sub(0, 0, n, w));
-  SourceScores(a, transformed.span(), 2);
+  SourceScores(a, transformed.span(), threads);
   AttentionResult r{Matrix(n, a.out_dim()), Matrix(weight.rows(), w), Matrix(a.heads, a.per_head),
                     Matrix(a.heads, a.per_head), Matrix(n, x.cols())};
   Matrix statistics(n, a.statistics_width()), gradient(n, a.gradient_width()),
-      source(n, a.source_width());
+      source(n, a.source_width()), scattered(n, a.transformed_width());
   for_blocks([&](const AdjacencyBlock& block, uint64_t first, uint64_t rows) {
-    AttendBlock(block, a, transformed.span(), r.out.span().RowRange(first, rows), 2);
-    AttentionStatistics(block, a, transformed.span(), grad_out.RowRange(first, rows),
-                        statistics.span().RowRange(first, rows), 2);
+    AttendBlock(block, a, transformed.span(), r.out.span().RowRange(first, rows), threads);
+    if (scatter) {
+      AttentionScatter(block, a, transformed.span(), grad_out.RowRange(first, rows),
+                       statistics.span().RowRange(first, rows), scattered.span(), threads);
+    } else {
+      AttentionStatistics(block, a, transformed.span(), grad_out.RowRange(first, rows),
+                          statistics.span().RowRange(first, rows), threads);
+    }
   });
-  GradientRows(a, grad_out, statistics.span(), gradient.span());
-  for_blocks([&](const AdjacencyBlock& block, uint64_t first, uint64_t rows) {
-    AttentionSourceGradients(block, a, gradient.span(), transformed.span().RowRange(first, rows),
-                             source.span().RowRange(first, rows), 2);
-  });
+  if (scatter) {
+    ScatteredSourceRows(a, scattered.span(), statistics.span(), source.span());
+  } else {
+    GradientRows(a, grad_out, statistics.span(), gradient.span());
+    for_blocks([&](const AdjacencyBlock& block, uint64_t first, uint64_t rows) {
+      AttentionSourceGradients(block, a, gradient.span(), transformed.span().RowRange(first, rows),
+                               source.span().RowRange(first, rows), threads);
+    });
+  }
   const MatrixSpan<const float> grad_wh = source.span().Sub(0, 0, n, w);
   Gemm<float>(Trans::kYes, Trans::kNo, 1, x, grad_wh, 0, r.weight_grad.span());
   Gemm<float>(Trans::kNo, Trans::kYes, 1, grad_wh, weight, 0, r.grad_in.span());
@@ -125,8 +141,11 @@ void ExpectNear(MatrixSpan<const float> actual, MatrixSpan<const float> expected
   }
 }
 
-TEST(GraphAttention, MatchesTheMiniBatchLayerOverTheWholeGraph) {
-  const UndirectedGraph g = RandomUndirectedGraph(40, 1);
+// The parameter: the graph is directed.
+class GraphAttentionTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(GraphAttentionTest, MatchesTheMiniBatchLayerOverTheWholeGraph) {
+  const Graph g = RandomGraph(40, 1, GetParam());
   const size_t in = 6;
   const Matrix x = RandomRows(g.nodes, in, 2);
   struct Heads {
@@ -134,7 +153,8 @@ TEST(GraphAttention, MatchesTheMiniBatchLayerOverTheWholeGraph) {
     bool concat;
   };
   // Heads of 8 features run the 8-lane row operations.
-  for (const Heads shape : {Heads{3, 4, true}, Heads{2, 4, false}, Heads{2, 8, true}}) {
+  for (const Heads shape :
+       {Heads{3, 4, true}, Heads{2, 4, false}, Heads{2, 8, true}, Heads{1, 5, false}}) {
     const size_t heads = shape.heads, f = shape.f;
     const bool concat = shape.concat;
     SCOPED_TRACE(::testing::Message()
@@ -151,38 +171,74 @@ TEST(GraphAttention, MatchesTheMiniBatchLayerOverTheWholeGraph) {
     std::vector<Parameter> params = conv.Parameters("");
     ASSERT_EQ(params.size(), 3u);  // weight, attn_l, attn_r
     const GraphAttention a{heads, f, concat, params[1].value, params[2].value};
-    for (uint64_t block_rows : {uint64_t{1}, uint64_t{7}, g.nodes}) {
-      SCOPED_TRACE(block_rows);
-      const AttentionResult r =
-          FullGraphLayer(g, a, params[0].value, x.span(), grad_out.span(), block_rows);
-      ExpectNear(r.out.span(), out.span(), "output");
-      ExpectNear(r.weight_grad.span(), params[0].grad, "weight gradient");
-      ExpectNear(r.attn_l_grad.span(), params[1].grad, "attn_l gradient");
-      ExpectNear(r.attn_r_grad.span(), params[2].grad, "attn_r gradient");
-      ExpectNear(r.grad_in.span(), grad_in.span(), "input gradient");
+    // The gathers need every edge's reverse; the scatter runs on any graph.
+    for (const bool scatter :
+         GetParam() ? std::vector<bool>{true} : std::vector<bool>{false, true}) {
+      for (uint64_t block_rows : {uint64_t{1}, uint64_t{7}, g.nodes}) {
+        SCOPED_TRACE(::testing::Message()
+                     << (scatter ? "scatter" : "gathers") << ", blocks of " << block_rows);
+        const AttentionResult r =
+            FullGraphLayer(g, a, params[0].value, x.span(), grad_out.span(), block_rows, scatter);
+        ExpectNear(r.out.span(), out.span(), "output");
+        ExpectNear(r.weight_grad.span(), params[0].grad, "weight gradient");
+        ExpectNear(r.attn_l_grad.span(), params[1].grad, "attn_l gradient");
+        ExpectNear(r.attn_r_grad.span(), params[2].grad, "attn_r gradient");
+        ExpectNear(r.grad_in.span(), grad_in.span(), "input gradient");
+      }
+    }
+  }
+}
+
+// The scatter's threads split columns, never the sums: any thread count gives the same bits.
+TEST(GraphAttention, TheScatterIsTheSameOnAnyThreads) {
+  const Graph g = RandomGraph(2000, 3, /*directed=*/true);
+  const size_t in = 5;
+  const Matrix x = RandomRows(g.nodes, in, 4);
+  for (const size_t heads : {size_t{1}, size_t{3}}) {
+    SCOPED_TRACE(heads);
+    const size_t f = 8;
+    const Matrix weight = RandomRows(in, heads * f, 5);
+    const Matrix attn_l = RandomRows(heads, f, 6), attn_r = RandomRows(heads, f, 7);
+    const Matrix grad_out = RandomRows(g.nodes, f, 8);
+    const GraphAttention a{heads, f, false, attn_l.span(), attn_r.span(), 0.3, 9};
+    const AttentionResult one =
+        FullGraphLayer(g, a, weight.span(), x.span(), grad_out.span(), g.nodes, true, 1);
+    for (const unsigned threads : {2u, 3u, 8u}) {
+      SCOPED_TRACE(threads);
+      const AttentionResult many =
+          FullGraphLayer(g, a, weight.span(), x.span(), grad_out.span(), g.nodes, true, threads);
+      for (auto [m, expected] : {std::pair{&many.weight_grad, &one.weight_grad},
+                                 {&many.attn_l_grad, &one.attn_l_grad},
+                                 {&many.attn_r_grad, &one.attn_r_grad},
+                                 {&many.grad_in, &one.grad_in}}) {
+        EXPECT_TRUE(std::equal(m->data(), m->data() + m->rows() * m->cols(), expected->data()));
+      }
     }
   }
 }
 
 // Σ out ⊙ grad_out with attention dropout: its gradients against central differences, which
 // hold only if the backward passes keep the edges the forward kept.
-TEST(GraphAttention, DropoutGradientsMatchFiniteDifferences) {
-  const UndirectedGraph g = RandomUndirectedGraph(30, 4);
+TEST_P(GraphAttentionTest, DropoutGradientsMatchFiniteDifferences) {
+  const bool directed = GetParam();
+  const Graph g = RandomGraph(30, 4, directed);
   const size_t in = 5, f = 3, heads = 2;
-  const Matrix x = RandomRows(g.nodes, in, 5);
+  Matrix x = RandomRows(g.nodes, in, 5);
   Matrix weight = RandomRows(in, heads * f, 6);
   Matrix attn_l = RandomRows(heads, f, 7), attn_r = RandomRows(heads, f, 8);
   const Matrix grad_out = RandomRows(g.nodes, heads * f, 9);
   GraphAttention a{heads, f, true, attn_l.span(), attn_r.span(), 0.4, 11};
   auto loss = [&] {
-    const AttentionResult r = FullGraphLayer(g, a, weight.span(), x.span(), grad_out.span(), 8);
+    const AttentionResult r =
+        FullGraphLayer(g, a, weight.span(), x.span(), grad_out.span(), 8, directed);
     double total = 0;
     for (size_t i = 0; i < g.nodes; ++i) {
       for (size_t j = 0; j < heads * f; ++j) total += double(r.out(i, j)) * grad_out(i, j);
     }
     return total;
   };
-  const AttentionResult r = FullGraphLayer(g, a, weight.span(), x.span(), grad_out.span(), 8);
+  const AttentionResult r =
+      FullGraphLayer(g, a, weight.span(), x.span(), grad_out.span(), 8, directed);
   auto check = [&](Matrix& m, MatrixSpan<const float> analytic, const char* what) {
     for (size_t k = 0; k < 4; ++k) {
       const size_t i = (k * 3) % m.rows(), j = (k * 5) % m.cols();
@@ -199,7 +255,11 @@ TEST(GraphAttention, DropoutGradientsMatchFiniteDifferences) {
   check(weight, r.weight_grad.span(), "weight");
   check(attn_l, r.attn_l_grad.span(), "attn_l");
   check(attn_r, r.attn_r_grad.span(), "attn_r");
+  check(x, r.grad_in.span(), "input");
 }
+
+INSTANTIATE_TEST_SUITE_P(Graphs, GraphAttentionTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "Directed" : "Undirected"; });
 
 }  // namespace
 }  // namespace strata

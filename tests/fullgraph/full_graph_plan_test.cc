@@ -32,7 +32,7 @@ DatasetMeta DenseMeta(uint64_t edges = 100'000) {
   return meta;
 }
 
-constexpr StreamExtents kDenseExtents = {.adjacency_row_span = 8192};
+constexpr StreamExtents kDenseExtents = {.adjacency_row_span = 8192, .symmetric = true};
 
 // A two-layer GCN of 16 hidden units without bias, in chunks of 1024 rows.
 TrainOptions Options() {
@@ -324,6 +324,15 @@ TEST(FullGraphPlan, GatGathersItsGradientRowsWholeBesideItsIntermediates) {
               std::string::npos)
         << e.what();
   }
+  // On a directed graph it gathers the transformed rows beside the scatter's sums, 2 × 18.
+  StreamExtents directed = kDenseExtents;
+  directed.symmetric = false;
+  const FullGraphPlan scattered = PlanFullGraph(DenseMeta(), o, directed, 64 * kMiB);
+  EXPECT_EQ(scattered.slice_width, 36u);
+  EXPECT_FALSE(scattered.symmetric);
+  const uint64_t wider = smallest + 4 * kNodes * (36 - 24);
+  EXPECT_TRUE(PlanFullGraph(DenseMeta(), o, directed, wider).intermediates_on_disk);
+  EXPECT_THROW(PlanFullGraph(DenseMeta(), o, directed, wider - 1), Error);
 }
 
 TEST(FullGraphPlan, OptionsAFullGraphRunCannotHaveAreRefusedNamingTheOption) {

@@ -275,6 +275,12 @@ TEST_P(FullGraphTest, GradientsMatchFiniteDifferences) {
 
 void FullGraphTest::ExpectGradientsMatchFiniteDifferences(const TrainOptions& o, size_t layers) {
   FullGraphRunner runner(o, Dataset::Open(Path()));
+  // Biases away from zero: where attention dropout drops all of a node's edges in a head (on
+  // the directed graph, whose first nodes have few in-edges), the output is the bias alone,
+  // and at zero it would sit on the ReLU's kink, where a central difference sees half a slope.
+  for (Parameter& p : runner.Parameters()) {
+    if (p.name.ends_with("bias")) std::fill_n(p.value.data(), p.value.cols(), 0.05f);
+  }
   runner.TrainEpoch(1);  // the epoch the differences repeat: GAT's attention dropout masks too
   std::vector<Parameter> params = runner.Parameters();
   // A weight (SAGE: W_self and W_neigh; GAT: the weight, attn_l and attn_r) and a bias per
@@ -372,29 +378,10 @@ TEST_P(FullGraphTest, TruncatedFilesAreOneClearError) {
   }
 }
 
-// GAT's backward pass gathers along reversed edges: a directed graph is refused in one line
-// naming the dataset; the others train.
-TEST_P(FullGraphTest, GatNeedsAnUndirectedGraph) {
-  TrainOptions o = Options(uint64_t{64} << 20);
-  o.model.kind = ModelKind::kGat;
-  if (DatasetName() != "directed") {
-    FullGraphRunner(o, Dataset::Open(o.dataset)).TrainEpoch(0);
-    return;
-  }
-  try {
-    FullGraphRunner runner(o, Dataset::Open(o.dataset));
-    FAIL() << "GAT trained on a directed graph";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), Error::Kind::kInput);
-    EXPECT_NE(std::string(e.what()).find("undirected graphs only"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find(o.dataset), std::string::npos) << e.what();
-  }
-}
-
 INSTANTIATE_TEST_SUITE_P(Features, FullGraphTest,
                          ::testing::Values("dense", "sparse", "directed", "dense_sage",
                                            "sparse_sage", "directed_sage", "dense_gat",
-                                           "sparse_gat"),
+                                           "sparse_gat", "directed_gat"),
                          [](const auto& info) { return std::string(info.param); });
 
 // The full graph's logits are the mini-batch path's over full neighbourhoods, on Cora with
