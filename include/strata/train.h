@@ -156,8 +156,9 @@ struct TrainOptions {
   // chunks), so smaller chunks lower the smallest budgets; 16,384 rows of 16 columns are
   // still 1 MiB transfers.
   uint64_t full_graph_chunk_rows = 16384;
-  // The full graph's propagation input in column slices of ceil(width / this) columns (0:
-  // resident whole when it fits, else the widest slices that fit). Slicing changes no number.
+  // The full graph's propagation input in column slices of ceil(width / this) columns (GAT:
+  // its hidden layers in groups of ceil(heads / this) heads; 0: resident whole when it fits,
+  // else the widest slices or largest groups that fit). Slicing changes no number.
   uint32_t full_graph_slices = 0;
 };
 

@@ -248,8 +248,8 @@ Runner AddTrainCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--full-graph-slices", o.full_graph_slices,
                   "with --full-graph: propagate each layer in at most this many column slices "
-                  "of ceil(width / S) columns, one resident at a time (0: only when the budget "
-                  "needs it)")
+                  "of ceil(width / S) columns, one resident at a time (GAT: groups of "
+                  "ceil(heads / S) heads; 0: only when the budget needs it)")
       ->capture_default_str();
   return [args] {
     Resolve(*args);

@@ -28,7 +28,8 @@ class EdgeDropout {
  public:
   EdgeDropout(const GraphAttention& a, uint64_t nodes)
       : seed_(a.seed),
-        heads_(a.heads),
+        heads_(a.layer_heads > 0 ? a.layer_heads : a.heads),
+        first_head_(a.first_head),
         self_key_(nodes),
         threshold_(static_cast<uint32_t>(std::lround(a.dropout * 65536.0))),
         kept_(static_cast<float>(1.0 / (1.0 - a.dropout))),
@@ -37,13 +38,14 @@ class EdgeDropout {
   // Of edge s -> d in head k; `self` marks d's self loop.
   float Scale(uint64_t d, uint64_t s, bool self, size_t k) const {
     if (!on_) return 1.0f;
-    const uint64_t key = (self ? self_key_ : s) * heads_ + k;
+    const uint64_t key = (self ? self_key_ : s) * heads_ + first_head_ + k;
     return (MixSeed(MixSeed(seed_, d), key) & 0xFFFF) >= threshold_ ? kept_ : 0.0f;
   }
 
  private:
   uint64_t seed_;
   uint64_t heads_;
+  uint64_t first_head_;
   uint64_t self_key_;
   uint32_t threshold_;
   float kept_;
@@ -375,6 +377,29 @@ STRATA_NN_CLONES void ScatterRows(const AdjacencyBlock& b, const GraphAttention&
 }
 
 }  // namespace
+
+GraphAttention GraphAttention::Heads(size_t first, size_t count) const {
+  // Averaged heads share their output: they are never grouped.
+  if (first + count > heads || count == 0 || (!concat && count != heads)) {
+    throw Error::Internal("graph attention: a group of heads outside the layer");
+  }
+  GraphAttention group = *this;
+  group.heads = count;
+  group.attn_l = attn_l.RowRange(first, count);
+  group.attn_r = attn_r.RowRange(first, count);
+  group.first_head = first_head + first;
+  group.layer_heads = layer_heads > 0 ? layer_heads : heads;
+  return group;
+}
+
+void GroupRows(const GraphAttention& a, size_t first, size_t count,
+               MatrixSpan<const float> transformed, MatrixSpan<float> group) {
+  const size_t f = a.per_head, w = a.width();
+  for (size_t r = 0; r < group.rows(); ++r) {
+    CopyRow(group.row(r), transformed.row(r) + first * f, count * f);
+    CopyRow(group.row(r) + count * f, transformed.row(r) + w + first, count);
+  }
+}
 
 void SourceScores(const GraphAttention& a, MatrixSpan<float> transformed, unsigned threads) {
   const size_t rows = transformed.rows();

@@ -31,7 +31,9 @@
 //
 // Attention dropout keeps edge s -> d in head k when 16 bits of a hash of (seed, d, s, k) are at
 // least round(p · 65536), scaling it by 1 / (1 - p): a function of the edge, which both passes
-// draw again; a self loop's s is N (no node).
+// draw again; a self loop's s is N (no node), and k is the head's index in its layer.
+//
+// A layer too wide to gather whole is run in groups of heads (Heads), one gather per group.
 //
 // Determinism: each output row (of the scatter: each column) is one thread's, its sums in edge
 // order.
@@ -52,6 +54,10 @@ struct GraphAttention {
   MatrixSpan<const float> attn_r;  // heads × per_head, scores the destination
   double dropout = 0;              // attention dropout, when training
   uint64_t seed = 0;               // its masks'
+  // Of a group of a layer's heads (Heads()): its first head's index and the layer's heads, which
+  // key the dropout masks, so that a head draws the same masks in any group.
+  size_t first_head = 0;
+  size_t layer_heads = 0;  // 0: `heads`
 
   size_t width() const { return heads * per_head; }
   size_t out_dim() const { return concat ? width() : per_head; }
@@ -59,7 +65,17 @@ struct GraphAttention {
   size_t statistics_width() const { return 4 * heads; }
   size_t gradient_width() const { return width() + statistics_width(); }
   size_t source_width() const { return width() + 2 * heads; }
+  // The layer's heads [first, first + count) as an attention of their own, with row layouts of
+  // their own (the layouts above for `count` heads): each head's output, statistics and
+  // gradients depend on that head's columns only, so the groups of a layer compute what the
+  // whole layer does, head by head.
+  GraphAttention Heads(size_t first, size_t count) const;
 };
+
+// Rows of a group of heads' transformed rows (attention.Heads(first, count)'s layout) from the
+// layer's.
+void GroupRows(const GraphAttention& attention, size_t first, size_t count,
+               MatrixSpan<const float> transformed, MatrixSpan<float> group);
 
 // The el columns of transformed rows from their Wh columns.
 void SourceScores(const GraphAttention& attention, MatrixSpan<float> transformed, unsigned threads);

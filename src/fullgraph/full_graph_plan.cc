@@ -111,9 +111,6 @@ std::vector<FullGraphLayerShape> FullGraphLayers(const ModelOptions& model, size
 }
 
 void CheckFullGraphOptions(const TrainOptions& o) {
-  if (o.model.kind == ModelKind::kGat && o.full_graph_slices > 1) {
-    throw Error::Input("--full-graph-slices: GAT's attention is not cut into column slices");
-  }
   if (o.multistage.enabled()) {
     throw Error::Input("--full-graph and --multistage exclude each other");
   }
@@ -146,54 +143,82 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   // The layers' outputs and the streamed gradient (as wide as the widest output), and SAGE's
   // self terms (as wide), in memory or as chunk buffers: column slices of the propagation's
   // slice width (column_slices.h), one chunk of full rows more for each with several slices.
-  // SAGE's weights are W_self and W_neigh. GAT's layers also keep their transformed rows, and
-  // its backward pass two more matrices (attention.h); what it gathers is the widest of its
-  // gradient rows on an undirected graph, and on a directed one the transformed rows beside
-  // the scatter's sums (as wide), never sliced.
+  // SAGE's weights are W_self and W_neigh.
   const bool sage = model.kind == ModelKind::kSage;
   const bool gat = model.kind == ModelKind::kGat;
-  size_t widest = 0, gat_gather = 0, gat_statistics = 0, gat_source = 0;
-  uint64_t parameter_floats = 0, in_memory = 0, unsliced_on_disk = 0;
-  std::vector<size_t> sliced_rows;  // the widths of the intermediates held as column slices
-  auto add_rows = [&](size_t width) {
-    in_memory += IntermediateRows::ResidentBytes(n, width);
-    unsliced_on_disk += IntermediateRows::OnDiskBytes(n, width, chunk_rows);
-  };
-  auto add_sliced_rows = [&](size_t width) {
-    in_memory += IntermediateRows::ResidentBytes(n, width);
-    sliced_rows.push_back(width);
-  };
-  for (const FullGraphLayerShape& layer :
-       FullGraphLayers(model, meta.feature_dim, meta.num_classes)) {
+  const std::vector<FullGraphLayerShape> layers =
+      FullGraphLayers(model, meta.feature_dim, meta.num_classes);
+  size_t widest = 0, gat_heads = 0;
+  uint64_t parameter_floats = 0;
+  for (const FullGraphLayerShape& layer : layers) {
     widest = std::max(widest, layer.out);
-    add_sliced_rows(layer.out);
     const uint64_t bias = model.bias ? layer.out : 0;
+    const size_t width = layer.heads * layer.per_head;
     if (gat) {
-      const size_t width = layer.heads * layer.per_head;
       parameter_floats += (layer.in + 2) * width + bias;
-      add_rows(width + layer.heads);
-      gat_gather = std::max(
-          gat_gather, extents.symmetric ? width + 4 * layer.heads : 2 * (width + layer.heads));
-      gat_statistics = std::max(gat_statistics, 4 * layer.heads);
-      gat_source = std::max(gat_source, width + 2 * layer.heads);
+      if (layer.concat) gat_heads = std::max(gat_heads, layer.heads);
     } else {
       parameter_floats += (sage ? 2 : 1) * layer.in * layer.out + bias;
     }
   }
-  add_sliced_rows(widest);
-  if (sage) add_sliced_rows(widest);
-  if (gat) {
-    add_rows(gat_statistics);
-    add_rows(gat_source);
-  }
-  // The propagation input's width.
-  const size_t gathered = gat ? gat_gather : widest;
-  // The intermediates on disk with slices of `width` columns.
-  auto on_disk = [&](size_t width) {
-    uint64_t bytes = unsliced_on_disk;
-    for (size_t w : sliced_rows) bytes += ColumnSlices::ChargedBytes(n, w, width, chunk_rows);
-    return bytes;
+  // What a candidate cut costs: GCN and SAGE cut the propagation input into column slices of
+  // `cut` columns; GAT runs its concatenated layers in groups of `cut` heads (attention.h),
+  // each group gathering only its own rows, and keeps per group its transformed rows and
+  // source gradients, its outputs in column slices of a group's columns; an averaged layer is
+  // never cut. GAT gathers the widest of its gradient rows on an undirected graph, and on a
+  // directed one its transformed rows beside the scatter's sums (as wide).
+  struct Layout {
+    size_t gather = 0;  // columns gathered per pass
+    size_t slices = 1;
+    uint64_t in_memory = 0, on_disk = 0;  // the other intermediates, either way
+    uint64_t held = 0;  // beside them whatever the plan: the gather's own slices, staging
   };
+  auto rows = [&](Layout& layout, size_t width) {
+    layout.in_memory += IntermediateRows::ResidentBytes(n, width);
+    layout.on_disk += IntermediateRows::OnDiskBytes(n, width, chunk_rows);
+  };
+  auto sliced_rows = [&](Layout& layout, size_t width, size_t slice_width) {
+    layout.in_memory += IntermediateRows::ResidentBytes(n, width);
+    layout.on_disk += ColumnSlices::ChargedBytes(n, width, slice_width, chunk_rows);
+  };
+  auto gat_layout = [&](size_t cut) {
+    Layout layout;
+    size_t statistics = 0, source = 0, groups = 1, staged = 0;
+    for (const FullGraphLayerShape& layer : layers) {
+      const size_t group = layer.concat ? std::min(cut, layer.heads) : layer.heads;
+      const size_t f = layer.per_head;
+      layout.gather = std::max(layout.gather, extents.symmetric ? group * (f + 4)
+                                                                : 2 * group * (f + 1));
+      layout.slices = std::max(layout.slices, (layer.heads + group - 1) / group);
+      sliced_rows(layout, layer.out, layer.concat ? group * f : layer.out);
+      for (size_t first = 0; first < layer.heads; first += group) {
+        rows(layout, std::min(group, layer.heads - first) * (f + 1));
+      }
+      statistics = std::max(statistics, 4 * group);
+      source = std::max(source, group * (f + 2));
+      groups = std::max(groups, (layer.heads + group - 1) / group);
+      staged = std::max(staged, layer.heads * (f + 1));
+    }
+    sliced_rows(layout, widest, widest);
+    rows(layout, statistics);
+    for (size_t g = 0; g < groups; ++g) rows(layout, source);
+    // Grouped, a chunk of full transformed rows is staged, and the source rows assembled.
+    if (layout.slices > 1) layout.held = 4 * std::min(n, chunk_rows) * staged;
+    return layout;
+  };
+  auto sliced_layout = [&](size_t cut) {
+    Layout layout;
+    layout.gather = cut;
+    layout.slices = (widest + cut - 1) / cut;
+    for (const FullGraphLayerShape& layer : layers) sliced_rows(layout, layer.out, cut);
+    sliced_rows(layout, widest, cut);
+    if (sage) sliced_rows(layout, widest, cut);
+    if (cut < widest) layout.held = ColumnSlices::ChargedBytes(n, widest, cut, chunk_rows);
+    return layout;
+  };
+  auto layout_of = [&](size_t cut) { return gat ? gat_layout(cut) : sliced_layout(cut); };
+  // What is cut: GAT's heads, or the propagation input's columns.
+  const size_t whole = gat ? std::max<size_t>(gat_heads, 1) : widest;
 
   // The streams whole, and at their smallest: two buffers of the largest row (adjacency) or
   // row group (features) per file.
@@ -227,51 +252,60 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
       (gat ? 0 : 4 * n) + (NarrowLabels(meta.num_classes) ? 2 : 4) * n + n +
       4 * std::min(n, chunk_rows) + 4 * plan.input_group_floats;
   const uint64_t fixed_rest = charged_rest + 5 * 4 * parameter_floats + kSlackBytes;
-  // The propagation input: N × its width resident, or column slices of `width`
-  // columns, one resident and each on disk (column_slices.h), beside intermediates on disk.
-  auto gather_bytes = [&](size_t width) {
-    return 4 * (n * width + 16) +
-           (width < gathered ? ColumnSlices::ChargedBytes(n, gathered, width, chunk_rows) : 0);
+  // The propagation input, N × the columns gathered per pass, resident; the other
+  // intermediates in memory, or on disk (always when cut).
+  auto gather_bytes = [&](const Layout& layout) {
+    return 4 * (n * layout.gather + 16) + layout.held;
   };
-  auto needed = [&](size_t width) {
-    const bool on_disk_rows = width < gathered || on_disk(width) < in_memory;
-    return fixed_rest + gather_bytes(width) + (on_disk_rows ? on_disk(width) : in_memory) +
-           streams_min;
+  auto needed = [&](size_t cut) {
+    const Layout layout = layout_of(cut);
+    const bool on_disk_rows = layout.slices > 1 || layout.on_disk < layout.in_memory;
+    return fixed_rest + gather_bytes(layout) +
+           (on_disk_rows ? layout.on_disk : layout.in_memory) + streams_min;
   };
   const size_t forced = o.full_graph_slices;
-  if (forced > gathered) {
-    throw Error::Input(fmt::format("--full-graph-slices {} exceeds the widest layer's {} columns",
-                                   forced, gathered));
+  if (forced > whole) {
+    throw Error::Input(gat ? fmt::format("--full-graph-slices {} exceeds GAT's {} heads a layer",
+                                         forced, whole)
+                           : fmt::format("--full-graph-slices {} exceeds the widest layer's {} "
+                                         "columns",
+                                         forced, whole));
   }
-  // --full-graph-slices S cuts the columns as evenly as it can (slices of ceil(width / S)).
-  // Else whole when it fits (a sliced propagation passes over the adjacency once per slice),
-  // or the widest slices that fit among multiples of 16 columns and powers of two below 16, so
-  // that each row fills whole 64-byte cache lines or shares one with no other row.
-  size_t width = forced > 0 ? (gathered + forced - 1) / forced : gathered;
+  // --full-graph-slices S cuts as evenly as it can (slices of ceil(width / S) columns, or
+  // groups of ceil(heads / S) heads). Else whole when it fits (each slice or group is a pass
+  // over the adjacency), or the widest cut that fits: for GCN and SAGE among multiples of 16
+  // columns and powers of two below 16, so that each row fills whole 64-byte cache lines or
+  // shares one with no other row; for GAT among group sizes.
+  size_t cut = forced > 0 ? (whole + forced - 1) / forced : whole;
   std::vector<size_t> candidates;
-  if (!gat) {
-    for (size_t w = (gathered - 1) / 16 * 16; w >= 16; w -= 16) candidates.push_back(w);
+  if (gat) {
+    for (size_t heads = whole - 1; heads >= 1; --heads) candidates.push_back(heads);
+  } else {
+    for (size_t w = (whole - 1) / 16 * 16; w >= 16; w -= 16) candidates.push_back(w);
     for (size_t w = 8; w >= 1; w /= 2) {
-      if (w < gathered) candidates.push_back(w);
+      if (w < whole) candidates.push_back(w);
     }
   }
-  if (forced == 0 && needed(width) > budget_bytes) {
-    for (size_t w : candidates) {
-      width = w;
-      if (needed(w) <= budget_bytes) break;
+  if (forced == 0 && needed(cut) > budget_bytes) {
+    for (size_t c : candidates) {
+      cut = c;
+      if (needed(c) <= budget_bytes) break;
     }
   }
-  plan.slice_width = width;
-  plan.slices = (gathered + width - 1) / width;
-  const uint64_t fixed = fixed_rest + gather_bytes(width);
-  const uint64_t charged = charged_rest + gather_bytes(width);
-  plan.intermediates_on_disk = plan.slices > 1 || (fixed + in_memory + streams_min > budget_bytes &&
-                                                   on_disk(width) < in_memory);
-  const uint64_t intermediates = plan.intermediates_on_disk ? on_disk(width) : in_memory;
+  const Layout layout = layout_of(cut);
+  plan.slice_width = layout.gather;
+  plan.slices = layout.slices;
+  plan.heads_per_slice = gat ? cut : 0;
+  const uint64_t fixed = fixed_rest + gather_bytes(layout);
+  const uint64_t charged = charged_rest + gather_bytes(layout);
+  plan.intermediates_on_disk =
+      plan.slices > 1 || (fixed + layout.in_memory + streams_min > budget_bytes &&
+                          layout.on_disk < layout.in_memory);
+  const uint64_t intermediates = plan.intermediates_on_disk ? layout.on_disk : layout.in_memory;
   if (fixed + intermediates + streams_min > budget_bytes) {
-    uint64_t smallest = needed(forced > 0 ? width : gathered);
+    uint64_t smallest = needed(forced > 0 ? cut : whole);
     if (forced == 0) {
-      for (size_t w : candidates) smallest = std::min(smallest, needed(w));
+      for (size_t c : candidates) smallest = std::min(smallest, needed(c));
     }
     throw Error::Input(fmt::format(
         "--memory-budget {} cannot hold the full graph's propagation input and model ({}), its "

@@ -9,7 +9,8 @@
 // normalisation, the labels, one input row group, the model, the optimizer and a best-epoch
 // snapshot); the propagation input, N × the widest layer (GAT: the widest of its gathered
 // rows, attention.h), resident, or when that cannot fit (or --full-graph-slices asks) as the
-// widest column slices that fit (column_slices.h; GCN and SAGE only); the other
+// widest column slices that fit (column_slices.h; GAT: the largest groups of heads, each
+// gathering its own rows); the other
 // intermediates, on disk when memory cannot hold them beside that and one block of each
 // stream, and always beside slices; then the adjacency resident if it fits beside one feature
 // block (it is read 2 × layers times per epoch, 3 × layers for GAT, the features twice), then
@@ -44,9 +45,12 @@ struct StreamExtents {
 
 struct FullGraphPlan {
   // The propagation input in `slices` column slices of slice_width columns (the last may be
-  // narrower), one resident at a time; one slice: resident whole.
+  // narrower), one resident at a time; one slice: resident whole. GAT: its concatenated layers
+  // in `slices` groups of heads_per_slice heads (the last may have fewer), each gathering
+  // slice_width columns at most.
   size_t slices = 1;
   size_t slice_width = 0;
+  size_t heads_per_slice = 0;
   // The layers' outputs and the streamed gradient are in scratch files (row-blocked on disk).
   bool intermediates_on_disk = false;
   bool adjacency_resident = false;
@@ -87,8 +91,8 @@ std::vector<FullGraphLayerShape> FullGraphLayers(const ModelOptions& model, size
 inline bool NarrowLabels(uint64_t num_classes) { return num_classes <= 32767; }
 
 // Throws an input error naming the option when `options` cannot describe a full-graph run:
-// --multistage, --max-batches, chunk rows that are not a positive multiple of 1024, or GAT with
-// --full-graph-slices above 1. (The model's own rules are CheckModelOptions', nn/model.h.)
+// --multistage, --max-batches, or chunk rows that are not a positive multiple of 1024. (The
+// model's own rules are CheckModelOptions', nn/model.h.)
 void CheckFullGraphOptions(const TrainOptions& options);
 
 // Reads the dataset's offsets files, and the adjacency for its symmetry, in chunks (nothing is
@@ -99,7 +103,8 @@ StreamExtents MeasureStreamExtents(const Dataset& dataset);
 // CheckFullGraphOptions accept) in a budget of budget_bytes, or an input error naming the
 // smallest budget that works when it cannot hold the model, the propagation input (at its
 // smallest slice), the other intermediates at their smallest and one block of each stream; or
-// naming --full-graph-slices when it asks for more slices than the widest layer has columns.
+// naming --full-graph-slices when it asks for more slices than the widest layer has columns
+// (GAT: than a layer has heads).
 FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& options,
                             const StreamExtents& extents, uint64_t budget_bytes);
 

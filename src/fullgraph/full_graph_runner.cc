@@ -136,7 +136,7 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   }
   train_inv_count_ = labelled == 0 ? 0.0 : 1.0 / double(labelled);
 
-  size_t widest = 0, statistics = 0, source = 0;
+  size_t widest = 0, statistics = 0, source = 0, groups = 1, staged = 0;
   for (const FullGraphLayerShape& shape :
        FullGraphLayers(o.model, meta.feature_dim, meta.num_classes)) {
     const size_t l = layers_.size(), in = shape.in, out = shape.out;
@@ -156,17 +156,29 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
     if (gat_) {
       InitGatParameters(layer.weight.span(), layer.attn_l.span(), layer.attn_r.span(), seed);
       const GraphAttention a = AttentionOf(layer, 0, 0);
-      transformed_.emplace_back(n, a.transformed_width(), chunk_rows_, scratch_dir, budget_,
-                                "GAT's transformed rows");
-      statistics = std::max(statistics, a.statistics_width());
-      source = std::max(source, a.source_width());
+      const size_t group = GroupHeads(shape);
+      std::vector<IntermediateRows> kept;
+      for (size_t first = 0; first < a.heads; first += group) {
+        const GraphAttention part = a.Heads(first, std::min(group, a.heads - first));
+        kept.emplace_back(n, part.transformed_width(), chunk_rows_, scratch_dir, budget_,
+                          "GAT's transformed rows");
+        statistics = std::max(statistics, part.statistics_width());
+        source = std::max(source, part.source_width());
+      }
+      groups = std::max(groups, kept.size());
+      staged = std::max(staged, a.transformed_width());
+      transformed_.push_back(std::move(kept));
     } else if (sage_) {
       InitSageWeight(layer.weight.span(), seed);
     } else {
       InitGcnWeight(layer.weight.span(), seed);
     }
     layers_.push_back(std::move(layer));
-    outputs_.emplace_back(n, out, plan_.slice_width, chunk_rows_, scratch_dir, budget_,
+    // GAT's outputs are cut as its heads are, the columns of each group of heads a slice.
+    const size_t output_slice = !gat_          ? plan_.slice_width
+                                : shape.concat ? GroupHeads(shape) * shape.per_head
+                                               : out;
+    outputs_.emplace_back(n, out, output_slice, chunk_rows_, scratch_dir, budget_,
                           "full-graph layer outputs");
     widest = std::max(widest, out);
   }
@@ -178,12 +190,12 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
                                                          sizeof(float) % kLineFloats) %
                                           kLineFloats;
   AdviseHugePages(gathered_base_, n * plan_.slice_width * sizeof(float));
-  if (plan_.slices > 1) {
+  if (plan_.slices > 1 && !gat_) {
     slices_ = ColumnSlices(n, widest, plan_.slice_width, chunk_rows_, scratch_dir, budget_,
                            "the full graph's propagation input slices");
   }
-  gradient_ = ColumnSlices(n, widest, plan_.slice_width, chunk_rows_, scratch_dir, budget_,
-                           "full-graph gradients");
+  gradient_ = ColumnSlices(n, widest, gat_ ? widest : plan_.slice_width, chunk_rows_, scratch_dir,
+                           budget_, "full-graph gradients");
   if (sage_) {
     self_rows_ = ColumnSlices(n, widest, plan_.slice_width, chunk_rows_, scratch_dir, budget_,
                               "full-graph self terms and their gradients");
@@ -191,8 +203,14 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   if (gat_) {
     attention_statistics_ = IntermediateRows(n, statistics, chunk_rows_, scratch_dir, budget_,
                                              "GAT's attention statistics");
-    source_gradients_ =
-        IntermediateRows(n, source, chunk_rows_, scratch_dir, budget_, "GAT's source gradients");
+    for (size_t g = 0; g < groups; ++g) {
+      source_gradients_.emplace_back(n, source, chunk_rows_, scratch_dir, budget_,
+                                     "GAT's source gradients");
+    }
+    if (groups > 1) {
+      group_staging_ = ChargedArray<float>(budget_, std::min(n, chunk_rows_) * staged,
+                                           "GAT's full transformed and source rows, a chunk");
+    }
   }
   group_rows_ = ChargedArray<float>(budget_, plan_.input_group_floats, "an input row group");
   optimizer_ = MakeOptimizer(o.optimizer, Parameters());
@@ -258,9 +276,11 @@ IntermediateStats FullGraphRunner::IntermediateTotals() const {
   for (const ColumnSlices& output : outputs_) total += output.stats();
   total += gradient_.stats();
   total += self_rows_.stats();
-  for (const IntermediateRows& rows : transformed_) total += rows.stats();
+  for (const std::vector<IntermediateRows>& kept : transformed_) {
+    for (const IntermediateRows& rows : kept) total += rows.stats();
+  }
   total += attention_statistics_.stats();
-  total += source_gradients_.stats();
+  for (const IntermediateRows& rows : source_gradients_) total += rows.stats();
   total += slices_.stats();
   return total;
 }
@@ -513,28 +533,58 @@ void FullGraphRunner::AttentionForward(size_t l, bool training, uint64_t step_se
   Layer& layer = layers_[l];
   const GraphAttention a = AttentionOf(layer, training ? config_.attention_dropout : 0,
                                        AttentionDropoutSeed(step_seed, l));
-  // [H W | el], gathered, and when training kept in row order for the backward pass.
-  const MatrixSpan<float> transformed = Gathered(a.transformed_width());
-  IntermediateRows& kept = transformed_[l];
-  if (training) kept.BeginWrite(a.transformed_width());
+  // [H W | el] a group of heads at a time (whole: one group), the first group's gathered, and
+  // kept in row order: when training, for the backward pass; a later group's, for its own
+  // gather. Grouped, each chunk's full rows are staged and split into the groups'.
+  std::vector<IntermediateRows>& kept = transformed_[l];
+  const bool grouped = kept.size() > 1;
+  const MatrixSpan<float> first = Gathered(GroupOf(a, 0).transformed_width());
+  auto full_rows = [&](uint64_t begin, uint64_t end) {
+    return grouped ? StagedRows(begin, end, a.transformed_width())
+                   : first.RowRange(begin, end - begin);
+  };
+  for (size_t g = 0; g < kept.size(); ++g) {
+    if (training || g > 0)
+      kept[g].BeginWrite(GroupOf(a, g * GroupHeads(layer.shape)).transformed_width());
+  }
   const InputProduct product{layer.weight.span(), [&](uint64_t begin, uint64_t end) {
-                               return transformed.Sub(begin, 0, end - begin, a.width());
+                               return full_rows(begin, end).Sub(0, 0, end - begin, a.width());
                              }};
   Transform(l, training, step_seed, {&product, 1}, [&](uint64_t begin, uint64_t end) {
-    MatrixSpan<float> rows = transformed.RowRange(begin, end - begin);
+    MatrixSpan<float> rows = full_rows(begin, end);
     SourceScores(a, rows, threads);
-    if (training) CopyRows(rows, kept.Write(begin, end));
+    for (size_t g = 0; g < kept.size(); ++g) {
+      const GraphAttention part = GroupOf(a, g * GroupHeads(layer.shape));
+      if (grouped && g == 0) {
+        GroupRows(a, 0, part.heads, rows, first.RowRange(begin, end - begin));
+      }
+      if (!training && g == 0) continue;
+      MatrixSpan<float> to = kept[g].Write(begin, end);
+      if (grouped) {
+        GroupRows(a, part.first_head, part.heads, rows, to);
+      } else {
+        CopyRows(rows, to);
+      }
+    }
   });
-  if (training) kept.EndWrite();
+  for (size_t g = 0; g < kept.size(); ++g) {
+    if (training || g > 0) kept[g].EndWrite();
+  }
+  // Each group attends into its columns of the output (an averaged layer is one group).
   const double p = training ? config_.dropout : 0;
   const uint64_t seed = ActivationDropoutSeed(step_seed, l);
   ColumnSlices& out = outputs_[l];
   out.BeginWrite(layer.shape.out);
-  ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
-    MatrixSpan<float> rows = out.Write(piece.rows.begin, piece.rows.end);
-    AttendBlock(piece, a, transformed, rows, threads);
-    FinishRows(l, p, seed, rows, piece.rows.begin);
-  });
+  for (size_t g = 0; g < kept.size(); ++g) {
+    const GraphAttention part = GroupOf(a, g * GroupHeads(layer.shape));
+    const MatrixSpan<float> transformed = Gathered(part.transformed_width());
+    if (g > 0) kept[g].Load(transformed);
+    ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
+      MatrixSpan<float> rows = out.WriteSlice(g, piece.rows.begin, piece.rows.end);
+      AttendBlock(piece, part, transformed, rows, threads);
+      FinishRows(l, p, seed, rows, piece.rows.begin, part.first_head * part.per_head);
+    });
+  }
   out.EndWrite();
 }
 
@@ -543,24 +593,41 @@ void FullGraphRunner::AttentionBackward(size_t l, uint64_t step_seed) {
   Layer& layer = layers_[l];
   const GraphAttention a =
       AttentionOf(layer, config_.attention_dropout, AttentionDropoutSeed(step_seed, l));
-  IntermediateRows& kept = transformed_[l];
-  // By destination, [H W | el] gathered again.
-  const MatrixSpan<float> transformed = Gathered(a.transformed_width());
-  kept.Load(transformed);
-  if (plan_.symmetric) {
-    AttentionGathers(l, a, transformed);
-  } else {
-    AttentionScatter(l, a, transformed);
+  std::vector<IntermediateRows>& kept = transformed_[l];
+  const bool grouped = kept.size() > 1;
+  // Each group of heads, with its [H W | el] gathered again, to its source gradients.
+  for (size_t g = 0; g < kept.size(); ++g) {
+    const GraphAttention part = GroupOf(a, g * GroupHeads(layer.shape));
+    const MatrixSpan<float> transformed = Gathered(part.transformed_width());
+    kept[g].Load(transformed);
+    if (plan_.symmetric) {
+      BackwardByGathers(l, part, transformed, kept[g], source_gradients_[g]);
+    } else {
+      BackwardByScatter(l, part, transformed, source_gradients_[g]);
+    }
   }
   // The attention vectors' and the weight's gradients, and the previous layer's output's, in
-  // row order: dW = H_lᵀ dL/dWh, dH_l = dL/dWh Wᵀ.
-  kept.BeginRead();
-  source_gradients_.BeginRead();
+  // row order: dW = H_lᵀ dL/dWh, dH_l = dL/dWh Wᵀ (grouped, dL/dWh assembled from the
+  // groups').
+  for (size_t g = 0; g < kept.size(); ++g) {
+    kept[g].BeginRead();
+    source_gradients_[g].BeginRead();
+  }
   auto vector_gradients = [&](uint64_t begin, uint64_t end) {
-    MatrixSpan<float> rows = source_gradients_.Read(begin, end);
-    AttentionVectorGradients(a, kept.Read(begin, end), rows, layer.attn_l_grad.span(),
-                             layer.attn_r_grad.span(), /*accumulate=*/begin != 0);
-    return rows.Sub(0, 0, end - begin, a.width());
+    MatrixSpan<float> grad_wh;
+    for (size_t g = 0; g < kept.size(); ++g) {
+      const GraphAttention part = GroupOf(a, g * GroupHeads(layer.shape));
+      MatrixSpan<float> rows = source_gradients_[g].Read(begin, end);
+      AttentionVectorGradients(part, kept[g].Read(begin, end), rows,
+                               layer.attn_l_grad.span().RowRange(part.first_head, part.heads),
+                               layer.attn_r_grad.span().RowRange(part.first_head, part.heads),
+                               /*accumulate=*/begin != 0);
+      if (!grouped) return rows.Sub(0, 0, end - begin, a.width());
+      grad_wh = StagedRows(begin, end, a.width());
+      CopyRows(rows.Sub(0, 0, end - begin, part.width()),
+               grad_wh.Sub(0, part.first_head * part.per_head, end - begin, part.width()));
+    }
+    return grad_wh;
   };
   if (l == 0) {
     ForEachInputGroup(true, step_seed, [&](const InputGroup& group) {
@@ -585,50 +652,59 @@ void FullGraphRunner::AttentionBackward(size_t l, uint64_t step_seed) {
     gradient_.EndWrite();
     previous.EndRead();
   }
-  source_gradients_.EndRead();
-  kept.EndRead();
+  for (size_t g = 0; g < kept.size(); ++g) {
+    source_gradients_[g].EndRead();
+    kept[g].EndRead();
+  }
 }
 
-void FullGraphRunner::AttentionGathers(size_t l, const GraphAttention& a,
-                                       MatrixSpan<const float> transformed) {
+MatrixSpan<const float> FullGraphRunner::GroupGradient(const GraphAttention& group,
+                                                       MatrixSpan<const float> grad_out) const {
+  return grad_out.Sub(0, group.concat ? group.first_head * group.per_head : 0, grad_out.rows(),
+                      group.out_dim());
+}
+
+void FullGraphRunner::BackwardByGathers(size_t l, const GraphAttention& a,
+                                        MatrixSpan<const float> transformed, IntermediateRows& kept,
+                                        IntermediateRows& source) {
   const unsigned threads = config_.threads;
   // By destination: the attention's statistics.
   gradient_.BeginRead();
   attention_statistics_.BeginWrite(a.statistics_width());
   ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
     const uint64_t begin = piece.rows.begin, end = piece.rows.end;
-    AttentionStatistics(piece, a, transformed, gradient_.Read(begin, end),
+    AttentionStatistics(piece, a, transformed, GroupGradient(a, gradient_.Read(begin, end)),
                         attention_statistics_.Write(begin, end), threads);
   });
   attention_statistics_.EndWrite();
   gradient_.EndRead();
   // By source, [dL/dagg | statistics] gathered (over the transformed rows, which the kept copy
-  // now stands for); the bias gradient on the way.
+  // now stands for); the bias gradient on the way, with the first group.
   const MatrixSpan<float> gathered = Gathered(a.gradient_width());
   gradient_.BeginRead();
   attention_statistics_.BeginRead();
   ForEachChunk([&](uint64_t begin, uint64_t end) {
     MatrixSpan<const float> grad_out = gradient_.Read(begin, end);
-    layers_[l].bias.Backward(grad_out, threads, /*accumulate=*/begin != 0);
-    GradientRows(a, grad_out, attention_statistics_.Read(begin, end),
+    if (a.first_head == 0) layers_[l].bias.Backward(grad_out, threads, /*accumulate=*/begin != 0);
+    GradientRows(a, GroupGradient(a, grad_out), attention_statistics_.Read(begin, end),
                  gathered.RowRange(begin, end - begin));
   });
   attention_statistics_.EndRead();
   gradient_.EndRead();
-  IntermediateRows& kept = transformed_[l];
   kept.BeginRead();
-  source_gradients_.BeginWrite(a.source_width());
+  source.BeginWrite(a.source_width());
   ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
     const uint64_t begin = piece.rows.begin, end = piece.rows.end;
-    AttentionSourceGradients(piece, a, gathered, kept.Read(begin, end),
-                             source_gradients_.Write(begin, end), threads);
+    AttentionSourceGradients(piece, a, gathered, kept.Read(begin, end), source.Write(begin, end),
+                             threads);
   });
-  source_gradients_.EndWrite();
+  source.EndWrite();
   kept.EndRead();
 }
 
-void FullGraphRunner::AttentionScatter(size_t l, const GraphAttention& a,
-                                       MatrixSpan<const float> transformed) {
+void FullGraphRunner::BackwardByScatter(size_t l, const GraphAttention& a,
+                                        MatrixSpan<const float> transformed,
+                                        IntermediateRows& source) {
   const unsigned threads = config_.threads;
   // The scatter's sums beside the gathered rows (the plan charged both).
   const MatrixSpan<float> scattered(gathered_base_ + nodes_ * a.transformed_width(), nodes_,
@@ -638,22 +714,23 @@ void FullGraphRunner::AttentionScatter(size_t l, const GraphAttention& a,
   attention_statistics_.BeginWrite(a.statistics_width());
   ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
     const uint64_t begin = piece.rows.begin, end = piece.rows.end;
-    strata::AttentionScatter(piece, a, transformed, gradient_.Read(begin, end),
-                             attention_statistics_.Write(begin, end), scattered, threads);
+    AttentionScatter(piece, a, transformed, GroupGradient(a, gradient_.Read(begin, end)),
+                     attention_statistics_.Write(begin, end), scattered, threads);
   });
   attention_statistics_.EndWrite();
   gradient_.EndRead();
-  // In row order: the source rows, and the bias gradient on the way.
+  // In row order: the source rows, and the bias gradient on the way, with the first group.
   gradient_.BeginRead();
   attention_statistics_.BeginRead();
-  source_gradients_.BeginWrite(a.source_width());
+  source.BeginWrite(a.source_width());
   ForEachChunk([&](uint64_t begin, uint64_t end) {
-    layers_[l].bias.Backward(gradient_.Read(begin, end), threads, /*accumulate=*/begin != 0);
+    if (a.first_head == 0) {
+      layers_[l].bias.Backward(gradient_.Read(begin, end), threads, /*accumulate=*/begin != 0);
+    }
     ScatteredSourceRows(a, scattered.RowRange(begin, end - begin),
-                        attention_statistics_.Read(begin, end),
-                        source_gradients_.Write(begin, end));
+                        attention_statistics_.Read(begin, end), source.Write(begin, end));
   });
-  source_gradients_.EndWrite();
+  source.EndWrite();
   attention_statistics_.EndRead();
   gradient_.EndRead();
 }

@@ -98,12 +98,32 @@ class FullGraphRunner final : public EpochRunner {
   // gradient in gradient_ to the previous layer's (or to the first layer's weights).
   void AttentionForward(size_t l, bool training, uint64_t step_seed);
   void AttentionBackward(size_t l, uint64_t step_seed);
-  // Layer l's backward pass from its output's gradient (gradient_) and its [H W | el] rows,
-  // gathered in `transformed`, to its source rows (source_gradients_) and its bias gradient:
-  // on an undirected graph by two gathers, on a directed one by a scatter (attention.h).
-  void AttentionGathers(size_t l, const GraphAttention& a, MatrixSpan<const float> transformed);
-  void AttentionScatter(size_t l, const GraphAttention& a, MatrixSpan<const float> transformed);
+  // The backward pass of layer l's group of heads `a`, from the layer's output gradient
+  // (gradient_) and the group's [H W | el] rows, gathered in `transformed` (and kept in row
+  // order), to the group's source rows, and the bias gradient with the first group: on an
+  // undirected graph by two gathers, on a directed one by a scatter (attention.h).
+  void BackwardByGathers(size_t l, const GraphAttention& a, MatrixSpan<const float> transformed,
+                         IntermediateRows& kept, IntermediateRows& source);
+  void BackwardByScatter(size_t l, const GraphAttention& a, MatrixSpan<const float> transformed,
+                         IntermediateRows& source);
+  // The columns of a layer's output gradient rows that group `a`'s output has.
+  MatrixSpan<const float> GroupGradient(const GraphAttention& a,
+                                        MatrixSpan<const float> grad_out) const;
   GraphAttention AttentionOf(const Layer& layer, double dropout, uint64_t seed) const;
+  // The heads of a group of `shape`'s (the plan's heads per slice; an averaged layer's all).
+  size_t GroupHeads(const FullGraphLayerShape& shape) const {
+    return shape.concat ? std::min(shape.heads, plan_.heads_per_slice) : shape.heads;
+  }
+  // The group of `layer` starting at head `first`, of attention `a`.
+  GraphAttention GroupOf(const GraphAttention& a, size_t first) const {
+    return a.Heads(first,
+                   std::min(GroupHeads({.heads = a.heads, .concat = a.concat}), a.heads - first));
+  }
+  // Staged rows [begin, end) (inside one chunk) of `width` columns.
+  MatrixSpan<float> StagedRows(uint64_t begin, uint64_t end, size_t width) {
+    return MatrixSpan<float>(group_staging_.data(), std::min(nodes_, chunk_rows_), width)
+        .RowRange(begin % chunk_rows_, end - begin);
+  }
   // Layer l's output rows, from `first` on, after aggregation: + bias, and for a hidden layer
   // the activation and dropout p; rows may be a column slice, from first_column on.
   void FinishRows(size_t l, double p, uint64_t seed, MatrixSpan<float> rows, uint64_t first,
@@ -204,11 +224,14 @@ class FullGraphRunner final : public EpochRunner {
   ColumnSlices gradient_;
   // SAGE: the self term H W_self forward, dL/d(output) backward (N × up to the widest output).
   ColumnSlices self_rows_;
-  // GAT: each layer's [H W | el], and the backward pass's statistics and source gradients
-  // (attention.h).
-  std::vector<IntermediateRows> transformed_;
+  // GAT: each layer's [H W | el], per group of heads, and the backward pass's statistics (of
+  // one group at a time) and each group's source gradients (attention.h).
+  std::vector<std::vector<IntermediateRows>> transformed_;
   IntermediateRows attention_statistics_;
-  IntermediateRows source_gradients_;
+  std::vector<IntermediateRows> source_gradients_;
+  // GAT in groups of heads: a chunk of a layer's full [H W | el] rows, split into the groups',
+  // and backward the groups' dL/dWh assembled into full rows.
+  ChargedArray<float> group_staging_;
   ChargedArray<float>
       group_rows_;  // one input row group (sparse: its values), decoded or dropped out
   std::unique_ptr<RowBlockSource> adjacency_;

@@ -91,10 +91,14 @@ TrainResult Train(const TrainOptions& options,
     auto where = [](bool resident, uint64_t blocks) {
       return resident ? std::string("in memory") : fmt::format("streamed in {} blocks", blocks);
     };
-    const std::string propagation =
-        plan.slices > 1
-            ? fmt::format(", propagation in {} column slices of {}", plan.slices, plan.slice_width)
-            : std::string();
+    std::string propagation;
+    if (plan.slices > 1 && plan.heads_per_slice > 0) {
+      propagation = fmt::format(", attention in {} groups of {} heads (gathering {} columns)",
+                                plan.slices, plan.heads_per_slice, plan.slice_width);
+    } else if (plan.slices > 1) {
+      propagation =
+          fmt::format(", propagation in {} column slices of {}", plan.slices, plan.slice_width);
+    }
     fmt::print(stderr, "full graph{}: adjacency {} ({}), features {}, intermediates {}{}\n",
                o.full_graph_max_memory ? " (MaxMemory baseline)" : "",
                where(plan.adjacency_resident, plan.adjacency_blocks),

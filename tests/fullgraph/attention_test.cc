@@ -71,15 +71,17 @@ struct AttentionResult {
   Matrix out, weight_grad, attn_l_grad, attn_r_grad, grad_in;
 };
 
-// One GAT layer's forward and backward with the full graph's kernels on `threads` threads, the
-// adjacency in blocks of block_rows rows, for the loss Σ out ⊙ grad_out; the backward pass
-// scatters (as on a directed graph) or gathers twice.
-AttentionResult FullGraphLayer(const Graph& g, const GraphAttention& a,
-                               MatrixSpan<const float> weight, MatrixSpan<const float> x,
-                               MatrixSpan<const float> grad_out, uint64_t block_rows, bool scatter,
-                               unsigned threads = 2) {
+// The attention's output and source rows from its transformed rows, with the full graph's
+// kernels on `threads` threads, the adjacency in blocks of block_rows rows, for the loss
+// Σ out ⊙ grad_out; the backward pass scatters (as on a directed graph) or gathers twice.
+struct AttentionRows {
+  Matrix out, source;
+};
+
+AttentionRows AttendAndBack(const Graph& g, const GraphAttention& a,
+                            MatrixSpan<const float> transformed, MatrixSpan<const float> grad_out,
+                            uint64_t block_rows, bool scatter, unsigned threads) {
   const uint64_t n = g.nodes;
-  const size_t w = a.width();
   auto for_blocks = [&](auto&& fn) {
     for (uint64_t begin = 0; begin < n; begin += block_rows) {
       const uint64_t end = std::min(n, begin + block_rows);
@@ -90,32 +92,54 @@ AttentionResult FullGraphLayer(const Graph& g, const GraphAttention& a,
          begin, end - begin);
     }
   };
-  Matrix transformed(n, a.transformed_width());
-  Gemm<float>(Trans::kNo, Trans::kNo, 1, x, weight, 0, transformed.span().Sub(0, 0, n, w));
-  SourceScores(a, transformed.span(), threads);
-  AttentionResult r{Matrix(n, a.out_dim()), Matrix(weight.rows(), w), Matrix(a.heads, a.per_head),
-                    Matrix(a.heads, a.per_head), Matrix(n, x.cols())};
+  AttentionRows r{Matrix(n, a.out_dim()), Matrix(n, a.source_width())};
   Matrix statistics(n, a.statistics_width()), gradient(n, a.gradient_width()),
-      source(n, a.source_width()), scattered(n, a.transformed_width());
+      scattered(n, a.transformed_width());
   for_blocks([&](const AdjacencyBlock& block, uint64_t first, uint64_t rows) {
-    AttendBlock(block, a, transformed.span(), r.out.span().RowRange(first, rows), threads);
+    AttendBlock(block, a, transformed, r.out.span().RowRange(first, rows), threads);
     if (scatter) {
-      AttentionScatter(block, a, transformed.span(), grad_out.RowRange(first, rows),
+      AttentionScatter(block, a, transformed, grad_out.RowRange(first, rows),
                        statistics.span().RowRange(first, rows), scattered.span(), threads);
     } else {
-      AttentionStatistics(block, a, transformed.span(), grad_out.RowRange(first, rows),
+      AttentionStatistics(block, a, transformed, grad_out.RowRange(first, rows),
                           statistics.span().RowRange(first, rows), threads);
     }
   });
   if (scatter) {
-    ScatteredSourceRows(a, scattered.span(), statistics.span(), source.span());
+    ScatteredSourceRows(a, scattered.span(), statistics.span(), r.source.span());
   } else {
     GradientRows(a, grad_out, statistics.span(), gradient.span());
     for_blocks([&](const AdjacencyBlock& block, uint64_t first, uint64_t rows) {
-      AttentionSourceGradients(block, a, gradient.span(), transformed.span().RowRange(first, rows),
-                               source.span().RowRange(first, rows), threads);
+      AttentionSourceGradients(block, a, gradient.span(), transformed.RowRange(first, rows),
+                               r.source.span().RowRange(first, rows), threads);
     });
   }
+  return r;
+}
+
+Matrix TransformedRows(const GraphAttention& a, MatrixSpan<const float> weight,
+                       MatrixSpan<const float> x, unsigned threads) {
+  Matrix transformed(x.rows(), a.transformed_width());
+  Gemm<float>(Trans::kNo, Trans::kNo, 1, x, weight, 0,
+              transformed.span().Sub(0, 0, x.rows(), a.width()));
+  SourceScores(a, transformed.span(), threads);
+  return transformed;
+}
+
+// One GAT layer's forward and backward (AttendAndBack) and its parameters' and input's
+// gradients.
+AttentionResult FullGraphLayer(const Graph& g, const GraphAttention& a,
+                               MatrixSpan<const float> weight, MatrixSpan<const float> x,
+                               MatrixSpan<const float> grad_out, uint64_t block_rows, bool scatter,
+                               unsigned threads = 2) {
+  const uint64_t n = g.nodes;
+  const size_t w = a.width();
+  const Matrix transformed = TransformedRows(a, weight, x, threads);
+  AttentionRows rows =
+      AttendAndBack(g, a, transformed.span(), grad_out, block_rows, scatter, threads);
+  AttentionResult r{std::move(rows.out), Matrix(weight.rows(), w), Matrix(a.heads, a.per_head),
+                    Matrix(a.heads, a.per_head), Matrix(n, x.cols())};
+  const Matrix& source = rows.source;
   const MatrixSpan<const float> grad_wh = source.span().Sub(0, 0, n, w);
   Gemm<float>(Trans::kYes, Trans::kNo, 1, x, grad_wh, 0, r.weight_grad.span());
   Gemm<float>(Trans::kNo, Trans::kYes, 1, grad_wh, weight, 0, r.grad_in.span());
@@ -184,6 +208,56 @@ TEST_P(GraphAttentionTest, MatchesTheMiniBatchLayerOverTheWholeGraph) {
         ExpectNear(r.attn_l_grad.span(), params[1].grad, "attn_l gradient");
         ExpectNear(r.attn_r_grad.span(), params[2].grad, "attn_r gradient");
         ExpectNear(r.grad_in.span(), grad_in.span(), "input gradient");
+      }
+    }
+  }
+}
+
+// A layer run in groups of heads, each group gathering only its own columns, computes the
+// whole layer's output and source rows bit for bit, dropout masks included: with the two
+// gathers and with the scatter.
+TEST_P(GraphAttentionTest, GroupsOfHeadsComputeTheWholeLayer) {
+  const Graph g = RandomGraph(60, 2, GetParam());
+  const size_t in = 5, heads = 3, f = 4, w = heads * f;
+  const Matrix x = RandomRows(g.nodes, in, 3);
+  const Matrix weight = RandomRows(in, w, 4);
+  const Matrix attn_l = RandomRows(heads, f, 5), attn_r = RandomRows(heads, f, 6);
+  const Matrix grad_out = RandomRows(g.nodes, w, 7);
+  const GraphAttention a{heads, f, true, attn_l.span(), attn_r.span(), 0.4, 8};
+  const Matrix transformed = TransformedRows(a, weight.span(), x.span(), 2);
+  for (const bool scatter : GetParam() ? std::vector<bool>{true} : std::vector<bool>{false, true}) {
+    SCOPED_TRACE(scatter ? "scatter" : "gathers");
+    const AttentionRows whole =
+        AttendAndBack(g, a, transformed.span(), grad_out.span(), 7, scatter, 2);
+    struct Group {
+      size_t first, count;
+    };
+    for (const Group group : {Group{0, 2}, Group{2, 1}, Group{1, 1}}) {
+      SCOPED_TRACE(::testing::Message() << "heads " << group.first << " + " << group.count);
+      const GraphAttention part = a.Heads(group.first, group.count);
+      const size_t cols = group.count * f;
+      // The group's rows, [its W h | its el], and the gradient of its output columns.
+      Matrix own(g.nodes, part.transformed_width());
+      GroupRows(a, group.first, group.count, transformed.span(), own.span());
+      for (size_t i = 0; i < g.nodes; ++i) {
+        for (size_t j = 0; j < cols; ++j) ASSERT_EQ(own(i, j), transformed(i, group.first * f + j));
+        for (size_t k = 0; k < group.count; ++k) {
+          ASSERT_EQ(own(i, cols + k), transformed(i, w + group.first + k));
+        }
+      }
+      const AttentionRows rows =
+          AttendAndBack(g, part, own.span(), grad_out.span().Sub(0, group.first * f, g.nodes, cols),
+                        7, scatter, 2);
+      for (size_t i = 0; i < g.nodes; ++i) {
+        for (size_t j = 0; j < cols; ++j) {
+          ASSERT_EQ(rows.out(i, j), whole.out(i, group.first * f + j)) << i << ", " << j;
+          ASSERT_EQ(rows.source(i, j), whole.source(i, group.first * f + j)) << i << ", " << j;
+        }
+        for (size_t k = 0; k < group.count; ++k) {
+          ASSERT_EQ(rows.source(i, cols + k), whole.source(i, w + group.first + k));
+          ASSERT_EQ(rows.source(i, cols + group.count + k),
+                    whole.source(i, w + heads + group.first + k));
+        }
       }
     }
   }

@@ -286,8 +286,9 @@ TEST(FullGraphPlan, SparseFeaturesStreamTwoFilesAndDecodeTheirLargestGroup) {
 // GAT, 2 heads of 8 and one head of the 4 logits: no normalisation array; what it gathers is
 // its widest gradient rows (the 16 hidden columns and 4 statistics a head, 24); its
 // intermediates are the outputs (16, 4), the transformed rows (16 + 2, 4 + 1), the gradient
-// (16), the statistics (8) and the source gradients (16 + 2 × 2); never sliced.
-TEST(FullGraphPlan, GatGathersItsGradientRowsWholeBesideItsIntermediates) {
+// (16), the statistics (8) and the source gradients (16 + 2 × 2). Below that floor its hidden
+// layer runs a head at a time (the averaged logits stay whole), gathering 8 + 4 columns.
+TEST(FullGraphPlan, GatGathersItsGradientRowsWholeOrAGroupOfHeadsAtATime) {
   TrainOptions o = Options();
   o.model.kind = ModelKind::kGat;
   o.model.hidden = 8;
@@ -312,18 +313,25 @@ TEST(FullGraphPlan, GatGathersItsGradientRowsWholeBesideItsIntermediates) {
   const uint64_t smallest = 8 * (kNodes + 1) + 3 * kNodes + 4 * 1024 + 4 * (kNodes * 24 + 16) +
                             4 * 128 * 64 + 5 * 4 * kParameters + kMiB + 2 * 1024 * 4 * kWidths +
                             kZeroBits + kStreamsMin;
-  const FullGraphPlan tight = PlanFullGraph(DenseMeta(), o, kDenseExtents, smallest);
+  auto expect_refused = [&](const TrainOptions& options, const StreamExtents& extents,
+                            uint64_t budget) {
+    try {
+      PlanFullGraph(DenseMeta(), options, extents, budget - 1);
+      FAIL() << "a budget one byte short was planned";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("the smallest budget that works is " +
+                                           FormatBytesRoundedUp(budget)),
+                std::string::npos)
+          << e.what();
+    }
+  };
+  TrainOptions unsliced = o;
+  unsliced.full_graph_slices = 1;
+  const FullGraphPlan tight = PlanFullGraph(DenseMeta(), unsliced, kDenseExtents, smallest);
   EXPECT_EQ(tight.slices, 1u);
+  EXPECT_EQ(tight.heads_per_slice, 2u);
   EXPECT_TRUE(tight.intermediates_on_disk);
-  try {
-    PlanFullGraph(DenseMeta(), o, kDenseExtents, smallest - 1);
-    FAIL() << "a budget one byte short was planned";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("the smallest budget that works is " +
-                                         FormatBytesRoundedUp(smallest)),
-              std::string::npos)
-        << e.what();
-  }
+  expect_refused(unsliced, kDenseExtents, smallest);
   // On a directed graph it gathers the transformed rows beside the scatter's sums, 2 × 18.
   StreamExtents directed = kDenseExtents;
   directed.symmetric = false;
@@ -331,8 +339,31 @@ TEST(FullGraphPlan, GatGathersItsGradientRowsWholeBesideItsIntermediates) {
   EXPECT_EQ(scattered.slice_width, 36u);
   EXPECT_FALSE(scattered.symmetric);
   const uint64_t wider = smallest + 4 * kNodes * (36 - 24);
-  EXPECT_TRUE(PlanFullGraph(DenseMeta(), o, directed, wider).intermediates_on_disk);
-  EXPECT_THROW(PlanFullGraph(DenseMeta(), o, directed, wider - 1), Error);
+  EXPECT_TRUE(PlanFullGraph(DenseMeta(), unsliced, directed, wider).intermediates_on_disk);
+  expect_refused(unsliced, directed, wider);
+
+  // A head at a time: the outputs of the hidden layer as two slices of 8 columns (and a chunk
+  // of their full rows), each head's transformed rows (9) and source gradients (10), the
+  // statistics of one head (4), and a chunk of full transformed rows staged (18); all on disk,
+  // each under one 4 KiB unit of zero bits.
+  constexpr uint64_t kGroupWidths = 8 + 8 + 4 + 9 + 9 + 5 + 16 + 4 + 10 + 10;
+  const uint64_t grouped = 8 * (kNodes + 1) + 3 * kNodes + 4 * 1024 + 4 * (kNodes * 12 + 16) +
+                           4 * 1024 * 18 + 4 * 128 * 64 + 5 * 4 * kParameters + kMiB +
+                           2 * 1024 * 4 * kGroupWidths + 10 * 4096 + 1024 * 16 * 4 + kStreamsMin;
+  ASSERT_LT(grouped, smallest);
+  const FullGraphPlan heads = PlanFullGraph(DenseMeta(), o, kDenseExtents, grouped);
+  EXPECT_EQ(heads.slices, 2u);
+  EXPECT_EQ(heads.heads_per_slice, 1u);
+  EXPECT_EQ(heads.slice_width, 12u);
+  EXPECT_TRUE(heads.intermediates_on_disk);
+  expect_refused(o, kDenseExtents, grouped);
+  // Forced, the same; and directed, a head gathers 2 × 9.
+  TrainOptions two = o;
+  two.full_graph_slices = 2;
+  EXPECT_EQ(PlanFullGraph(DenseMeta(), two, kDenseExtents, 64 * kMiB).heads_per_slice, 1u);
+  EXPECT_EQ(PlanFullGraph(DenseMeta(), two, directed, 64 * kMiB).slice_width, 18u);
+  two.full_graph_slices = 3;
+  EXPECT_THROW(PlanFullGraph(DenseMeta(), two, kDenseExtents, 64 * kMiB), Error);
 }
 
 TEST(FullGraphPlan, OptionsAFullGraphRunCannotHaveAreRefusedNamingTheOption) {
@@ -357,7 +388,7 @@ TEST(FullGraphPlan, OptionsAFullGraphRunCannotHaveAreRefusedNamingTheOption) {
   o.full_graph_slices = 1;
   EXPECT_EQ(refusal(o), "accepted");
   o.full_graph_slices = 2;
-  EXPECT_EQ(refusal(o), "--full-graph-slices: GAT's attention is not cut into column slices");
+  EXPECT_EQ(refusal(o), "accepted");
   o = Options();
   o.max_batches = 3;
   EXPECT_EQ(refusal(o), "--max-batches needs mini-batches, not --full-graph");
