@@ -15,15 +15,22 @@ ChargedArray<uint64_t> ReadRowOffsets(const std::string& path, uint64_t rows, ui
                                       MemoryBudget& budget, std::string_view what) {
   ChargedArray<uint64_t> offsets(budget, rows + 1, what);
   ReadArrayFile(path, offsets.data(), rows + 1);
-  if (offsets[0] != 0 || offsets[rows] != end) {
+  CheckRowOffsets({offsets.data(), rows + 1}, 0, rows, end, path);
+  return offsets;
+}
+
+void CheckRowOffsets(std::span<const uint64_t> offsets, uint64_t first, uint64_t rows, uint64_t end,
+                     const std::string& path) {
+  const uint64_t last = first + offsets.size() - 1;
+  if ((first == 0 && offsets.front() != 0) || (last == rows && offsets.back() != end) ||
+      offsets.back() > end) {
     throw Error::Input(fmt::format("offsets do not run from 0 to {}", end), path);
   }
-  for (uint64_t v = 0; v < rows; ++v) {
-    if (offsets[v + 1] < offsets[v]) {
-      throw Error::Input(fmt::format("offsets decrease at row {}", v), path);
+  for (uint64_t i = 0; i + 1 < offsets.size(); ++i) {
+    if (offsets[i + 1] < offsets[i]) {
+      throw Error::Input(fmt::format("offsets decrease at row {}", first + i), path);
     }
   }
-  return offsets;
 }
 
 ChargedCsr ReadNormalisedAdjacency(const Dataset& dataset, uint64_t rows, MemoryBudget& budget) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -35,8 +36,13 @@ struct ChargedCsr {
   }
 };
 
-// Reads rows + 1 offsets of `path`, checking that they rise from 0 to `end`; throws an input
-// error naming the file otherwise.
+// Throws an input error naming `path` unless `offsets`, those of rows [first, first +
+// offsets.size() - 1] of a file of rows + 1 offsets, never decrease and stay within [0, end],
+// the file's first being 0 and its last `end`.
+void CheckRowOffsets(std::span<const uint64_t> offsets, uint64_t first, uint64_t rows, uint64_t end,
+                     const std::string& path);
+
+// Reads rows + 1 offsets of `path`, checking them (CheckRowOffsets).
 ChargedArray<uint64_t> ReadRowOffsets(const std::string& path, uint64_t rows, uint64_t end,
                                       MemoryBudget& budget, std::string_view what);
 

@@ -8,6 +8,7 @@
 
 #include "common/random.h"
 #include "fullgraph/column_slices.h"
+#include "fullgraph/csr_files.h"
 #include "fullgraph/grouped_row_offsets.h"
 #include "fullgraph/intermediate_rows.h"
 #include "fullgraph/row_blocks.h"
@@ -72,9 +73,11 @@ bool GraphIsSymmetric(const Dataset& dataset) {
     const uint64_t rows = std::min(kChunkRows, n - base);
     offsets.resize(rows + 1);
     offsets_file.ReadExact(base * 8, offsets.data(), (rows + 1) * 8);
+    // Checked here, before the runner reads them whole: the ids are read where they point.
+    CheckRowOffsets(offsets, base, n, dataset.meta().num_edges, dataset.PathOf(kIndptrFile));
     for (uint64_t i = base; i < base + rows; ++i) {
       for (uint64_t e = offsets[i - base]; e < offsets[i - base + 1]; ++e) {
-        if (e < ids_begin || e >= ids_end) {
+        if (e >= ids_end) {
           const uint64_t count = std::min(kChunkIds, offsets[rows] - e);
           ids_file.ReadExact(e * id_bytes, ids.data(), count * id_bytes);
           ids_begin = e;
@@ -123,6 +126,8 @@ void CheckFullGraphOptions(const TrainOptions& o) {
 StreamExtents MeasureStreamExtents(const Dataset& dataset) {
   const DatasetMeta& meta = dataset.meta();
   StreamExtents extents;
+  // First: it checks the graph's offsets, which the sizes below follow.
+  extents.symmetric = GraphIsSymmetric(dataset);
   extents.adjacency_row_span =
       ScanGroups(dataset.PathOf(kIndptrFile), meta.num_nodes, 1, meta.node_id_bytes).largest_span;
   if (meta.sparse_features) {
@@ -131,7 +136,6 @@ StreamExtents MeasureStreamExtents(const Dataset& dataset) {
     extents.feature_group_span = groups.largest_span;
     extents.feature_group_nonzeros = groups.largest_entries;
   }
-  extents.symmetric = GraphIsSymmetric(dataset);
   return extents;
 }
 
@@ -187,8 +191,8 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
     for (const FullGraphLayerShape& layer : layers) {
       const size_t group = layer.concat ? std::min(cut, layer.heads) : layer.heads;
       const size_t f = layer.per_head;
-      layout.gather = std::max(layout.gather, extents.symmetric ? group * (f + 4)
-                                                                : 2 * group * (f + 1));
+      layout.gather =
+          std::max(layout.gather, extents.symmetric ? group * (f + 4) : 2 * group * (f + 1));
       layout.slices = std::max(layout.slices, (layer.heads + group - 1) / group);
       sliced_rows(layout, layer.out, layer.concat ? group * f : layer.out);
       for (size_t first = 0; first < layer.heads; first += group) {
@@ -260,16 +264,16 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   auto needed = [&](size_t cut) {
     const Layout layout = layout_of(cut);
     const bool on_disk_rows = layout.slices > 1 || layout.on_disk < layout.in_memory;
-    return fixed_rest + gather_bytes(layout) +
-           (on_disk_rows ? layout.on_disk : layout.in_memory) + streams_min;
+    return fixed_rest + gather_bytes(layout) + (on_disk_rows ? layout.on_disk : layout.in_memory) +
+           streams_min;
   };
   const size_t forced = o.full_graph_slices;
   if (forced > whole) {
-    throw Error::Input(gat ? fmt::format("--full-graph-slices {} exceeds GAT's {} heads a layer",
-                                         forced, whole)
-                           : fmt::format("--full-graph-slices {} exceeds the widest layer's {} "
-                                         "columns",
-                                         forced, whole));
+    throw Error::Input(
+        gat ? fmt::format("--full-graph-slices {} exceeds GAT's {} heads a layer", forced, whole)
+            : fmt::format("--full-graph-slices {} exceeds the widest layer's {} "
+                          "columns",
+                          forced, whole));
   }
   // --full-graph-slices S cuts as evenly as it can (slices of ceil(width / S) columns, or
   // groups of ceil(heads / S) heads). Else whole when it fits (each slice or group is a pass
@@ -299,8 +303,8 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   const uint64_t fixed = fixed_rest + gather_bytes(layout);
   const uint64_t charged = charged_rest + gather_bytes(layout);
   plan.intermediates_on_disk =
-      plan.slices > 1 || (fixed + layout.in_memory + streams_min > budget_bytes &&
-                          layout.on_disk < layout.in_memory);
+      plan.slices > 1 ||
+      (fixed + layout.in_memory + streams_min > budget_bytes && layout.on_disk < layout.in_memory);
   const uint64_t intermediates = plan.intermediates_on_disk ? layout.on_disk : layout.in_memory;
   if (fixed + intermediates + streams_min > budget_bytes) {
     uint64_t smallest = needed(forced > 0 ? cut : whole);

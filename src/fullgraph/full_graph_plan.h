@@ -1,9 +1,10 @@
-// FullGraphPlan is where the full-graph runner keeps what, decided before anything is read or
-// charged: the N-row intermediates in memory or row-blocked on disk, and the adjacency and the
-// input features resident or streamed through RoBW buffers (AIRES §III; MaxMemory, §V, as the
+// FullGraphPlan is where the full-graph runner keeps what, decided before anything is charged:
+// the N-row intermediates in memory or row-blocked on disk, and the adjacency and the input
+// features resident or streamed through RoBW buffers (AIRES §III; MaxMemory, §V, as the
 // baseline). PlanFullGraph is a pure function of the dataset's meta, the options, the budget
-// and three sizes that only the offsets files know (MeasureStreamExtents), so plans are tested
-// on hand-made shapes.
+// and what only the graph's files know, read in chunks before it (MeasureStreamExtents: three
+// sizes from the offsets files, and whether the graph is symmetric), so plans are tested on
+// hand-made shapes.
 //
 // Order of claims: what is held whatever the plan (the graph's indptr, GCN's or SAGE's
 // normalisation, the labels, one input row group, the model, the optimizer and a best-epoch

@@ -20,14 +20,15 @@
 // indptr, GCN's normalisation or SAGE's inverse in-degrees, labels, the model and optimizer,
 // and the one N-row matrix a propagation gathers from (P forward; dH backward on an undirected
 // graph, dP on a directed one, whose transpose scatters; GAT: [H W | el], then [dL/dagg |
-// statistics], or on a directed graph [H W | el] beside the scatter's sums) — whole, or (GCN, SAGE)
+// statistics], or on a directed graph [H W | el] beside the scatter's sums) — whole, or
 // when N × its width does not fit, one column slice of it at a time, the slices on disk
-// (column_slices.h): a propagation then runs once per slice, each output column depending on its
-// input column only. The other N-row intermediates (the layers' outputs, the gradient that is not
-// gathered, SAGE's self terms, GAT's kept rows, statistics and source gradients) are only ever
-// walked in row order, so they stay in memory when the budget holds them and are row-blocked on
-// disk otherwise (intermediate_rows.h). What is left holds the adjacency and the features resident
-// when they fit, else two RoBW buffers for each stream.
+// (column_slices.h): a propagation then runs once per slice, each output column depending on
+// its input column only (GAT: a group of heads at a time, each head depending on its own
+// columns only, attention.h). The other N-row intermediates (the layers' outputs, the gradient that
+// is not gathered, SAGE's self terms, GAT's kept rows, statistics and source gradients) are only
+// ever walked in row order, so they stay in memory when the budget holds them and are row-blocked
+// on disk otherwise (intermediate_rows.h). What is left holds the adjacency and the features
+// resident when they fit, else two RoBW buffers for each stream.
 //
 // The model is the mini-batch GCN's, SAGE's or GAT's: the same initialisation, parameter names
 // and dropout streams (nn/model_seeds.h, nn/gcn_conv.h, nn/sage_conv.h, nn/gat_conv.h), so both

@@ -268,13 +268,19 @@ TEST(GraphAttention, TheScatterIsTheSameOnAnyThreads) {
   const Graph g = RandomGraph(2000, 3, /*directed=*/true);
   const size_t in = 5;
   const Matrix x = RandomRows(g.nodes, in, 4);
-  for (const size_t heads : {size_t{1}, size_t{3}}) {
-    SCOPED_TRACE(heads);
-    const size_t f = 8;
+  // One head of 40 features splits into two lanes of 20 (a 16-wide block and a tail each).
+  struct Shape {
+    size_t heads, f;
+    bool concat;
+  };
+  for (const Shape shape :
+       {Shape{1, 8, false}, Shape{3, 8, false}, Shape{1, 40, true}, Shape{3, 40, true}}) {
+    const size_t heads = shape.heads, f = shape.f;
+    SCOPED_TRACE(::testing::Message() << heads << " heads of " << f);
     const Matrix weight = RandomRows(in, heads * f, 5);
     const Matrix attn_l = RandomRows(heads, f, 6), attn_r = RandomRows(heads, f, 7);
-    const Matrix grad_out = RandomRows(g.nodes, f, 8);
-    const GraphAttention a{heads, f, false, attn_l.span(), attn_r.span(), 0.3, 9};
+    const Matrix grad_out = RandomRows(g.nodes, shape.concat ? heads * f : f, 8);
+    const GraphAttention a{heads, f, shape.concat, attn_l.span(), attn_r.span(), 0.3, 9};
     const AttentionResult one =
         FullGraphLayer(g, a, weight.span(), x.span(), grad_out.span(), g.nodes, true, 1);
     for (const unsigned threads : {2u, 3u, 8u}) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <numeric>
 #include <set>
@@ -381,6 +382,31 @@ TEST_P(FullGraphTest, TruncatedFilesAreOneClearError) {
       EXPECT_EQ(e.kind(), Error::Kind::kInput) << e.what();
       EXPECT_NE(std::string(e.what()).find(truncated), std::string::npos) << e.what();
     }
+  }
+}
+
+// Offsets that point past the adjacency (a row's end raised beyond the edges, so that its
+// offsets decrease after it) are one input error naming the indptr, before any read follows
+// them.
+TEST_P(FullGraphTest, BadOffsetsAreOneClearError) {
+  ScratchDir copy;
+  std::filesystem::copy(Path(), copy / "g", std::filesystem::copy_options::recursive);
+  const std::string indptr = copy / "g/graph/indptr.bin";
+  {
+    std::fstream file(indptr, std::ios::in | std::ios::out | std::ios::binary);
+    const uint64_t past = uint64_t{1} << 62;
+    file.seekp(8 * 10);
+    file.write(reinterpret_cast<const char*>(&past), sizeof(past));
+  }
+  TrainOptions o = Options(uint64_t{64} << 20);
+  o.dataset = copy / "g";
+  try {
+    FullGraphRunner runner(o, Dataset::Open(o.dataset));
+    FAIL() << "offsets past the edges were planned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::kInput) << e.what();
+    EXPECT_NE(std::string(e.what()).find("graph/indptr.bin"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("offsets"), std::string::npos) << e.what();
   }
 }
 

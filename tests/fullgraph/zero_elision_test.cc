@@ -74,7 +74,9 @@ TEST(ZeroElision, ChunksDecodeBitForBitInPlace) {
           ASSERT_EQ(Bits(chunk.data(), chunk.size()), Bits(original.data(), original.size()))
               << rows << " rows of " << width << ", share " << share;
         }
-        if (!coded.empty()) EXPECT_EQ(coded[0], coded[1]);
+        if (!coded.empty()) {
+          EXPECT_EQ(coded[0], coded[1]);
+        }
       }
     }
   }
