@@ -165,6 +165,12 @@ void ExpectNear(MatrixSpan<const float> actual, MatrixSpan<const float> expected
   }
 }
 
+// A layer's heads: how many, of how many features, concatenated or averaged.
+struct HeadShape {
+  size_t heads, f;
+  bool concat;
+};
+
 // The parameter: the graph is directed.
 class GraphAttentionTest : public ::testing::TestWithParam<bool> {};
 
@@ -172,13 +178,9 @@ TEST_P(GraphAttentionTest, MatchesTheMiniBatchLayerOverTheWholeGraph) {
   const Graph g = RandomGraph(40, 1, GetParam());
   const size_t in = 6;
   const Matrix x = RandomRows(g.nodes, in, 2);
-  struct Heads {
-    size_t heads, f;
-    bool concat;
-  };
   // Heads of 8 features run the 8-lane row operations.
-  for (const Heads shape :
-       {Heads{3, 4, true}, Heads{2, 4, false}, Heads{2, 8, true}, Heads{1, 5, false}}) {
+  for (const HeadShape shape : {HeadShape{3, 4, true}, HeadShape{2, 4, false},
+                                HeadShape{2, 8, true}, HeadShape{1, 5, false}}) {
     const size_t heads = shape.heads, f = shape.f;
     const bool concat = shape.concat;
     SCOPED_TRACE(::testing::Message()
@@ -269,12 +271,8 @@ TEST(GraphAttention, TheScatterIsTheSameOnAnyThreads) {
   const size_t in = 5;
   const Matrix x = RandomRows(g.nodes, in, 4);
   // One head of 40 features splits into two lanes of 20 (a 16-wide block and a tail each).
-  struct Shape {
-    size_t heads, f;
-    bool concat;
-  };
-  for (const Shape shape :
-       {Shape{1, 8, false}, Shape{3, 8, false}, Shape{1, 40, true}, Shape{3, 40, true}}) {
+  for (const HeadShape shape : {HeadShape{1, 8, false}, HeadShape{3, 8, false},
+                                HeadShape{1, 40, true}, HeadShape{3, 40, true}}) {
     const size_t heads = shape.heads, f = shape.f;
     SCOPED_TRACE(::testing::Message() << heads << " heads of " << f);
     const Matrix weight = RandomRows(in, heads * f, 5);
