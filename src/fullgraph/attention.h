@@ -17,9 +17,9 @@
 //   reverses of its in-edges, recomputes alpha(s -> d) = exp(e - lse_d), and sums dL/dWh_s
 //   (the weighted sum's transpose, and the scores' terms el and er) and dL/del_s.
 // On a directed graph a source's out-edges are not stored, so the backward pass is one pass by
-// destination that scatters: the destinations of a block compute their statistics, and then
-// every in-edge's terms are added to its source's row of a second N-row matrix, [dL/dWh |
-// dL/del], which a pass in row order finishes (ScatteredSourceRows). It holds two N-row
+// destination that scatters: each destination computes its statistics and then adds every
+// in-edge's terms to its source's row of a second N-row matrix, [dL/dWh | dL/del], which a
+// pass in row order finishes (ScatteredSourceRows). It holds two N-row
 // matrices where the gathers hold one, and runs its scatter's threads over columns rather than
 // rows.
 //
@@ -107,9 +107,9 @@ void AttentionSourceGradients(const AdjacencyBlock& block, const GraphAttention&
 // The backward pass on any graph (directed too) in one pass over the block's destinations,
 // `transformed` gathered: statistics.row(d - begin) as AttentionStatistics writes it, and each
 // in-edge s -> d's terms added to scattered.row(s) = [dL/dWh_s (W) | dL/del_s (H)], which holds
-// a row per node and starts at zero. The statistics are AttentionStatistics'; for the
-// scatter the threads split the columns (by head, and a head by its features when heads are
-// fewer than threads), so each sum runs in edge order whatever the threads.
+// a row per node and starts at zero. Threads split the columns (by head, and a head by its
+// features when heads are fewer than threads), so each sum runs in edge order whatever the
+// threads.
 void AttentionScatter(const AdjacencyBlock& block, const GraphAttention& attention,
                       MatrixSpan<const float> transformed, MatrixSpan<const float> grad_out,
                       MatrixSpan<float> statistics, MatrixSpan<float> scattered, unsigned threads);

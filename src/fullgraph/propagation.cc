@@ -113,13 +113,9 @@ void InverseInDegrees(std::span<const uint64_t> indptr, std::span<float> inv_deg
 void Propagate(const AdjacencyBlock& block, const PropagationWeights& weights,
                MatrixSpan<const float> in, MatrixSpan<float> out, unsigned threads) {
   CheckShapes(block, weights, in.rows(), out.rows(), in.cols(), out.cols());
-  const uint64_t rows = block.rows.end - block.rows.begin;
-  const uint64_t edges = block.indptr[block.rows.end] - block.indptr[block.rows.begin];
-  ForRows(threads, rows, (edges / std::max<uint64_t>(rows, 1) + 1) * in.cols(),
-          [&](uint64_t begin, uint64_t end) {
-            PropagateRows(block, weights, in, out, block.rows.begin + begin,
-                          block.rows.begin + end);
-          });
+  ForBlockRanges(block, threads, in.cols(), [&](uint64_t begin, uint64_t end) {
+    PropagateRows(block, weights, in, out, begin, end);
+  });
 }
 
 void PropagateTransposed(const AdjacencyBlock& block, const PropagationWeights& weights,

@@ -19,11 +19,15 @@
 // copy of the adjacency.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <span>
+#include <vector>
 
 #include "fullgraph/row_blocks.h"
 #include "nn/matrix.h"
+#include "nn/parallel.h"
 
 namespace strata {
 
@@ -47,6 +51,43 @@ struct PropagationWeights {
     return {{}, inv_degree};
   }
 };
+
+// Runs fn(first row, end row) over ranges of the block's rows (node ids) of about equal work,
+// a row weighing its edges and one more (its own), on up to `threads` threads: equal row counts
+// would leave one thread most of the edges where in-degrees follow the node ids (a citation
+// graph by publication date). One range when the work, at work_per_edge a weight, is small.
+template <typename Fn>
+void ForBlockRanges(const AdjacencyBlock& b, unsigned threads, uint64_t work_per_edge, Fn&& fn) {
+  const uint64_t first = b.rows.begin, rows = b.rows.end - first;
+  const uint64_t base = b.indptr[first];
+  auto weight = [&](uint64_t row) { return b.indptr[row] - base + (row - first); };
+  const uint64_t total = weight(b.rows.end);
+  if (threads <= 1 || rows < 2 || total * work_per_edge < kMinParallelWork) {
+    fn(first, b.rows.end);
+    return;
+  }
+  std::vector<uint64_t> bounds(threads + 1, b.rows.end);
+  bounds[0] = first;
+  for (unsigned t = 1; t < threads; ++t) {
+    const uint64_t target = total * t / threads;
+    // The first row whose ranges before it weigh at least the target.
+    uint64_t lo = bounds[t - 1], hi = b.rows.end;
+    while (lo < hi) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      if (weight(mid) < target) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    bounds[t] = lo;
+  }
+  ParallelFor(threads, threads, [&](uint64_t begin, uint64_t end) {
+    for (uint64_t part = begin; part < end; ++part) {
+      if (bounds[part] < bounds[part + 1]) fn(bounds[part], bounds[part + 1]);
+    }
+  });
+}
 
 // How many edges ahead a gather over rows of `cols` floats prefetches its neighbour's row, across
 // destinations: about 128 cache lines in flight, 16 to 64 rows.
