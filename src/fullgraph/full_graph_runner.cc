@@ -156,10 +156,9 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
     if (gat_) {
       InitGatParameters(layer.weight.span(), layer.attn_l.span(), layer.attn_r.span(), seed);
       const GraphAttention a = AttentionOf(layer, 0, 0);
-      const size_t group = GroupHeads(shape);
       std::vector<IntermediateRows> kept;
-      for (size_t first = 0; first < a.heads; first += group) {
-        const GraphAttention part = a.Heads(first, std::min(group, a.heads - first));
+      for (size_t g = 0; g * GroupHeads(shape) < a.heads; ++g) {
+        const GraphAttention part = GroupOf(a, g);
         kept.emplace_back(n, part.transformed_width(), chunk_rows_, scratch_dir, budget_,
                           "GAT's transformed rows");
         statistics = std::max(statistics, part.statistics_width());
@@ -544,8 +543,7 @@ void FullGraphRunner::AttentionForward(size_t l, bool training, uint64_t step_se
                    : first.RowRange(begin, end - begin);
   };
   for (size_t g = 0; g < kept.size(); ++g) {
-    if (training || g > 0)
-      kept[g].BeginWrite(GroupOf(a, g * GroupHeads(layer.shape)).transformed_width());
+    if (training || g > 0) kept[g].BeginWrite(GroupOf(a, g).transformed_width());
   }
   const InputProduct product{layer.weight.span(), [&](uint64_t begin, uint64_t end) {
                                return full_rows(begin, end).Sub(0, 0, end - begin, a.width());
@@ -554,7 +552,7 @@ void FullGraphRunner::AttentionForward(size_t l, bool training, uint64_t step_se
     MatrixSpan<float> rows = full_rows(begin, end);
     SourceScores(a, rows, threads);
     for (size_t g = 0; g < kept.size(); ++g) {
-      const GraphAttention part = GroupOf(a, g * GroupHeads(layer.shape));
+      const GraphAttention part = GroupOf(a, g);
       if (grouped && g == 0) {
         GroupRows(a, 0, part.heads, rows, first.RowRange(begin, end - begin));
       }
@@ -576,7 +574,7 @@ void FullGraphRunner::AttentionForward(size_t l, bool training, uint64_t step_se
   ColumnSlices& out = outputs_[l];
   out.BeginWrite(layer.shape.out);
   for (size_t g = 0; g < kept.size(); ++g) {
-    const GraphAttention part = GroupOf(a, g * GroupHeads(layer.shape));
+    const GraphAttention part = GroupOf(a, g);
     const MatrixSpan<float> transformed = Gathered(part.transformed_width());
     if (g > 0) kept[g].Load(transformed);
     ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
@@ -597,7 +595,7 @@ void FullGraphRunner::AttentionBackward(size_t l, uint64_t step_seed) {
   const bool grouped = kept.size() > 1;
   // Each group of heads, with its [H W | el] gathered again, to its source gradients.
   for (size_t g = 0; g < kept.size(); ++g) {
-    const GraphAttention part = GroupOf(a, g * GroupHeads(layer.shape));
+    const GraphAttention part = GroupOf(a, g);
     const MatrixSpan<float> transformed = Gathered(part.transformed_width());
     kept[g].Load(transformed);
     if (plan_.symmetric) {
@@ -616,7 +614,7 @@ void FullGraphRunner::AttentionBackward(size_t l, uint64_t step_seed) {
   auto vector_gradients = [&](uint64_t begin, uint64_t end) {
     MatrixSpan<float> grad_wh;
     for (size_t g = 0; g < kept.size(); ++g) {
-      const GraphAttention part = GroupOf(a, g * GroupHeads(layer.shape));
+      const GraphAttention part = GroupOf(a, g);
       MatrixSpan<float> rows = source_gradients_[g].Read(begin, end);
       AttentionVectorGradients(part, kept[g].Read(begin, end), rows,
                                layer.attn_l_grad.span().RowRange(part.first_head, part.heads),

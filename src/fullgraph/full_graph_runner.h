@@ -115,10 +115,10 @@ class FullGraphRunner final : public EpochRunner {
   size_t GroupHeads(const FullGraphLayerShape& shape) const {
     return shape.concat ? std::min(shape.heads, plan_.heads_per_slice) : shape.heads;
   }
-  // The group of `layer` starting at head `first`, of attention `a`.
-  GraphAttention GroupOf(const GraphAttention& a, size_t first) const {
-    return a.Heads(first,
-                   std::min(GroupHeads({.heads = a.heads, .concat = a.concat}), a.heads - first));
+  // Group g of a layer's heads, of the layer's attention `a`.
+  GraphAttention GroupOf(const GraphAttention& a, size_t g) const {
+    const size_t heads = GroupHeads({.heads = a.heads, .concat = a.concat});
+    return a.Heads(g * heads, std::min(heads, a.heads - g * heads));
   }
   // Staged rows [begin, end) (inside one chunk) of `width` columns.
   MatrixSpan<float> StagedRows(uint64_t begin, uint64_t end, size_t width) {
