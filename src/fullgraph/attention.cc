@@ -28,7 +28,7 @@ class EdgeDropout {
  public:
   EdgeDropout(const GraphAttention& a, uint64_t nodes)
       : seed_(a.seed),
-        heads_(a.layer_heads > 0 ? a.layer_heads : a.heads),
+        heads_(a.LayerHeads()),
         first_head_(a.first_head),
         self_key_(nodes),
         threshold_(static_cast<uint32_t>(std::lround(a.dropout * 65536.0))),
@@ -390,7 +390,7 @@ GraphAttention GraphAttention::Heads(size_t first, size_t count) const {
   group.attn_l = attn_l.RowRange(first, count);
   group.attn_r = attn_r.RowRange(first, count);
   group.first_head = first_head + first;
-  group.layer_heads = layer_heads > 0 ? layer_heads : heads;
+  group.layer_heads = LayerHeads();
   return group;
 }
 

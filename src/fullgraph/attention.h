@@ -60,6 +60,7 @@ struct GraphAttention {
   size_t first_head = 0;
   size_t layer_heads = 0;  // 0: `heads`
 
+  size_t LayerHeads() const { return layer_heads > 0 ? layer_heads : heads; }
   size_t width() const { return heads * per_head; }
   size_t out_dim() const { return concat ? width() : per_head; }
   size_t transformed_width() const { return width() + heads; }

@@ -187,7 +187,7 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   };
   auto gat_layout = [&](size_t cut) {
     Layout layout;
-    size_t statistics = 0, source = 0, groups = 1, staged = 0;
+    size_t statistics = 0, source = 0, staged = 0;
     for (const FullGraphLayerShape& layer : layers) {
       const size_t group = layer.concat ? std::min(cut, layer.heads) : layer.heads;
       const size_t f = layer.per_head;
@@ -200,12 +200,11 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
       }
       statistics = std::max(statistics, 4 * group);
       source = std::max(source, group * (f + 2));
-      groups = std::max(groups, (layer.heads + group - 1) / group);
       staged = std::max(staged, layer.heads * (f + 1));
     }
     sliced_rows(layout, widest, widest);
     rows(layout, statistics);
-    for (size_t g = 0; g < groups; ++g) rows(layout, source);
+    for (size_t g = 0; g < layout.slices; ++g) rows(layout, source);
     // Grouped, a chunk of full transformed rows is staged, and the source rows assembled.
     if (layout.slices > 1) layout.held = 4 * std::min(n, chunk_rows) * staged;
     return layout;

@@ -537,13 +537,14 @@ void FullGraphRunner::AttentionForward(size_t l, bool training, uint64_t step_se
   // gather. Grouped, each chunk's full rows are staged and split into the groups'.
   std::vector<IntermediateRows>& kept = transformed_[l];
   const bool grouped = kept.size() > 1;
+  auto keeps = [&](size_t g) { return training || g > 0; };
   const MatrixSpan<float> first = Gathered(GroupOf(a, 0).transformed_width());
   auto full_rows = [&](uint64_t begin, uint64_t end) {
     return grouped ? StagedRows(begin, end, a.transformed_width())
                    : first.RowRange(begin, end - begin);
   };
   for (size_t g = 0; g < kept.size(); ++g) {
-    if (training || g > 0) kept[g].BeginWrite(GroupOf(a, g).transformed_width());
+    if (keeps(g)) kept[g].BeginWrite(GroupOf(a, g).transformed_width());
   }
   const InputProduct product{layer.weight.span(), [&](uint64_t begin, uint64_t end) {
                                return full_rows(begin, end).Sub(0, 0, end - begin, a.width());
@@ -556,7 +557,7 @@ void FullGraphRunner::AttentionForward(size_t l, bool training, uint64_t step_se
       if (grouped && g == 0) {
         GroupRows(a, 0, part.heads, rows, first.RowRange(begin, end - begin));
       }
-      if (!training && g == 0) continue;
+      if (!keeps(g)) continue;
       MatrixSpan<float> to = kept[g].Write(begin, end);
       if (grouped) {
         GroupRows(a, part.first_head, part.heads, rows, to);
@@ -566,7 +567,7 @@ void FullGraphRunner::AttentionForward(size_t l, bool training, uint64_t step_se
     }
   });
   for (size_t g = 0; g < kept.size(); ++g) {
-    if (training || g > 0) kept[g].EndWrite();
+    if (keeps(g)) kept[g].EndWrite();
   }
   // Each group attends into its columns of the output (an averaged layer is one group).
   const double p = training ? config_.dropout : 0;
