@@ -1,0 +1,97 @@
+#include "common/thread_pool.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "common/parallel.h"
+
+namespace strata {
+namespace {
+
+// Runs `parts` parts and returns how many times each ran.
+std::vector<int> RunCounts(unsigned parts) {
+  std::vector<std::atomic<int>> runs(parts);
+  ThreadPool::Shared().Run(parts, [&](unsigned p) { runs[p].fetch_add(1); });
+  std::vector<int> counts;
+  for (auto& r : runs) counts.push_back(r.load());
+  return counts;
+}
+
+TEST(ThreadPool, RunsEveryPartOnce) {
+  for (unsigned parts = 1; parts <= 9; ++parts) {
+    for (int repeat = 0; repeat < 200; ++repeat) {
+      ASSERT_EQ(RunCounts(parts), std::vector<int>(parts, 1)) << parts << " parts";
+    }
+  }
+}
+
+TEST(ThreadPool, PartsRunOnSeveralThreadsWhenTheyWait) {
+  // Two parts that each wait for the other can only finish on two threads.
+  std::atomic<int> arrived{0};
+  ThreadPool::Shared().Run(2, [&](unsigned) {
+    arrived.fetch_add(1);
+    while (arrived.load() < 2) std::this_thread::yield();
+  });
+  EXPECT_EQ(arrived.load(), 2);
+}
+
+TEST(ThreadPool, NestedAndConcurrentCallsComplete) {
+  std::atomic<uint64_t> sum{0};
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 4; ++c) {
+    callers.emplace_back([&] {
+      for (int repeat = 0; repeat < 50; ++repeat) {
+        ParallelFor(3, 30, [&](uint64_t begin, uint64_t end) {
+          for (uint64_t i = begin; i < end; ++i) {
+            ParallelFor(2, 10, [&](uint64_t b, uint64_t e) { sum.fetch_add(e - b); });
+          }
+        });
+      }
+    });
+  }
+  for (auto& caller : callers) caller.join();
+  EXPECT_EQ(sum.load(), 4u * 50 * 30 * 10);
+}
+
+TEST(ThreadPool, RethrowsAfterEveryPartFinished) {
+  std::atomic<int> finished{0};
+  EXPECT_THROW(ThreadPool::Shared().Run(4,
+                                        [&](unsigned p) {
+                                          if (p == 1) throw std::runtime_error("part 1");
+                                          std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                                          finished.fetch_add(1);
+                                        }),
+               std::runtime_error);
+  EXPECT_EQ(finished.load(), 3);
+  EXPECT_EQ(RunCounts(4), std::vector<int>(4, 1));  // the pool is still usable
+}
+
+TEST(ThreadPool, AForkedChildRunsItsOwnParts) {
+  RunCounts(4);  // the parent has workers
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    uint64_t sum = 0;
+    std::atomic<uint64_t> parts_sum{0};
+    ParallelFor(4, 1000, [&](uint64_t begin, uint64_t end) {
+      uint64_t s = 0;
+      for (uint64_t i = begin; i < end; ++i) s += i;
+      parts_sum.fetch_add(s);
+    });
+    for (uint64_t i = 0; i < 1000; ++i) sum += i;
+    ::_exit(parts_sum.load() == sum ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+}  // namespace
+}  // namespace strata
