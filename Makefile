@@ -65,7 +65,7 @@ test-asan: setup
 # kernels' thread splits, and the CLI runs of a ThreadSanitizer-built strata) under
 # ThreadSanitizer. OpenBLAS is not instrumented, so it runs one thread here: TSan cannot see
 # its own synchronisation.
-TSAN_SUITES = DirectFeatureStore Stores/FeatureStoreTest Policies/WindowedCacheTest IoEngine \
+TSAN_SUITES = ThreadPool TaskThread DirectFeatureStore Stores/FeatureStoreTest Policies/WindowedCacheTest IoEngine \
     HostArena NeighborSampler Labor LaborImportance BatchPipelineTest NeighborBatchSourceTest BoundedQueue LargeBatchTest \
     MacroBatchTest AheadOfTimeTest HistoryTable NeighborLoaderTest Trainer Features/FullGraphTest IdWidths/ InputProducts \
     SpGemm SpMM TrainCli MultistageCli Placement/IntermediateRowsTest IntermediateRows GraphAttention

@@ -101,7 +101,10 @@ IntermediateRows& IntermediateRows::operator=(IntermediateRows&& other) noexcept
   disk_value_bytes_ = other.disk_value_bytes_;
   buffers_ = std::move(other.buffers_);
   stored_nonzeros_ = std::move(other.stored_nonzeros_);
-  for (int b = 0; b < 2; ++b) transfers_[b] = std::move(other.transfers_[b]);
+  for (int b = 0; b < 2; ++b) {
+    transfers_[b] = std::move(other.transfers_[b]);
+    transfer_threads_[b] = std::move(other.transfer_threads_[b]);
+  }
   pass_ = std::exchange(other.pass_, Pass::kIdle);
   next_row_ = other.next_row_;
   chunk_ = other.chunk_;
@@ -119,6 +122,7 @@ void IntermediateRows::Close() {
       // Closing after a failure: the error was, or will not be, reported by the pass.
     }
   }
+  for (std::unique_ptr<TaskThread>& thread : transfer_threads_) thread.reset();
   file_ = ScratchFile();
 }
 
@@ -140,31 +144,31 @@ void IntermediateRows::Start(uint64_t chunk, bool write) {
   // float32 chunks travel without their zeros when that moves fewer units (zero_elision.h);
   // how many values each kept is the one thing about a chunk that stays in memory.
   uint64_t* stored = &stored_nonzeros_[chunk];
-  transfers_[chunk % 2] =
-      std::async(std::launch::async,
-                 [fd = file_.fd(), direct = file_.direct(), write, half, values, masks, rows, width,
-                  count, offset, unit, whole, stored, what = what_, dir = scratch_dir_]() -> Moved {
-                   auto* raw = reinterpret_cast<std::byte*>(values);
-                   uint64_t bytes = whole;
-                   if (write && half) NarrowInPlace(raw, count);
-                   if (write && !half) {
-                     const uint64_t nonzeros = NonzeroMasks(values, rows, width, masks);
-                     const uint64_t elided = RoundUp(ElidedBytes(nonzeros, rows, width), unit);
-                     *stored = elided < whole ? nonzeros : kWholeChunk;
-                     if (elided < whole) {
-                       ElideZeros(values, rows, width, masks, nonzeros);
-                       bytes = elided;
-                     }
-                   }
-                   if (!write && *stored != kWholeChunk) {
-                     bytes = RoundUp(ElidedBytes(*stored, rows, width), unit);
-                   }
-                   TransferScratch(fd, direct, write, raw, offset, bytes, what, dir);
-                   if (!write && half) WidenInPlace(raw, count);
-                   if (!write && *stored != kWholeChunk)
-                     RestoreZeros(values, rows, width, masks, *stored);
-                   return {bytes, write};
-                 });
+  std::unique_ptr<TaskThread>& thread = transfer_threads_[chunk % 2];
+  if (!thread) thread = std::make_unique<TaskThread>();
+  transfers_[chunk % 2] = thread->Submit([fd = file_.fd(), direct = file_.direct(), write, half,
+                                          values, masks, rows, width, count, offset, unit, whole,
+                                          stored, what = what_, dir = scratch_dir_]() -> Moved {
+    auto* raw = reinterpret_cast<std::byte*>(values);
+    uint64_t bytes = whole;
+    if (write && half) NarrowInPlace(raw, count);
+    if (write && !half) {
+      const uint64_t nonzeros = NonzeroMasks(values, rows, width, masks);
+      const uint64_t elided = RoundUp(ElidedBytes(nonzeros, rows, width), unit);
+      *stored = elided < whole ? nonzeros : kWholeChunk;
+      if (elided < whole) {
+        ElideZeros(values, rows, width, masks, nonzeros);
+        bytes = elided;
+      }
+    }
+    if (!write && *stored != kWholeChunk) {
+      bytes = RoundUp(ElidedBytes(*stored, rows, width), unit);
+    }
+    TransferScratch(fd, direct, write, raw, offset, bytes, what, dir);
+    if (!write && half) WidenInPlace(raw, count);
+    if (!write && *stored != kWholeChunk) RestoreZeros(values, rows, width, masks, *stored);
+    return {bytes, write};
+  });
 }
 
 void IntermediateRows::Count(const Moved& moved) {

@@ -8,14 +8,14 @@
 // A pass writes or reads rows [0, rows) in order, a piece [begin, end) at a time, each piece
 // inside one chunk of `chunk_rows` rows. On disk, the file holds the chunks back to back and
 // two chunk buffers per matrix (charged) double-buffer it: chunk k is written, or chunk k + 1
-// read, by a helper thread while the caller works on the next or current one (AIRES's phase
-// II/III overlap, for the intermediates). A float32 chunk travels without its zero values
-// when that moves fewer 4 KiB units (bytes, on a file without direct I/O) (zero_elision.h: a hidden
-// layer's ReLU and dropout zero most of it), coded and decoded in place by the helper, a bit per
-// value charged beside each buffer; the file keeps each chunk's full-size slot. The file is
-// unlinked from the start (O_TMPFILE), so nothing is left behind however the process ends, and its
-// space is reserved when it is made, so a full disk is one error before training rather than a
-// failure mid-epoch.
+// read, by the buffer's own thread (task_thread.h) while the caller works on the next or current
+// one (AIRES's phase II/III overlap, for the intermediates). A float32 chunk travels without its
+// zero values when that moves fewer 4 KiB units (bytes, on a file without direct I/O)
+// (zero_elision.h: a hidden layer's ReLU and dropout zero most of it), coded and decoded in place
+// by the helper, a bit per value charged beside each buffer; the file keeps each chunk's full-size
+// slot. The file is unlinked from the start (O_TMPFILE), so nothing is left behind however the
+// process ends, and its space is reserved when it is made, so a full disk is one error before
+// training rather than a failure mid-epoch.
 //
 // Invariants: Write only inside BeginWrite/EndWrite and Read only inside BeginRead/EndRead; a
 // write pass's pieces cover [0, rows) in order (checked: an internal error otherwise); a read pass
@@ -27,9 +27,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <future>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "common/task_thread.h"
 #include "fullgraph/zero_elision.h"
 #include "nn/matrix.h"
 #include "storage/aligned_buffer.h"
@@ -142,7 +144,10 @@ class IntermediateRows {
   ScratchFile file_;
   size_t disk_value_bytes_ = sizeof(float);  // 2 with half_on_disk
   AlignedBuffer buffers_;
-  std::future<Moved> transfers_[2];        // by buffer
+  std::future<Moved> transfers_[2];  // by buffer
+  // By buffer: each buffer's transfers run in order on a thread of their own, the two
+  // buffers' side by side.
+  std::unique_ptr<TaskThread> transfer_threads_[2];
   std::vector<uint64_t> stored_nonzeros_;  // per chunk: the values it kept, or kWholeChunk
   enum class Pass { kIdle, kWriting, kReading };
   Pass pass_ = Pass::kIdle;

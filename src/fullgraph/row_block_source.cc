@@ -80,7 +80,7 @@ StreamedRows::~StreamedRows() {
   if (engine_) DrainDiscardingErrors(*engine_);
 }
 
-size_t StreamedRows::Submit(size_t k) {
+size_t StreamedRows::Submit(size_t k, size_t slot) {
   const RowBlock& block = blocks_[k];
   const uint64_t first = AlignDown(offset_of_(block.begin));
   const uint64_t last = first + AlignedSpan(offset_of_, block.begin, block.end);
@@ -88,7 +88,8 @@ size_t StreamedRows::Submit(size_t k) {
   for (size_t f = 0; f < files_.size(); ++f) {
     for (uint64_t offset = first; offset < last; offset += kReadBytes) {
       const auto length = static_cast<uint32_t>(std::min(kReadBytes, last - offset));
-      reads.push_back({files_[f], offset, length, Buffer(f, k) + (offset - first), reads.size()});
+      reads.push_back(
+          {files_[f], offset, length, Buffer(f, slot) + (offset - first), reads.size()});
       stats_.bytes_read += length;
     }
   }
@@ -115,20 +116,32 @@ void StreamedRows::ForEachBlock(const std::function<void(const RowBlock&, const 
     k = 1;
   }
   if (k == blocks_.size()) return;
+  const size_t first_streamed = k;
   try {
-    size_t pending = Submit(k);
+    // The first block may be on its way already: the last pass read it ahead.
+    size_t pending = ahead_ ? ahead_reads_ : Submit(k, slot_);
+    ahead_ = false;
     for (; k < blocks_.size(); ++k) {
       Wait(pending);
-      // With overlap, block k + 1 goes into the other buffers while block k is worked on;
-      // without, it is read after.
+      const size_t slot = slot_;
+      // With overlap, block k + 1 goes into the other buffers while block k is worked on, and
+      // after the last block the next pass's first (passes repeat, and a pass's first block
+      // would otherwise be waited for); without, block k + 1 is read after.
       const bool next = k + 1 < blocks_.size();
-      pending = overlap_ && next ? Submit(k + 1) : 0;
+      pending = 0;
+      if (overlap_) {
+        slot_ ^= 1;
+        pending = Submit(next ? k + 1 : first_streamed, slot_);
+        ahead_ = !next;
+        ahead_reads_ = pending;
+      }
       const uint64_t first = AlignDown(offset_of_(blocks_[k].begin));
       fn(blocks_[k],
-         [&](size_t file, uint64_t row) { return Buffer(file, k) + (offset_of_(row) - first); });
-      if (!overlap_ && next) pending = Submit(k + 1);
+         [&](size_t file, uint64_t row) { return Buffer(file, slot) + (offset_of_(row) - first); });
+      if (!overlap_ && next) pending = Submit(k + 1, slot_);
     }
   } catch (...) {
+    ahead_ = false;
     DrainDiscardingErrors(*engine_);
     throw;
   }

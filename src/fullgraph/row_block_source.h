@@ -7,15 +7,18 @@
 // - StreamedRows keeps two buffers per file and streams the plan's blocks each pass with large
 //   direct reads (4 MiB, through the IoEngine), block k + 1's reads in flight while the caller
 //   works on block k (AIRES's phase II: the next segment loads while the current one
-//   multiplies). As the MaxMemory baseline of AIRES §V it instead keeps a prefix of the rows
-//   resident, up to a fixed share of the budget, and reads the rest one block at a time into
-//   one buffer, the multiplication waiting for each read.
+//   multiplies), and while it works on the last block the next pass's first. As the MaxMemory
+//   baseline of AIRES §V it instead keeps a prefix of the rows resident, up to a fixed share of the
+//   budget, and reads the rest one block at a time into one buffer, the multiplication waiting for
+//   each read.
 //
 // A pass calls fn(block, row) with row(f, r) the address of row r's first byte in file f for
 // every r in the block; the bytes stay valid until fn returns. A failed read (EIO, a file
 // truncated since it was opened) ends the pass with the engine's strata::Error, which names the
 // file and offset, once every read still in flight has landed: no read writes into a buffer
-// after ForEachBlock returns or throws, and the next pass starts clean.
+// after ForEachBlock throws, and the next pass starts clean. After a pass that returns, only the
+// next pass's first block may be in flight, into the stream's own buffers (a failed read of it
+// ends that pass; the destructor waits for it).
 #pragma once
 
 #include <cstdint>
@@ -79,11 +82,12 @@ class StreamedRows final : public RowBlockSource {
   RowStreamStats stats() const override { return stats_; }
 
  private:
-  // Queues the reads of block k of every file into its buffer k % 2; returns how many.
-  size_t Submit(size_t k);
+  // Queues the reads of block k of every file into its buffers `slot` (0 or 1; without
+  // overlap the one buffer); returns how many.
+  size_t Submit(size_t k, size_t slot);
   void Wait(size_t reads);
-  std::byte* Buffer(size_t file, size_t k) {
-    return buffers_.data() + (overlap_ ? 2 * file + k % 2 : file) * buffer_bytes_;
+  std::byte* Buffer(size_t file, size_t slot) {
+    return buffers_.data() + (overlap_ ? 2 * file + slot : file) * buffer_bytes_;
   }
 
   RowOffset offset_of_;
@@ -95,6 +99,9 @@ class StreamedRows final : public RowBlockSource {
   AlignedBuffer buffers_;  // two per file
   std::unique_ptr<IoEngine> engine_;
   std::vector<int> files_;
+  size_t slot_ = 0;         // the buffers of the block read last
+  bool ahead_ = false;      // the next pass's first block is being read into slot_
+  size_t ahead_reads_ = 0;  // its reads
   RowStreamStats stats_;
 };
 

@@ -73,6 +73,9 @@ TEST(ThreadPool, RethrowsAfterEveryPartFinished) {
 }
 
 TEST(ThreadPool, AForkedChildRunsItsOwnParts) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ThreadSanitizer cannot start threads in the child of a multi-threaded fork";
+#endif
   RunCounts(4);  // the parent has workers
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
