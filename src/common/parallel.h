@@ -4,6 +4,7 @@
 // derives its random streams from item indices, never from the range.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <thread>

@@ -16,8 +16,10 @@ TaskThread::~TaskThread() {
 void TaskThread::Enqueue(std::function<void()> task) {
   {
     std::lock_guard lock(mutex_);
-    tasks_.push_back(std::move(task));
+    // Started before the task is queued: when a thread cannot start, Submit throws and nothing
+    // is left queued to run, unasked, before a later task.
     if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
+    tasks_.push_back(std::move(task));
   }
   queued_.notify_one();
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <new>
+#include <system_error>
 #include <thread>
 
 namespace strata {
@@ -59,7 +60,8 @@ void ThreadPool::ParentAfterFork() { shared_pool->mutex_.unlock(); }
 void ThreadPool::ChildAfterFork() {
   ThreadPool& pool = *shared_pool;
   // Only the forking thread exists in the child: no worker, and no job of another thread.
-  // The condition variables may record the parent's sleepers; they start afresh.
+  // The condition variables may record the parent's sleepers, who do not exist here; they are
+  // made anew in place (not destroyed first: destroying one with waiters is undefined).
   new (&pool.work_) std::condition_variable();
   new (&pool.finished_) std::condition_variable();
   pool.queue_.clear();
@@ -70,7 +72,11 @@ void ThreadPool::ChildAfterFork() {
 
 void ThreadPool::StartWorkers(unsigned count) {
   for (unsigned i = 0; i < count; ++i) {
-    std::thread([this] { WorkerLoop(); }).detach();
+    try {
+      std::thread([this] { WorkerLoop(); }).detach();
+    } catch (const std::system_error&) {
+      return;  // no more threads now (EAGAIN): the callers run the parts themselves
+    }
     ++workers_;
   }
 }
@@ -82,7 +88,10 @@ void ThreadPool::RunParts(Job& job, std::unique_lock<std::mutex>& lock) {
   // return and destroy it as soon as the lock is released.
   while (job.next < job.parts) {
     const unsigned part = job.next++;
-    if (job.next == job.parts) queue_.erase(std::find(queue_.begin(), queue_.end(), &job));
+    if (job.next == job.parts) {
+      const auto queued = std::find(queue_.begin(), queue_.end(), &job);
+      if (queued != queue_.end()) queue_.erase(queued);
+    }
     lock.unlock();
     std::exception_ptr error;
     try {
@@ -122,7 +131,9 @@ void ThreadPool::Run(unsigned parts, const std::function<void(unsigned)>& part) 
   job.part = &part;
   job.parts = parts;
   std::unique_lock lock(mutex_);
-  const unsigned wanted = std::min(parts - 1, kMaxWorkers);
+  // Enough workers for every call in flight (a sampler's beside a kernel's) to have its own.
+  demand_ += parts - 1;
+  const unsigned wanted = std::min(demand_, kMaxWorkers);
   if (workers_ < wanted) StartWorkers(wanted - workers_);
   queue_.push_back(&job);
   queued_.fetch_add(1, std::memory_order_release);
@@ -134,6 +145,7 @@ void ThreadPool::Run(unsigned parts, const std::function<void(unsigned)>& part) 
     lock.lock();
     finished_.wait(lock, [&] { return job.done.load(std::memory_order_relaxed) == parts; });
   }
+  demand_ -= parts - 1;
   if (job.error) std::rethrow_exception(job.error);
 }
 

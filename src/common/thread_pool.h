@@ -6,8 +6,9 @@
 // Invariants: Run(parts, fn) returns once fn(p) has returned for every p in [0, parts), each
 // called exactly once; which thread runs a part never matters to the caller. The caller claims
 // parts from the same counter as the workers, so a call completes on the caller's thread alone
-// when every worker is busy (nested or concurrent calls) or absent (a forked child). Workers
-// spin briefly before they sleep, so back-to-back calls find them awake.
+// when every worker is busy (nested or concurrent calls) or none could be started. Workers
+// spin briefly before they sleep, so back-to-back calls find them awake. A process may fork
+// outside Run (the child starts workers of its own), not from inside a part.
 #pragma once
 
 #include <atomic>
@@ -22,8 +23,8 @@ namespace strata {
 
 class ThreadPool {
  public:
-  // The process's pool, its workers started on demand (one fewer than the most parts a call
-  // has asked for) and kept until the process ends.
+  // The process's pool, its workers started on demand (as many as the calls in flight have
+  // asked for beyond their callers, at most 64) and kept until the process ends.
   static ThreadPool& Shared();
 
   // Calls part(p) for p in [0, parts), on the caller and up to parts - 1 workers; rethrows the
@@ -62,6 +63,7 @@ class ThreadPool {
   std::atomic<uint64_t> queued_{0};   // jobs ever queued: what spinning workers watch
   unsigned workers_ = 0;
   unsigned sleeping_ = 0;
+  unsigned demand_ = 0;  // parts - 1 summed over the calls in flight
 };
 
 }  // namespace strata

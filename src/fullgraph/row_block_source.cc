@@ -80,32 +80,35 @@ StreamedRows::~StreamedRows() {
   if (engine_) DrainDiscardingErrors(*engine_);
 }
 
-size_t StreamedRows::Submit(size_t k, size_t slot) {
+StreamedRows::Pending StreamedRows::Submit(size_t k, size_t slot) {
   const RowBlock& block = blocks_[k];
   const uint64_t first = AlignDown(offset_of_(block.begin));
   const uint64_t last = first + AlignedSpan(offset_of_, block.begin, block.end);
   std::vector<ReadRequest> reads;
+  Pending pending;
   for (size_t f = 0; f < files_.size(); ++f) {
     for (uint64_t offset = first; offset < last; offset += kReadBytes) {
       const auto length = static_cast<uint32_t>(std::min(kReadBytes, last - offset));
       reads.push_back(
           {files_[f], offset, length, Buffer(f, slot) + (offset - first), reads.size()});
-      stats_.bytes_read += length;
+      pending.bytes += length;
     }
   }
   engine_->Submit(reads);
-  stats_.reads += reads.size();
-  return reads.size();
+  pending.reads = reads.size();
+  return pending;
 }
 
-void StreamedRows::Wait(size_t reads) {
+void StreamedRows::Wait(const Pending& pending) {
   const uint64_t start = MonotonicNs();
-  std::vector<ReadCompletion> done(std::max<size_t>(reads, 1));
-  for (size_t reaped = 0; reaped < reads;) {
-    reaped += engine_->Reap({done.data(), reads - reaped}, 1);
+  std::vector<ReadCompletion> done(std::max<size_t>(pending.reads, 1));
+  for (size_t reaped = 0; reaped < pending.reads;) {
+    reaped += engine_->Reap({done.data(), pending.reads - reaped}, 1);
     ThrowIfInterrupted();
   }
   stats_.wait_s += (MonotonicNs() - start) * 1e-9;
+  stats_.bytes_read += pending.bytes;
+  stats_.reads += pending.reads;
 }
 
 void StreamedRows::ForEachBlock(const std::function<void(const RowBlock&, const RowAddress&)>& fn) {
@@ -119,7 +122,7 @@ void StreamedRows::ForEachBlock(const std::function<void(const RowBlock&, const 
   const size_t first_streamed = k;
   try {
     // The first block may be on its way already: the last pass read it ahead.
-    size_t pending = ahead_ ? ahead_reads_ : Submit(k, slot_);
+    Pending pending = ahead_ ? ahead_reads_ : Submit(k, slot_);
     ahead_ = false;
     for (; k < blocks_.size(); ++k) {
       Wait(pending);
@@ -128,7 +131,7 @@ void StreamedRows::ForEachBlock(const std::function<void(const RowBlock&, const 
       // after the last block the next pass's first (passes repeat, and a pass's first block
       // would otherwise be waited for); without, block k + 1 is read after.
       const bool next = k + 1 < blocks_.size();
-      pending = 0;
+      pending = {};
       if (overlap_) {
         slot_ ^= 1;
         pending = Submit(next ? k + 1 : first_streamed, slot_);

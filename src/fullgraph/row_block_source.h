@@ -8,9 +8,9 @@
 //   direct reads (4 MiB, through the IoEngine), block k + 1's reads in flight while the caller
 //   works on block k (AIRES's phase II: the next segment loads while the current one
 //   multiplies), and while it works on the last block the next pass's first. As the MaxMemory
-//   baseline of AIRES §V it instead keeps a prefix of the rows resident, up to a fixed share of the
-//   budget, and reads the rest one block at a time into one buffer, the multiplication waiting for
-//   each read.
+//   baseline of AIRES §V it instead keeps a prefix of the rows resident, up to a fixed share of
+//   the budget, and reads the rest one block at a time into one buffer, the multiplication
+//   waiting for each read.
 //
 // A pass calls fn(block, row) with row(f, r) the address of row r's first byte in file f for
 // every r in the block; the bytes stay valid until fn returns. A failed read (EIO, a file
@@ -82,10 +82,16 @@ class StreamedRows final : public RowBlockSource {
   RowStreamStats stats() const override { return stats_; }
 
  private:
+  // Reads in flight, counted in stats() once waited for (a read-ahead belongs to the pass
+  // that uses it).
+  struct Pending {
+    size_t reads = 0;
+    uint64_t bytes = 0;
+  };
   // Queues the reads of block k of every file into its buffers `slot` (0 or 1; without
-  // overlap the one buffer); returns how many.
-  size_t Submit(size_t k, size_t slot);
-  void Wait(size_t reads);
+  // overlap the one buffer).
+  Pending Submit(size_t k, size_t slot);
+  void Wait(const Pending& pending);
   std::byte* Buffer(size_t file, size_t slot) {
     return buffers_.data() + (overlap_ ? 2 * file + slot : file) * buffer_bytes_;
   }
@@ -99,9 +105,9 @@ class StreamedRows final : public RowBlockSource {
   AlignedBuffer buffers_;  // two per file
   std::unique_ptr<IoEngine> engine_;
   std::vector<int> files_;
-  size_t slot_ = 0;         // the buffers of the block read last
-  bool ahead_ = false;      // the next pass's first block is being read into slot_
-  size_t ahead_reads_ = 0;  // its reads
+  size_t slot_ = 0;      // the buffers of the block read last
+  bool ahead_ = false;   // the next pass's first block is being read into slot_
+  Pending ahead_reads_;  // its reads
   RowStreamStats stats_;
 };
 

@@ -1,7 +1,8 @@
 // How the nn kernels spread work over threads: CSR or CSC segments in ranges of about equal edge
 // counts, plain rows in equal ranges. Every output row is produced by exactly one thread in
 // a fixed order, so a kernel's result never depends on how many threads ran it. Small inputs
-// run on the calling thread, where starting a thread would cost more than the work.
+// run on the calling thread, where handing a range to another thread would cost more than the
+// work.
 #pragma once
 
 #include <algorithm>
@@ -13,8 +14,9 @@
 
 namespace strata {
 
-// Below this many scalar operations a kernel runs on one thread (a thread start costs
-// tens of microseconds, about this much arithmetic).
+// Below this many scalar operations a kernel runs on one thread: waking a sleeping pool
+// worker (common/thread_pool.h) costs some microseconds, about this much arithmetic. (Chosen
+// when each call started a thread, tens of microseconds; not re-tuned since.)
 inline constexpr uint64_t kMinParallelWork = 1 << 16;
 
 // Runs fn(begin, end) over ranges of the segments of `indptr` (the destinations of a CSR or

@@ -1,8 +1,10 @@
 // StreamedRows under failing reads: an EIO, a read that meets the end of the file early, or a
 // file truncated after the source was planned, in a block past the first, ends the pass with
 // one error naming the file, after the blocks before it were handed over intact; nothing is
-// left in flight, so the source can be destroyed or run another pass. Each case runs on both
-// engines, double-buffered (RoBW) and as MaxMemory (a resident prefix, no read-ahead).
+// left in flight, so the source can be destroyed or run another pass. A pass that returns has
+// the next pass's first block read ahead (RoBW): passes in a row hand over every row intact,
+// and a failed read-ahead ends the pass that needs it. Each case runs on both engines,
+// double-buffered (RoBW) and as MaxMemory (a resident prefix, no read-ahead).
 #include "fullgraph/row_block_source.h"
 
 #include <gtest/gtest.h>
@@ -144,6 +146,33 @@ TEST_P(StreamedRowsFaultTest, AThrowingCallerLeavesNoReadInFlight) {
     if (block.end > kFailRow) throw Error::Input("the caller gave up");
   }),
                Error);
+  EXPECT_EQ(Pass(*source), kSourceRows);
+}
+
+TEST_P(StreamedRowsFaultTest, PassesInARowHandOverEveryRowAndCountTheirOwnReads) {
+  auto source = Make();
+  const uint64_t streamed_bytes = (kSourceRows - (overlap() ? 0 : 8)) * kRowBytes;
+  for (int pass = 1; pass <= 3; ++pass) {
+    EXPECT_EQ(Pass(*source), kSourceRows) << "pass " << pass;
+    // A read-ahead counts when the pass that uses it waits for it.
+    EXPECT_EQ(source->stats().bytes_read, pass * streamed_bytes) << "pass " << pass;
+  }
+}
+
+TEST_P(StreamedRowsFaultTest, AFailedReadAheadEndsThePassThatNeedsIt) {
+  // The first streamed block's second read fails: RoBW's read-ahead during pass 1, MaxMemory's
+  // read in pass 2.
+  const uint64_t first_offset = overlap() ? 0 : 8 * kRowBytes;
+  int first_block_reads = 0;
+  auto source = Make([&](const ReadRequest& r, int result) {
+    return r.offset == first_offset && ++first_block_reads == 2 ? -EIO : result;
+  });
+  EXPECT_EQ(Pass(*source), kSourceRows);
+  uint64_t rows_seen = 0;
+  EXPECT_THROW(source->ForEachBlock(
+                   [&](const RowBlock& block, const RowAddress&) { rows_seen = block.end; }),
+               Error);
+  EXPECT_EQ(rows_seen, overlap() ? 0u : 8u);  // only the resident prefix
   EXPECT_EQ(Pass(*source), kSourceRows);
 }
 
