@@ -19,42 +19,35 @@ void Work(uint64_t begin, uint64_t end, std::atomic<uint64_t>& sink, int64_t spi
   sink.fetch_add(x, std::memory_order_relaxed);
 }
 
-void BM_ParallelForPool(benchmark::State& state) {
+// Calls launch(threads, part) per iteration; part(begin, end) does range(1) steps of work.
+template <typename Launch>
+void RunCalls(benchmark::State& state, Launch launch) {
   const auto threads = static_cast<unsigned>(state.range(0));
   std::atomic<uint64_t> sink{0};
-  for (auto _ : state) {
-    ParallelFor(threads, threads,
-                [&](uint64_t begin, uint64_t end) { Work(begin, end, sink, state.range(1)); });
-  }
+  auto part = [&](uint64_t begin, uint64_t end) { Work(begin, end, sink, state.range(1)); };
+  for (auto _ : state) launch(threads, part);
   benchmark::DoNotOptimize(sink.load());
 }
-BENCHMARK(BM_ParallelForPool)
-    ->Args({2, 0})
-    ->Args({2, 10000})
-    ->Args({4, 0})
-    ->UseRealTime()
-    ->Unit(benchmark::kMicrosecond);
+
+void BM_ParallelForPool(benchmark::State& state) {
+  RunCalls(state, [](unsigned threads, const auto& part) { ParallelFor(threads, threads, part); });
+}
 
 // The replaced scheme: a std::thread per range but the first, joined before returning.
 void BM_ParallelForThreadPerCall(benchmark::State& state) {
-  const auto threads = static_cast<unsigned>(state.range(0));
-  std::atomic<uint64_t> sink{0};
-  for (auto _ : state) {
+  RunCalls(state, [](unsigned threads, const auto& part) {
     std::vector<std::thread> workers;
-    for (unsigned t = 1; t < threads; ++t) {
-      workers.emplace_back([&, t] { Work(t, t + 1, sink, state.range(1)); });
-    }
-    Work(0, 1, sink, state.range(1));
+    for (unsigned t = 1; t < threads; ++t) workers.emplace_back(part, t, t + 1);
+    part(0, 1);
     for (std::thread& w : workers) w.join();
-  }
-  benchmark::DoNotOptimize(sink.load());
+  });
 }
-BENCHMARK(BM_ParallelForThreadPerCall)
-    ->Args({2, 0})
-    ->Args({2, 10000})
-    ->Args({4, 0})
-    ->UseRealTime()
-    ->Unit(benchmark::kMicrosecond);
+
+void Shapes(benchmark::internal::Benchmark* b) {
+  b->Args({2, 0})->Args({2, 10000})->Args({4, 0})->UseRealTime()->Unit(benchmark::kMicrosecond);
+}
+BENCHMARK(BM_ParallelForPool)->Apply(Shapes);
+BENCHMARK(BM_ParallelForThreadPerCall)->Apply(Shapes);
 
 }  // namespace
 }  // namespace strata

@@ -206,9 +206,28 @@ STRATA_NN_CLONES void AttendRows(const AdjacencyBlock& b, const GraphAttention& 
   }
 }
 
-// As AttendRows, two passes and nothing kept per edge. With alpha = p / Σ p, dalpha the
-// gradient of an edge's (dropped-out) weight and s' the LeakyReLU's slope at its score:
-// c = Σ alpha dalpha and dL/der = Σ alpha (dalpha - c) s' = (Σ p dalpha s' - c Σ p s') / Σ p.
+// A head's backward statistics of a destination, summed over its in-edges in edge order. With
+// alpha = p / Σ p, dalpha the gradient of an edge's (dropped-out) weight and s' the
+// LeakyReLU's slope at its score: c = Σ alpha dalpha and
+// dL/der = Σ alpha (dalpha - c) s' = (Σ p dalpha s' - c Σ p s') / Σ p.
+struct SoftmaxSums {
+  float p = 0, p_dalpha = 0, p_dalpha_slope = 0, p_slope = 0;
+
+  // An in-edge of score `raw` (before the LeakyReLU), the head's largest score `largest`.
+  void Add(float raw, float largest, float grad_alpha) {
+    const float e = std::exp(LeakyOf(raw) - largest);
+    const float slope = LeakySlopeAt(raw);
+    p += e;
+    p_dalpha += e * grad_alpha;
+    p_dalpha_slope += e * grad_alpha * slope;
+    p_slope += e * slope;
+  }
+  float Lse(float largest) const { return largest + std::log(p); }
+  float C() const { return p_dalpha / p; }
+  float GradEr() const { return (p_dalpha_slope - C() * p_slope) / p; }
+};
+
+// As AttendRows, two passes and nothing kept per edge: each head's SoftmaxSums.
 STRATA_NN_CLONES void StatisticsRows(const AdjacencyBlock& b, const GraphAttention& a,
                                      const BlockEdges& edges, const EdgeDropout& dropout,
                                      MatrixSpan<const float> transformed,
@@ -216,8 +235,7 @@ STRATA_NN_CLONES void StatisticsRows(const AdjacencyBlock& b, const GraphAttenti
                                      uint64_t begin, uint64_t end) {
   const size_t heads = a.heads, f = a.per_head, w = a.width();
   std::vector<float> largest(heads), grad_agg(w);
-  // Per head: Σ p, Σ p dalpha, Σ p dalpha s', Σ p s'.
-  std::vector<float> sums(4 * heads);
+  std::vector<SoftmaxSums> sums(heads);
   for (uint64_t d = begin; d < end; ++d) {
     const float* td = transformed.row(d);
     float* stats = statistics.row(d - b.rows.begin);
@@ -228,28 +246,20 @@ STRATA_NN_CLONES void StatisticsRows(const AdjacencyBlock& b, const GraphAttenti
     for (size_t k = 0; k < heads; ++k) er[k] = HeadDot(a.attn_r.row(k), td + k * f, f);
     HeadsGradient(a, grad_out.row(d - b.rows.begin), grad_agg.data());
     LargestScores(edges, transformed, w, er, d, largest);
-    std::fill(sums.begin(), sums.end(), 0.0f);
+    std::fill(sums.begin(), sums.end(), SoftmaxSums{});
     for (uint64_t e = 0; e < edges.Edges(d); ++e) {
       const uint64_t s = edges.Source(d, e);
       const float* ts = transformed.row(s);
       for (size_t k = 0; k < heads; ++k) {
-        const float raw = ts[w + k] + er[k];
-        const float p = std::exp(LeakyOf(raw) - largest[k]);
-        const float slope = LeakySlopeAt(raw);
-        const float grad_alpha = dropout.Scale(d, s, edges.Self(d, e), k) *
-                                 HeadDot(grad_agg.data() + k * f, ts + k * f, f);
-        float* sum = sums.data() + 4 * k;
-        sum[0] += p;
-        sum[1] += p * grad_alpha;
-        sum[2] += p * grad_alpha * slope;
-        sum[3] += p * slope;
+        sums[k].Add(ts[w + k] + er[k], largest[k],
+                    dropout.Scale(d, s, edges.Self(d, e), k) *
+                        HeadDot(grad_agg.data() + k * f, ts + k * f, f));
       }
     }
     for (size_t k = 0; k < heads; ++k) {
-      const float* sum = sums.data() + 4 * k;
-      lse[k] = largest[k] + std::log(sum[0]);
-      c[k] = sum[1] / sum[0];
-      grad_er[k] = (sum[2] - c[k] * sum[3]) / sum[0];
+      lse[k] = sums[k].Lse(largest[k]);
+      c[k] = sums[k].C();
+      grad_er[k] = sums[k].GradEr();
     }
   }
 }
@@ -337,28 +347,21 @@ STRATA_NN_CLONES void ScatterRows(const AdjacencyBlock& b, const GraphAttention&
       edges.Prefetch(transformed, d, e);
       largest = std::max(largest, LeakyOf(transformed.row(edges.Source(d, e))[w + k] + er));
     }
-    float sum[4] = {};  // Σ p, Σ p dalpha, Σ p dalpha s', Σ p s', as StatisticsRows sums
+    SoftmaxSums sums;
     for (uint64_t e = 0; e < edges.Edges(d); ++e) {
       const uint64_t s = edges.Source(d, e);
       const float* ts = transformed.row(s);
-      const float raw = ts[w + k] + er;
-      const float p = std::exp(LeakyOf(raw) - largest);
-      const float slope = LeakySlopeAt(raw);
-      const float grad_alpha =
-          dropout.Scale(d, s, edges.Self(d, e), k) * HeadDot(grad_agg.data(), ts + k * f, f);
-      sum[0] += p;
-      sum[1] += p * grad_alpha;
-      sum[2] += p * grad_alpha * slope;
-      sum[3] += p * slope;
+      sums.Add(ts[w + k] + er, largest,
+               dropout.Scale(d, s, edges.Self(d, e), k) * HeadDot(grad_agg.data(), ts + k * f, f));
     }
-    const float lse = largest + std::log(sum[0]);
-    const float c = sum[1] / sum[0];
+    const float lse = sums.Lse(largest);
+    const float c = sums.C();
     if (owner) {
       float* stats = statistics.row(d - b.rows.begin);
       stats[k] = er;
       stats[heads + k] = lse;
       stats[2 * heads + k] = c;
-      stats[3 * heads + k] = (sum[2] - c * sum[3]) / sum[0];
+      stats[3 * heads + k] = sums.GradEr();
     }
     for (uint64_t e = 0; e < edges.Edges(d); ++e) {
       edges.Prefetch(scattered, d, e);

@@ -21,7 +21,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <numeric>
 #include <span>
 #include <vector>
 
@@ -59,32 +58,16 @@ struct PropagationWeights {
 template <typename Fn>
 void ForBlockRanges(const AdjacencyBlock& b, unsigned threads, uint64_t work_per_edge, Fn&& fn) {
   const uint64_t first = b.rows.begin, rows = b.rows.end - first;
-  const uint64_t base = b.indptr[first];
-  auto weight = [&](uint64_t row) { return b.indptr[row] - base + (row - first); };
-  const uint64_t total = weight(b.rows.end);
-  if (threads <= 1 || rows < 2 || total * work_per_edge < kMinParallelWork) {
+  const std::span<const uint64_t> offsets = b.indptr.subspan(first, rows + 1);
+  if (threads <= 1 || rows < 2 ||
+      (offsets.back() - offsets.front() + rows) * work_per_edge < kMinParallelWork) {
     fn(first, b.rows.end);
     return;
   }
-  std::vector<uint64_t> bounds(threads + 1, b.rows.end);
-  bounds[0] = first;
-  for (unsigned t = 1; t < threads; ++t) {
-    const uint64_t target = total * t / threads;
-    // The first row whose ranges before it weigh at least the target.
-    uint64_t lo = bounds[t - 1], hi = b.rows.end;
-    while (lo < hi) {
-      const uint64_t mid = lo + (hi - lo) / 2;
-      if (weight(mid) < target) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    bounds[t] = lo;
-  }
+  const std::vector<uint64_t> bounds = SplitByEdges(offsets, threads);
   ParallelFor(threads, threads, [&](uint64_t begin, uint64_t end) {
     for (uint64_t part = begin; part < end; ++part) {
-      if (bounds[part] < bounds[part + 1]) fn(bounds[part], bounds[part + 1]);
+      if (bounds[part] < bounds[part + 1]) fn(first + bounds[part], first + bounds[part + 1]);
     }
   });
 }

@@ -122,8 +122,8 @@ void StreamedRows::ForEachBlock(const std::function<void(const RowBlock&, const 
   const size_t first_streamed = k;
   try {
     // The first block may be on its way already: the last pass read it ahead.
-    Pending pending = ahead_ ? ahead_reads_ : Submit(k, slot_);
-    ahead_ = false;
+    Pending pending = ahead_ ? *ahead_ : Submit(k, slot_);
+    ahead_.reset();
     for (; k < blocks_.size(); ++k) {
       Wait(pending);
       const size_t slot = slot_;
@@ -135,8 +135,7 @@ void StreamedRows::ForEachBlock(const std::function<void(const RowBlock&, const 
       if (overlap_) {
         slot_ ^= 1;
         pending = Submit(next ? k + 1 : first_streamed, slot_);
-        ahead_ = !next;
-        ahead_reads_ = pending;
+        if (!next) ahead_ = pending;
       }
       const uint64_t first = AlignDown(offset_of_(blocks_[k].begin));
       fn(blocks_[k],
@@ -144,7 +143,7 @@ void StreamedRows::ForEachBlock(const std::function<void(const RowBlock&, const 
       if (!overlap_ && next) pending = Submit(k + 1, slot_);
     }
   } catch (...) {
-    ahead_ = false;
+    ahead_.reset();
     DrainDiscardingErrors(*engine_);
     throw;
   }

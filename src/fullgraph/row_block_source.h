@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,9 +106,8 @@ class StreamedRows final : public RowBlockSource {
   AlignedBuffer buffers_;  // two per file
   std::unique_ptr<IoEngine> engine_;
   std::vector<int> files_;
-  size_t slot_ = 0;      // the buffers of the block read last
-  bool ahead_ = false;   // the next pass's first block is being read into slot_
-  Pending ahead_reads_;  // its reads
+  size_t slot_ = 0;               // the buffers of the block read last
+  std::optional<Pending> ahead_;  // the next pass's first block's reads, into slot_
   RowStreamStats stats_;
 };
 

@@ -32,9 +32,11 @@ void ForSegments(unsigned threads, std::span<const uint32_t> indptr, uint64_t wo
     fn(uint32_t{0}, num_dst);
     return;
   }
-  const std::vector<uint32_t> bounds = SplitByEdges(indptr, threads);
+  const std::vector<uint64_t> bounds = SplitByEdges(indptr, threads);
   ParallelFor(threads, threads, [&](uint64_t begin, uint64_t end) {
-    for (uint64_t part = begin; part < end; ++part) fn(bounds[part], bounds[part + 1]);
+    for (uint64_t part = begin; part < end; ++part) {
+      fn(static_cast<uint32_t>(bounds[part]), static_cast<uint32_t>(bounds[part + 1]));
+    }
   });
 }
 

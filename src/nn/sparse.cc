@@ -79,20 +79,4 @@ void SelfLoopCsr::Build(const BlockCsr& csr) {
   }
 }
 
-std::vector<uint32_t> SplitByEdges(std::span<const uint32_t> indptr, unsigned parts) {
-  uint32_t num_dst = static_cast<uint32_t>(indptr.size() - 1);
-  parts = std::max(1u, parts);
-  std::vector<uint32_t> bounds(parts + 1, num_dst);
-  bounds[0] = 0;
-  uint64_t total = uint64_t{indptr[num_dst]} + num_dst;
-  uint32_t d = 0;
-  for (unsigned p = 1; p < parts; ++p) {
-    uint64_t target = total * p / parts;
-    // Work before destination d is indptr[d] + d.
-    while (d < num_dst && uint64_t{indptr[d]} + d < target) ++d;
-    bounds[p] = d;
-  }
-  return bounds;
-}
-
 }  // namespace strata

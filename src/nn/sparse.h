@@ -14,6 +14,7 @@
 // edges of each source in increasing edge id (hence destination) order.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -78,8 +79,25 @@ class SelfLoopCsr {
   std::vector<uint32_t> indices_;
 };
 
-// Splits destinations [0, num_dst) into `parts` contiguous ranges of about equal work
+// Splits destinations [0, num_dst) of `indptr` (num_dst + 1 offsets of any width, counted from
+// indptr[0]: a block of a larger CSR too) into `parts` contiguous ranges of about equal work
 // (edges plus one per destination): bounds[p] .. bounds[p + 1] is part p.
-std::vector<uint32_t> SplitByEdges(std::span<const uint32_t> indptr, unsigned parts);
+template <typename Offset>
+std::vector<uint64_t> SplitByEdges(std::span<const Offset> indptr, unsigned parts) {
+  const uint64_t num_dst = indptr.size() - 1;
+  parts = std::max(1u, parts);
+  std::vector<uint64_t> bounds(parts + 1, num_dst);
+  bounds[0] = 0;
+  // Work before destination d.
+  auto work = [&](uint64_t d) { return uint64_t{indptr[d]} - uint64_t{indptr[0]} + d; };
+  const uint64_t total = work(num_dst);
+  uint64_t d = 0;
+  for (unsigned p = 1; p < parts; ++p) {
+    const uint64_t target = total * p / parts;
+    while (d < num_dst && work(d) < target) ++d;
+    bounds[p] = d;
+  }
+  return bounds;
+}
 
 }  // namespace strata
