@@ -248,12 +248,14 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   // Charged whatever the plan: the graph's indptr (and the sparse features' row lengths and
   // group offsets), the GCN normalisation (SAGE: the inverse in-degrees), the labels (16 bits
   // when the classes allow), a byte of split membership per node, one chunk's labels and the
-  // input row group. Held but not charged: values, gradients,
+  // input row group, and on an undirected graph (but for GAT) a span of the first layer's dP.
+  // Held but not charged: values, gradients,
   // Adam's two moments and the best-epoch snapshot of the parameters, and the slack.
   const uint64_t charged_rest =
       8 * (n + 1) + (sparse ? GroupedRowOffsets::ChargedBytes(n, kFullGraphRowGroup) : 0) +
       (gat ? 0 : 4 * n) + (NarrowLabels(meta.num_classes) ? 2 : 4) * n + n +
-      4 * std::min(n, chunk_rows) + 4 * plan.input_group_floats;
+      4 * std::min(n, chunk_rows) + 4 * plan.input_group_floats +
+      (!gat && extents.symmetric ? 4 * std::min(n, kFullGraphSpanRows) * layers[0].out : 0);
   const uint64_t fixed_rest = charged_rest + 5 * 4 * parameter_floats + kSlackBytes;
   // The propagation input, N × the columns gathered per pass, resident; the other
   // intermediates in memory, or on disk (always when cut).

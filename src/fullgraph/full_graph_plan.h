@@ -31,6 +31,10 @@ namespace strata {
 
 // Input rows per weight-gradient sum (and per input-dropout mask stream).
 inline constexpr uint64_t kFullGraphRowGroup = 128;
+// Rows of the first layer's dP propagated at a time beside the features on an undirected graph
+// (full_graph_runner.h): enough edges per pass to share among threads, and a divisor of every
+// chunk (a multiple of 1024 rows).
+inline constexpr uint64_t kFullGraphSpanRows = 1024;
 
 // What a plan needs from the graph's files, beyond the meta.
 struct StreamExtents {

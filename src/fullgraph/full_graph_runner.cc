@@ -212,6 +212,10 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
     }
   }
   group_rows_ = ChargedArray<float>(budget_, plan_.input_group_floats, "an input row group");
+  if (!gat_ && plan_.symmetric) {
+    span_gradient_ = ChargedArray<float>(
+        budget_, std::min(n, kFullGraphSpanRows) * layers_[0].shape.out, "a span of dP");
+  }
   optimizer_ = MakeOptimizer(o.optimizer, Parameters());
   row_normalize_ = o.features.row_normalize;
 
@@ -801,6 +805,11 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
         });
         EndGathered();
       }
+      if (sage_) self_rows_.EndWrite();
+      if (l == 0) {
+        FirstLayerBackward(step_seed);
+        break;
+      }
       PropagateInto(out, TransposedGather(), gradient_, nullptr);
       gradient_.BeginRead();
     } else {
@@ -810,7 +819,7 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
       });
     }
     if (sage_) {
-      self_rows_.EndWrite();
+      if (!plan_.symmetric) self_rows_.EndWrite();
       self_rows_.BeginRead();
     }
     // Rows [begin, end) of dP, in order.
@@ -822,21 +831,9 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
     const MatrixSpan<float> self_grad = SelfPart(layer.weight_grad, in);
     if (l == 0) {
       ForEachInputGroup(true, step_seed, [&](const InputGroup& group) {
-        const uint64_t end = group.first + group.rows;
-        MatrixSpan<float> rows = grad_transformed(group.first, end);
-        ScaleRows(rows, group.row_scale);
-        InputTransposedTimes(group, rows, neighbour_grad, group.first != 0, threads);
-        if (sage_) {
-          MatrixSpan<float> self = self_rows_.Read(group.first, end);
-          ScaleRows(self, group.row_scale);
-          InputTransposedTimes(group, self, self_grad, group.first != 0, threads);
-        }
+        InputGradients(group, grad_transformed(group.first, group.first + group.rows));
       });
-      if (plan_.symmetric) {
-        gradient_.EndRead();
-      } else {
-        EndGathered();
-      }
+      EndGathered();
       if (sage_) self_rows_.EndRead();
       break;
     }
@@ -876,6 +873,73 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
     }
     EndGathered();
   }
+}
+
+void FullGraphRunner::InputGradients(const InputGroup& group, MatrixSpan<float> dp) {
+  const unsigned threads = config_.threads;
+  Layer& layer = layers_[0];
+  const size_t in = layer.shape.in;
+  const bool accumulate = group.first != 0;
+  ScaleRows(dp, group.row_scale);
+  InputTransposedTimes(group, dp, NeighbourPart(layer.weight_grad, in), accumulate, threads);
+  if (sage_) {
+    MatrixSpan<float> self = self_rows_.Read(group.first, group.first + group.rows);
+    ScaleRows(self, group.row_scale);
+    InputTransposedTimes(group, self, SelfPart(layer.weight_grad, in), accumulate, threads);
+  }
+}
+
+void FullGraphRunner::FirstLayerBackward(uint64_t step_seed) {
+  const size_t out = layers_[0].shape.out;
+  const bool sliced = Sliced(out);
+  const size_t slices = sliced ? slices_.SliceCount(out) : 1;
+  // The slices before the last are those of G's first `joined` columns.
+  const size_t joined = sliced ? slices_.FirstColumn(slices - 1) : 0;
+  const PropagationWeights weights = TransposedGather();
+  if (joined > 0) {
+    PropagateInto(joined, weights, gradient_, nullptr);
+    gradient_.BeginRead();
+  }
+  const MatrixSpan<float> last = Gathered(out - joined);
+  if (sliced) slices_.Load(slices - 1, last);
+  if (sage_) self_rows_.BeginRead();
+  const uint32_t id_bytes = dataset_.meta().node_id_bytes;
+  RowBlockPass adjacency(*adjacency_);
+  RowBlock block{0, 0};
+  RowAddress row;
+  // Rows [span, span_end) of dP, computed when the first of their row groups comes (groups tile
+  // the rows, so spans start on multiples of kFullGraphSpanRows and lie inside one chunk).
+  uint64_t span = 0, span_end = 0;
+  auto propagate_span = [&] {
+    const MatrixSpan<float> dp(span_gradient_.data(), span_end - span, out);
+    // The span's rows may lie in two or more of the adjacency's blocks.
+    for (uint64_t begin = span; begin < span_end;) {
+      while (begin >= block.end) {
+        if (!adjacency.Next(block, row)) throw Error::Internal("the adjacency ended early");
+      }
+      const uint64_t stop = std::min(span_end, block.end);
+      const AdjacencyBlock piece{
+          {begin, stop}, {indptr_.data(), nodes_ + 1}, row(0, begin), id_bytes};
+      Propagate(piece, weights, last, dp.Sub(begin - span, joined, stop - begin, out - joined),
+                config_.threads);
+      begin = stop;
+    }
+    for (size_t s = 0; s + 1 < slices; ++s) {
+      const MatrixSpan<const float> from = gradient_.ReadSlice(s, span, span_end);
+      CopyRows(from, dp.Sub(0, slices_.FirstColumn(s), from.rows(), from.cols()));
+    }
+  };
+  ForEachInputGroup(true, step_seed, [&](const InputGroup& group) {
+    if (group.first >= span_end) {
+      span = group.first;
+      span_end = std::min(nodes_, span + kFullGraphSpanRows);
+      propagate_span();
+    }
+    const MatrixSpan<float> dp(span_gradient_.data(), span_end - span, out);
+    InputGradients(group, dp.RowRange(group.first - span, group.rows));
+  });
+  if (joined > 0) gradient_.EndRead();
+  if (sage_) self_rows_.EndRead();
 }
 
 EpochReport FullGraphRunner::TrainEpoch(uint64_t epoch) {

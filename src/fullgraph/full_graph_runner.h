@@ -155,6 +155,14 @@ class FullGraphRunner final : public EpochRunner {
   using PropagatedRowsFn = std::function<void(MatrixSpan<float>, uint64_t, size_t, size_t)>;
   void PropagateInto(size_t width, const PropagationWeights& weights, ColumnSlices& out,
                      const PropagatedRowsFn& then);
+  // Layer 0's backward on an undirected graph, from G in the propagation input: dP = Âᵀ G
+  // propagated a span of rows at a time beside the features, into dW = Xᵀ dP (SAGE: and
+  // dW_self = Xᵀ G), so that dP is never stored whole: sliced, the slices before the last are
+  // propagated into gradient_ first, and each span's rows of the last are joined to theirs.
+  void FirstLayerBackward(uint64_t step_seed);
+  // Layer 0's weight gradients from an input row group and its rows of dP (row-normalised in
+  // place): dW += Xᵀ dP (SAGE: W_neigh's, and W_self's from its rows of G).
+  void InputGradients(const InputGroup& group, MatrixSpan<float> dp);
   // The propagation input = Âᵀ grad_out for a directed graph, reading grad_out in row order
   // (once per slice); `each` is called once with each piece of it and its first row.
   void ScatterTransposed(ColumnSlices& grad_out, size_t width,
@@ -235,6 +243,7 @@ class FullGraphRunner final : public EpochRunner {
   ChargedArray<float> group_staging_;
   ChargedArray<float>
       group_rows_;  // one input row group (sparse: its values), decoded or dropped out
+  ChargedArray<float> span_gradient_;  // layer 0's dP, kFullGraphSpanRows of it
   std::unique_ptr<RowBlockSource> adjacency_;
   std::unique_ptr<RowBlockSource> features_;
   FullGraphPlan plan_;

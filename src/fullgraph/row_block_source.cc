@@ -36,8 +36,29 @@ ResidentRows::ResidentRows(const std::vector<std::string>& paths, uint64_t rows,
       blocks_{{0, rows}},
       bytes_(ReadRows(paths, rows, offset_of_, budget, what)) {}
 
-void ResidentRows::ForEachBlock(const std::function<void(const RowBlock&, const RowAddress&)>& fn) {
-  fn(blocks_[0], [&](size_t file, uint64_t row) { return bytes_[file].data() + offset_of_(row); });
+void RowBlockSource::ForEachBlock(
+    const std::function<void(const RowBlock&, const RowAddress&)>& fn) {
+  RowBlockPass pass(*this);
+  RowBlock block;
+  RowAddress row;
+  while (pass.Next(block, row)) fn(block, row);
+}
+
+RowBlockPass::RowBlockPass(RowBlockSource& source)
+    : source_(source), exceptions_(std::uncaught_exceptions()) {
+  source_.BeginPass();
+}
+
+RowBlockPass::~RowBlockPass() { source_.EndPass(std::uncaught_exceptions() > exceptions_); }
+
+bool RowBlockPass::Next(RowBlock& block, RowAddress& row) { return source_.NextBlock(block, row); }
+
+bool ResidentRows::NextBlock(RowBlock& block, RowAddress& row) {
+  if (handed_) return false;
+  handed_ = true;
+  block = blocks_[0];
+  row = [this](size_t file, uint64_t r) { return bytes_[file].data() + offset_of_(r); };
+  return true;
 }
 
 StreamedRows::StreamedRows(const std::vector<std::string>& paths, uint64_t rows, uint64_t group,
@@ -111,42 +132,50 @@ void StreamedRows::Wait(const Pending& pending) {
   stats_.reads += pending.reads;
 }
 
-void StreamedRows::ForEachBlock(const std::function<void(const RowBlock&, const RowAddress&)>& fn) {
-  size_t k = 0;
-  if (resident_rows_ > 0) {
-    fn(blocks_[0],
-       [&](size_t file, uint64_t row) { return prefix_[file].data() + offset_of_(row); });
-    k = 1;
+bool StreamedRows::NextBlock(RowBlock& block, RowAddress& row) {
+  const size_t k = next_;
+  if (k == blocks_.size()) return false;
+  ++next_;
+  if (k == 0 && resident_rows_ > 0) {
+    block = blocks_[0];
+    row = [this](size_t file, uint64_t r) { return prefix_[file].data() + offset_of_(r); };
+    return true;
   }
-  if (k == blocks_.size()) return;
-  const size_t first_streamed = k;
-  try {
-    // The first block may be on its way already: the last pass read it ahead.
-    Pending pending = ahead_ ? *ahead_ : Submit(k, slot_);
+  // The pass's first streamed block may be on its way already: the last pass read it ahead.
+  const size_t first_streamed = resident_rows_ > 0 ? 1 : 0;
+  if (!pending_) {
+    pending_ = k == first_streamed && ahead_ ? *ahead_ : Submit(k, slot_);
     ahead_.reset();
-    for (; k < blocks_.size(); ++k) {
-      Wait(pending);
-      const size_t slot = slot_;
-      // With overlap, block k + 1 goes into the other buffers while block k is worked on, and
-      // after the last block the next pass's first (passes repeat, and a pass's first block
-      // would otherwise be waited for); without, block k + 1 is read after.
-      const bool next = k + 1 < blocks_.size();
-      pending = {};
-      if (overlap_) {
-        slot_ ^= 1;
-        pending = Submit(next ? k + 1 : first_streamed, slot_);
-        if (!next) ahead_ = pending;
-      }
-      const uint64_t first = AlignDown(offset_of_(blocks_[k].begin));
-      fn(blocks_[k],
-         [&](size_t file, uint64_t row) { return Buffer(file, slot) + (offset_of_(row) - first); });
-      if (!overlap_ && next) pending = Submit(k + 1, slot_);
+  }
+  Wait(*pending_);
+  pending_.reset();
+  const size_t slot = slot_;
+  // With overlap, block k + 1 goes into the other buffers while block k is worked on, and
+  // after the last block the next pass's first (passes repeat, and a pass's first block would
+  // otherwise be waited for); without, block k + 1 is read when it is pulled.
+  if (overlap_) {
+    slot_ ^= 1;
+    if (next_ < blocks_.size()) {
+      pending_ = Submit(next_, slot_);
+    } else {
+      ahead_ = Submit(first_streamed, slot_);
     }
-  } catch (...) {
-    ahead_.reset();
-    DrainDiscardingErrors(*engine_);
-    throw;
   }
+  block = blocks_[k];
+  const uint64_t first = AlignDown(offset_of_(block.begin));
+  row = [this, slot, first](size_t file, uint64_t r) {
+    return Buffer(file, slot) + (offset_of_(r) - first);
+  };
+  return true;
+}
+
+void StreamedRows::EndPass(bool unwinding) noexcept {
+  // Abandoned, every read in flight is drained and forgotten, the read-ahead too: nothing lands
+  // in the buffers after the pass, and the next pass starts by reading its first block.
+  if (!unwinding && next_ == blocks_.size()) return;
+  pending_.reset();
+  ahead_.reset();
+  DrainDiscardingErrors(*engine_);
 }
 
 }  // namespace strata

@@ -13,12 +13,15 @@
 //   waiting for each read.
 //
 // A pass calls fn(block, row) with row(f, r) the address of row r's first byte in file f for
-// every r in the block; the bytes stay valid until fn returns. A failed read (EIO, a file
-// truncated since it was opened) ends the pass with the engine's strata::Error, which names the
-// file and offset, once every read still in flight has landed: no read writes into a buffer
-// after ForEachBlock throws, and the next pass starts clean. After a pass that returns, only the
-// next pass's first block may be in flight, into the stream's own buffers (a failed read of it
-// ends that pass; the destructor waits for it).
+// every r in the block; the bytes stay valid until fn returns. A RowBlockPass walks the same
+// blocks pulled one at a time instead, for a computation that walks two sources side by side
+// (the full graph's backward input product beside its last propagation: the features' row
+// groups beside the adjacency's rows); a block's bytes stay valid until the next pull. A failed
+// read (EIO, a file truncated since it was opened) ends the pass with the engine's strata::Error,
+// which names the file and offset, once every read still in flight has landed: no read writes into
+// a buffer after ForEachBlock throws, and the next pass starts clean. After a pass that returns,
+// only the next pass's first block may be in flight, into the stream's own buffers (a failed read
+// of it ends that pass; the destructor waits for it).
 #pragma once
 
 #include <cstdint>
@@ -47,9 +50,37 @@ struct RowStreamStats {
 class RowBlockSource {
  public:
   virtual ~RowBlockSource() = default;
-  virtual void ForEachBlock(const std::function<void(const RowBlock&, const RowAddress&)>& fn) = 0;
+  // One pass, fn called on every block in order.
+  void ForEachBlock(const std::function<void(const RowBlock&, const RowAddress&)>& fn);
   virtual const std::vector<RowBlock>& blocks() const = 0;
   virtual RowStreamStats stats() const = 0;
+
+ private:
+  friend class RowBlockPass;
+  // A pass, as RowBlockPass drives it: begun, blocks pulled in order (false after the last),
+  // and ended, `unwinding` when an exception ends it. A pass that ends before its last block
+  // was pulled, or by an exception, is abandoned.
+  virtual void BeginPass() = 0;
+  virtual bool NextBlock(RowBlock& block, RowAddress& row) = 0;
+  virtual void EndPass(bool unwinding) noexcept = 0;
+};
+
+// One pass over a source, its blocks pulled in row order. At most one pass per source is open
+// at a time. Destroyed while an exception unwinds, or before every block was pulled, it
+// abandons the pass: no read is left in flight, and the next pass starts clean.
+class RowBlockPass {
+ public:
+  explicit RowBlockPass(RowBlockSource& source);
+  ~RowBlockPass();
+  RowBlockPass(const RowBlockPass&) = delete;
+  RowBlockPass& operator=(const RowBlockPass&) = delete;
+
+  // The next block and its rows' addresses (valid until the next call); false after the last.
+  bool Next(RowBlock& block, RowAddress& row);
+
+ private:
+  RowBlockSource& source_;
+  int exceptions_;  // in flight when the pass began
 };
 
 class ResidentRows final : public RowBlockSource {
@@ -57,11 +88,15 @@ class ResidentRows final : public RowBlockSource {
   // Reads bytes [0, offset_of(rows)) of each of `paths`.
   ResidentRows(const std::vector<std::string>& paths, uint64_t rows, RowOffset offset_of,
                MemoryBudget& budget, std::string_view what);
-  void ForEachBlock(const std::function<void(const RowBlock&, const RowAddress&)>& fn) override;
   const std::vector<RowBlock>& blocks() const override { return blocks_; }
   RowStreamStats stats() const override { return {}; }
 
  private:
+  void BeginPass() override { handed_ = false; }
+  bool NextBlock(RowBlock& block, RowAddress& row) override;
+  void EndPass(bool) noexcept override {}
+
+  bool handed_ = false;  // this pass's one block
   RowOffset offset_of_;
   std::vector<RowBlock> blocks_;
   std::vector<AlignedBuffer> bytes_;  // by file
@@ -78,11 +113,14 @@ class StreamedRows final : public RowBlockSource {
                RowOffset offset_of, uint64_t buffer_bytes, IoEngineOptions io, MemoryBudget& budget,
                std::string_view what, uint64_t resident_bytes = 0, bool overlap = true);
   ~StreamedRows() override;
-  void ForEachBlock(const std::function<void(const RowBlock&, const RowAddress&)>& fn) override;
   const std::vector<RowBlock>& blocks() const override { return blocks_; }
   RowStreamStats stats() const override { return stats_; }
 
  private:
+  void BeginPass() override { next_ = 0; }
+  bool NextBlock(RowBlock& block, RowAddress& row) override;
+  void EndPass(bool unwinding) noexcept override;
+
   // Reads in flight, counted in stats() once waited for (a read-ahead belongs to the pass
   // that uses it).
   struct Pending {
@@ -106,8 +144,10 @@ class StreamedRows final : public RowBlockSource {
   AlignedBuffer buffers_;  // two per file
   std::unique_ptr<IoEngine> engine_;
   std::vector<int> files_;
-  size_t slot_ = 0;               // the buffers of the block read last
-  std::optional<Pending> ahead_;  // the next pass's first block's reads, into slot_
+  size_t slot_ = 0;                 // the buffers of the block read last
+  size_t next_ = 0;                 // the pass's next block
+  std::optional<Pending> pending_;  // its reads, once submitted, into slot_
+  std::optional<Pending> ahead_;    // the next pass's first block's reads, into slot_
   RowStreamStats stats_;
 };
 

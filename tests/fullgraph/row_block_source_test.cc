@@ -4,7 +4,9 @@
 // left in flight, so the source can be destroyed or run another pass. A pass that returns has
 // the next pass's first block read ahead (RoBW): passes in a row hand over every row intact,
 // and a failed read-ahead ends the pass that needs it. Each case runs on both engines,
-// double-buffered (RoBW) and as MaxMemory (a resident prefix, no read-ahead).
+// double-buffered (RoBW) and as MaxMemory (a resident prefix, no read-ahead). Passes pulled a
+// block at a time (RowBlockPass) walk two sources side by side, and one left early or by an
+// exception leaves nothing in flight.
 #include "fullgraph/row_block_source.h"
 
 #include <gtest/gtest.h>
@@ -65,21 +67,29 @@ class StreamedRowsFaultTest : public ::testing::TestWithParam<std::tuple<Kind, b
         kBufferBytes, io, budget_, "test buffers", overlap() ? 0 : 8 * kRowBytes, overlap());
   }
 
+  // Checks every row of a block handed over.
+  static void CheckBlock(const RowBlock& block, const RowAddress& row) {
+    for (uint64_t r = block.begin; r < block.end; ++r) {
+      const auto* words = reinterpret_cast<const uint32_t*>(row(0, r));
+      for (uint64_t i = 0; i < kRowBytes / 4; i += 511) {
+        ASSERT_EQ(words[i], Word(r, r * (kRowBytes / 4) + i)) << "row " << r << ", word " << i;
+      }
+    }
+  }
+
   // Runs a pass, checking every row handed over; returns the rows seen before it ended.
   static uint64_t Pass(StreamedRows& source) {
     uint64_t next_row = 0;
     source.ForEachBlock([&](const RowBlock& block, const RowAddress& row) {
       EXPECT_EQ(block.begin, next_row);
-      for (uint64_t r = block.begin; r < block.end; ++r) {
-        const auto* words = reinterpret_cast<const uint32_t*>(row(0, r));
-        for (uint64_t i = 0; i < kRowBytes / 4; i += 511) {
-          ASSERT_EQ(words[i], Word(r, r * (kRowBytes / 4) + i)) << "row " << r << ", word " << i;
-        }
-      }
+      CheckBlock(block, row);
       next_row = block.end;
     });
     return next_row;
   }
+
+  // Bytes a whole pass reads (MaxMemory keeps 8 rows resident).
+  uint64_t StreamedBytes() const { return (kSourceRows - (overlap() ? 0 : 8)) * kRowBytes; }
 
   // A pass that must fail at kFailRow with an error of `kind` whose message holds the file's
   // name and `what`.
@@ -151,12 +161,65 @@ TEST_P(StreamedRowsFaultTest, AThrowingCallerLeavesNoReadInFlight) {
 
 TEST_P(StreamedRowsFaultTest, PassesInARowHandOverEveryRowAndCountTheirOwnReads) {
   auto source = Make();
-  const uint64_t streamed_bytes = (kSourceRows - (overlap() ? 0 : 8)) * kRowBytes;
   for (int pass = 1; pass <= 3; ++pass) {
     EXPECT_EQ(Pass(*source), kSourceRows) << "pass " << pass;
     // A read-ahead counts when the pass that uses it waits for it.
-    EXPECT_EQ(source->stats().bytes_read, pass * streamed_bytes) << "pass " << pass;
+    EXPECT_EQ(source->stats().bytes_read, pass * StreamedBytes()) << "pass " << pass;
   }
+}
+
+TEST_P(StreamedRowsFaultTest, PassesPulledSideBySideHandOverEveryRow) {
+  // Two sources walked in step, a block of one and then of the other, twice over: each hands
+  // over its rows intact while the other's reads are in flight, and reads each row once a pass.
+  auto first = Make();
+  auto second = Make();
+  for (int round = 1; round <= 2; ++round) {
+    RowBlockPass a(*first), b(*second);
+    RowBlock block_a, block_b;
+    RowAddress row_a, row_b;
+    uint64_t rows = 0;
+    while (a.Next(block_a, row_a)) {
+      ASSERT_TRUE(b.Next(block_b, row_b));
+      EXPECT_EQ(block_a.begin, rows);
+      EXPECT_EQ(block_b.begin, rows);
+      CheckBlock(block_b, row_b);
+      CheckBlock(block_a, row_a);
+      rows = block_a.end;
+    }
+    EXPECT_FALSE(b.Next(block_b, row_b));
+    EXPECT_EQ(rows, kSourceRows);
+  }
+  EXPECT_EQ(first->stats().bytes_read, 2 * StreamedBytes());
+  EXPECT_EQ(second->stats().bytes_read, 2 * StreamedBytes());
+  EXPECT_EQ(Pass(*first), kSourceRows);
+}
+
+TEST_P(StreamedRowsFaultTest, APullEndedEarlyOrByAnExceptionLeavesNoReadInFlight) {
+  // A pass left after 3 blocks, and one whose caller throws after 5: each abandons its reads
+  // (the next one's included), and the next pass is whole.
+  auto source = Make();
+  RowBlock block;
+  RowAddress row;
+  {
+    RowBlockPass pass(*source);
+    for (int k = 0; k < 3; ++k) ASSERT_TRUE(pass.Next(block, row));
+  }
+  try {
+    RowBlockPass pass(*source);
+    for (int k = 0; k < 5; ++k) ASSERT_TRUE(pass.Next(block, row));
+    throw Error::Input("the caller gave up");
+  } catch (const Error&) {
+  }
+  EXPECT_EQ(Pass(*source), kSourceRows);
+  // A pass pulled to its last block (without the final false) keeps the next pass's first
+  // block read ahead, as a pass that returns does.
+  {
+    RowBlockPass pass(*source);
+    for (size_t k = 0; k < source->blocks().size(); ++k) ASSERT_TRUE(pass.Next(block, row));
+  }
+  const uint64_t before = source->stats().bytes_read;
+  EXPECT_EQ(Pass(*source), kSourceRows);
+  EXPECT_EQ(source->stats().bytes_read - before, StreamedBytes());
 }
 
 TEST_P(StreamedRowsFaultTest, AFailedReadAheadEndsThePassThatNeedsIt) {
