@@ -174,6 +174,7 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   struct Layout {
     size_t gather = 0;  // columns gathered per pass
     size_t slices = 1;
+    size_t gradient = 0;                  // columns of the gradient that is not gathered
     uint64_t in_memory = 0, on_disk = 0;  // the other intermediates, either way
     uint64_t held = 0;  // beside them whatever the plan: the gather's own slices, staging
   };
@@ -202,6 +203,7 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
       source = std::max(source, group * (f + 2));
       staged = std::max(staged, layer.heads * (f + 1));
     }
+    layout.gradient = widest;
     sliced_rows(layout, widest, widest);
     rows(layout, statistics);
     for (size_t g = 0; g < layout.slices; ++g) rows(layout, source);
@@ -214,7 +216,14 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
     layout.gather = cut;
     layout.slices = (widest + cut - 1) / cut;
     for (const FullGraphLayerShape& layer : layers) sliced_rows(layout, layer.out, cut);
-    sliced_rows(layout, widest, cut);
+    // The gradient in row order: on a directed graph G, of any layer; on an undirected one dP
+    // of the layers after the first, and of the first only the slices before its last (whose
+    // rows go straight into dW, full_graph_runner.h).
+    layout.gradient = extents.symmetric ? (layers[0].out - 1) / cut * cut : widest;
+    for (size_t l = 1; l < layers.size(); ++l) {
+      layout.gradient = std::max(layout.gradient, layers[l].out);
+    }
+    if (layout.gradient > 0) sliced_rows(layout, layout.gradient, cut);
     if (sage) sliced_rows(layout, widest, cut);
     if (cut < widest) layout.held = ColumnSlices::ChargedBytes(n, widest, cut, chunk_rows);
     return layout;
@@ -300,6 +309,7 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   const Layout layout = layout_of(cut);
   plan.slice_width = layout.gather;
   plan.slices = layout.slices;
+  plan.gradient_width = layout.gradient;
   plan.heads_per_slice = gat ? cut : 0;
   const uint64_t fixed = fixed_rest + gather_bytes(layout);
   const uint64_t charged = charged_rest + gather_bytes(layout);

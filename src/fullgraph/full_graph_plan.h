@@ -56,6 +56,9 @@ struct FullGraphPlan {
   size_t slices = 1;
   size_t slice_width = 0;
   size_t heads_per_slice = 0;
+  // Columns of the gradient kept in row order (0: none): on an undirected graph GCN and SAGE
+  // keep only dP of the layers after the first and the first's slices before its last.
+  size_t gradient_width = 0;
   // The layers' outputs and the streamed gradient are in scratch files (row-blocked on disk).
   bool intermediates_on_disk = false;
   bool adjacency_resident = false;

@@ -193,8 +193,10 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
     slices_ = ColumnSlices(n, widest, plan_.slice_width, chunk_rows_, scratch_dir, budget_,
                            "the full graph's propagation input slices");
   }
-  gradient_ = ColumnSlices(n, widest, gat_ ? widest : plan_.slice_width, chunk_rows_, scratch_dir,
-                           budget_, "full-graph gradients");
+  if (plan_.gradient_width > 0) {
+    gradient_ = ColumnSlices(n, plan_.gradient_width, gat_ ? widest : plan_.slice_width,
+                             chunk_rows_, scratch_dir, budget_, "full-graph gradients");
+  }
   if (sage_) {
     self_rows_ = ColumnSlices(n, widest, plan_.slice_width, chunk_rows_, scratch_dir, budget_,
                               "full-graph self terms and their gradients");

@@ -174,7 +174,7 @@ TEST_F(TrainCli, FullGraphIntermediatesOnDisk) {
   CommandResult memory = RunStrata(args("3M", dir_ / "m.jsonl", dir_ / "scratch"));
   ASSERT_EQ(memory.exit_status, 0) << memory.err;
   EXPECT_NE(memory.err.find("intermediates in memory"), std::string::npos) << memory.err;
-  CommandResult disk = RunStrata(args("1700K", dir_ / "d.jsonl", dir_ / "scratch"));
+  CommandResult disk = RunStrata(args("1650K", dir_ / "d.jsonl", dir_ / "scratch"));
   ASSERT_EQ(disk.exit_status, 0) << disk.err;
   EXPECT_NE(disk.err.find("intermediates row-blocked on disk"), std::string::npos) << disk.err;
   auto m = ReadJsonLines(dir_ / "m.jsonl");
@@ -189,7 +189,7 @@ TEST_F(TrainCli, FullGraphIntermediatesOnDisk) {
   EXPECT_EQ(m[2]["test_acc"], d[2]["test_acc"]);
   EXPECT_LE(d[2]["budget_peak_bytes"].get<uint64_t>(), d[2]["memory_budget_bytes"].get<uint64_t>());
   EXPECT_TRUE(testing::ListDirectory(dir_ / "scratch").empty());
-  ExpectInputError(RunStrata(args("1700K", dir_ / "x.jsonl", dir_ / "missing")),
+  ExpectInputError(RunStrata(args("1650K", dir_ / "x.jsonl", dir_ / "missing")),
                    {dir_ / "missing", "scratch file"});
   EXPECT_FALSE(std::filesystem::exists(dir_ / "x.jsonl"));
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <set>
 #include <string>
@@ -53,10 +54,11 @@ constexpr uint64_t kCharged = 8 * (kNodes + 1) + 7 * kNodes + 4 * 1024 + 4 * (kN
 constexpr uint64_t kParameterFloats = 64 * 16 + 16 * 4;
 // Plus the parameters five times over (values, gradients, Adam's moments, a snapshot) and slack.
 constexpr uint64_t kFixed = kCharged + 5 * 4 * kParameterFloats + kMiB;
-// The two layers' outputs and the gradient: whole, or two chunk buffers each, with a bit per
+// The two layers' outputs and the gradient (on an undirected graph dP of the second layer
+// only: the first's goes straight into dW): whole, or two chunk buffers each, with a bit per
 // value (zero_elision.h), in whole 4 KiB units.
-constexpr uint64_t kInMemory = 4 * kNodes * (16 + 4 + 16);
-constexpr uint64_t kOnDisk = 2 * 1024 * 4 * (16 + 4 + 16) + 3 * 4096;
+constexpr uint64_t kInMemory = 4 * kNodes * (16 + 4 + 4);
+constexpr uint64_t kOnDisk = 2 * 1024 * 4 * (16 + 4 + 4) + 3 * 4096;
 // 400,000 bytes of ids and 2,560,000 of features, in 4 KiB units; at their smallest two buffers
 // of the longest list and of one row group (128 rows of 256 bytes).
 constexpr uint64_t kAdjacencyBytes = 98 * 4096;
@@ -146,7 +148,7 @@ TEST(FullGraphPlan, RefusalNamesTheSmallestBudgetThatWorks) {
                           "is {}",
                           FormatBytes(smallest - 1), FormatBytes(kFixed), FormatBytes(kOnDisk),
                           FormatBytes(kStreamsMin), FormatBytesRoundedUp(smallest)));
-    EXPECT_NE(std::string(e.what()).find("the smallest budget that works is 2.25 MiB"),
+    EXPECT_NE(std::string(e.what()).find("the smallest budget that works is 2.15 MiB"),
               std::string::npos)
         << e.what();
   }
@@ -154,55 +156,64 @@ TEST(FullGraphPlan, RefusalNamesTheSmallestBudgetThatWorks) {
 
 // Sliced, the propagation input is one resident slice of ceil(16 / S) columns, two chunk
 // buffers per slice (8,192 bytes per column and a 4 KiB unit of zero bits) and one chunk of
-// full rows; the intermediates with more than one slice (the hidden layer's output and the
+// full rows; the gradient holds the first layer's slices before its last (at least the logits'
+// 4 columns); the intermediates with more than one slice (the hidden layer's output, the
 // gradient, and the logits when slices are narrower than 4 columns) one chunk of full rows
 // each, and zero bits per slice.
 constexpr uint64_t SlicedBudget(uint64_t slice_width) {
   const uint64_t hidden_slices = (16 + slice_width - 1) / slice_width;
   const uint64_t logit_slices = (4 + slice_width - 1) / slice_width;
+  const uint64_t gradient = std::max<uint64_t>(15 / slice_width * slice_width, 4);
+  const uint64_t gradient_slices = (gradient + slice_width - 1) / slice_width;
   return kFixed - 4 * kNodes * 16 + 4 * kNodes * slice_width + 8192 * 16 + 1024 * 16 * 4 +
-         2 * 1024 * 4 * (16 + 4 + 16) + 4096 * (3 * hidden_slices + logit_slices) +
-         2 * 1024 * 16 * 4 + (slice_width < 4 ? 1024 * 4 * 4 : 0) + kStreamsMin;
+         2 * 1024 * 4 * (16 + 4 + gradient) +
+         4096 * (2 * hidden_slices + logit_slices + gradient_slices) + 1024 * 16 * 4 +
+         (gradient_slices > 1 ? 1024 * gradient * 4 : 0) + (slice_width < 4 ? 1024 * 4 * 4 : 0) +
+         kStreamsMin;
 }
 
 TEST(FullGraphPlan, ThePropagationInputIsSlicedWhenItCannotBeWhole) {
-  // Slices of 8 columns would need more than the whole input here (their buffers and staged
-  // rows outweigh the 320,000 bytes they save on so small a graph).
-  static_assert(SlicedBudget(8) > kFixed + kOnDisk + kStreamsMin);
-  // One byte short of the unsliced floor: four slices of 4 columns, intermediates on disk.
+  // Slices of 8 columns need less than the whole input here: they save 320,000 bytes of it, more
+  // than their buffers, staged rows and the gradient's 4 more columns cost.
+  static_assert(SlicedBudget(8) < kFixed + kOnDisk + kStreamsMin);
+  // One byte short of the unsliced floor: two slices of 8, intermediates on disk.
   FullGraphPlan plan =
       PlanFullGraph(DenseMeta(), Options(), kDenseExtents, kFixed + kOnDisk + kStreamsMin - 1);
+  EXPECT_EQ(plan.slices, 2u);
+  EXPECT_EQ(plan.slice_width, 8u);
+  EXPECT_EQ(plan.gradient_width, 8u);
+  EXPECT_TRUE(plan.intermediates_on_disk);
+  // One byte short of that: slices of 4.
+  plan = PlanFullGraph(DenseMeta(), Options(), kDenseExtents, SlicedBudget(8) - 1);
   EXPECT_EQ(plan.slices, 4u);
   EXPECT_EQ(plan.slice_width, 4u);
-  EXPECT_TRUE(plan.intermediates_on_disk);
-  // One byte short of that: slices of 2.
-  plan = PlanFullGraph(DenseMeta(), Options(), kDenseExtents, SlicedBudget(4) - 1);
-  EXPECT_EQ(plan.slices, 8u);
-  EXPECT_EQ(plan.slice_width, 2u);
-  // A budget that holds the input whole does not slice it.
+  EXPECT_EQ(plan.gradient_width, 12u);
+  // A budget that holds the input whole does not slice it, and keeps only the logits' dP.
   plan = PlanFullGraph(DenseMeta(), Options(), kDenseExtents, kFixed + kOnDisk + kStreamsMin);
   EXPECT_EQ(plan.slices, 1u);
   EXPECT_EQ(plan.slice_width, 16u);
-  // On so small a graph one-column slices cost more than they save (each slice's buffers and
-  // zero bits), so the floor is slices of 2; below it the refusal names it.
-  static_assert(SlicedBudget(1) > SlicedBudget(2));
-  plan = PlanFullGraph(DenseMeta(), Options(), kDenseExtents, SlicedBudget(1));
-  EXPECT_EQ(plan.slice_width, 4u);
+  EXPECT_EQ(plan.gradient_width, 4u);
+  // On so small a graph slices of 2 cost more than slices of 4 (each slice's buffers and zero
+  // bits, and the gradient keeps 14 of the first layer's 16 columns), so the floor is slices of
+  // 4; below it the refusal names it.
+  static_assert(SlicedBudget(2) > SlicedBudget(4) && SlicedBudget(1) > SlicedBudget(4));
   plan = PlanFullGraph(DenseMeta(), Options(), kDenseExtents, SlicedBudget(2));
-  EXPECT_EQ(plan.slices, 8u);
+  EXPECT_EQ(plan.slice_width, 4u);
+  plan = PlanFullGraph(DenseMeta(), Options(), kDenseExtents, SlicedBudget(4));
+  EXPECT_EQ(plan.slices, 4u);
   try {
-    PlanFullGraph(DenseMeta(), Options(), kDenseExtents, SlicedBudget(2) - 1);
-    FAIL() << "a budget below two-column slices was planned";
+    PlanFullGraph(DenseMeta(), Options(), kDenseExtents, SlicedBudget(4) - 1);
+    FAIL() << "a budget below four-column slices was planned";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("the smallest budget that works is " +
-                                         FormatBytesRoundedUp(SlicedBudget(2))),
+                                         FormatBytesRoundedUp(SlicedBudget(4))),
               std::string::npos)
         << e.what();
   }
 }
 
 TEST(FullGraphPlan, SlicesOfAWideLayerAreWholeCacheLinesAndNarrowAsTheBudgetShrinks) {
-  // 40 hidden columns: slices of 32 (and 8), 16 (16, 16, 8), then powers of two.
+  // The cuts of 40 hidden columns: slices of 32 (and 8), 16 (16, 16, 8), then powers of two.
   TrainOptions o = Options();
   o.model.hidden = 40;
   size_t previous = 40;
@@ -224,7 +235,10 @@ TEST(FullGraphPlan, SlicesOfAWideLayerAreWholeCacheLinesAndNarrowAsTheBudgetShri
     widths.insert(plan.slice_width);
     previous = plan.slice_width;
   }
-  EXPECT_TRUE(widths.contains(40) && widths.contains(16) && widths.contains(4))
+  // On so small a graph slices of 32 or 16 cost more than the whole: what they save of the
+  // propagation input (10,000 rows) is less than the slices' chunk buffers and the gradient's
+  // 28 more columns (the first layer's slices before its last) cost.
+  EXPECT_TRUE(widths.contains(40) && widths.contains(8) && widths.contains(4))
       << ::testing::PrintToString(widths);
 }
 
@@ -270,10 +284,11 @@ TEST(FullGraphPlan, SparseFeaturesStreamTwoFilesAndDecodeTheirLargestGroup) {
   const StreamExtents extents = {
       .adjacency_row_span = 8192, .feature_group_span = 8192, .feature_group_nonzeros = 1200};
   // The features' row lengths (4 bytes a row) and group offsets (8 bytes a group of 128 rows,
-  // and the end) beside the graph's indptr, and the largest group's values as scratch.
+  // and the end) beside the graph's indptr, and the largest group's values as scratch. The
+  // graph is directed: the gradient is as wide as the hidden layer.
   const uint64_t charged = 8 * (kNodes + 1) + 4 * kNodes + 8 * (79 + 1) + 7 * kNodes + 4 * 1024 +
                            4 * (kNodes * 16 + 16) + 4 * 1200;
-  const uint64_t held = charged + kInMemory + kMiB + 4 * (400 * 16 + 16 * 4);
+  const uint64_t held = charged + 4 * kNodes * (16 + 4 + 16) + kMiB + 4 * (400 * 16 + 16 * 4);
   const uint64_t left = 512 << 10;  // the adjacency and one block of both files, not all
   const FullGraphPlan plan = PlanFullGraph(meta, Options(), extents, held + left);
   EXPECT_EQ(plan.input_group_floats, 1200u);
