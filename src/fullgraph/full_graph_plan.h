@@ -12,8 +12,10 @@
 // rows, attention.h), resident, or when that cannot fit (or --full-graph-slices asks) as the
 // widest column slices that fit (column_slices.h; GAT: the largest groups of heads, each
 // gathering its own rows); the other
-// intermediates, on disk when memory cannot hold them beside that and one block of each
-// stream, and always beside slices; then the adjacency resident if it fits beside one feature
+// intermediates (on an undirected graph GCN's and SAGE's gradient only as wide as the columns
+// read back: dP of the later layers, and the first layer's slices before its last), on disk
+// when memory cannot hold them beside that and one block of each stream, and always beside
+// slices; then the adjacency resident if it fits beside one feature
 // block (it is read 2 × layers times per epoch, 3 × layers for GAT, the features twice), then
 // the features; the streams that are not resident share the rest as two buffers per file.
 //
