@@ -144,10 +144,10 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   const ModelOptions& model = o.model;
   const uint64_t n = meta.num_nodes;
   const uint64_t chunk_rows = o.full_graph_chunk_rows;
-  // The layers' outputs and the streamed gradient (as wide as the widest output), and SAGE's
-  // self terms (as wide), in memory or as chunk buffers: column slices of the propagation's
-  // slice width (column_slices.h), one chunk of full rows more for each with several slices.
-  // SAGE's weights are W_self and W_neigh.
+  // The layers' outputs, the gradient in row order (its width below) and SAGE's self terms (as
+  // wide as the widest output), in memory or as chunk buffers: column slices of the
+  // propagation's slice width (column_slices.h), one chunk of full rows more for each with
+  // several slices. SAGE's weights are W_self and W_neigh.
   const bool sage = model.kind == ModelKind::kSage;
   const bool gat = model.kind == ModelKind::kGat;
   const std::vector<FullGraphLayerShape> layers =
@@ -258,8 +258,8 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   // group offsets), the GCN normalisation (SAGE: the inverse in-degrees), the labels (16 bits
   // when the classes allow), a byte of split membership per node, one chunk's labels and the
   // input row group, and on an undirected graph (but for GAT) a span of the first layer's dP.
-  // Held but not charged: values, gradients,
-  // Adam's two moments and the best-epoch snapshot of the parameters, and the slack.
+  // Held but not charged: values, gradients, Adam's two moments and the best-epoch snapshot of
+  // the parameters, and the slack.
   const uint64_t charged_rest =
       8 * (n + 1) + (sparse ? GroupedRowOffsets::ChargedBytes(n, kFullGraphRowGroup) : 0) +
       (gat ? 0 : 4 * n) + (NarrowLabels(meta.num_classes) ? 2 : 4) * n + n +

@@ -360,14 +360,18 @@ void FullGraphRunner::ForEachChunk(const std::function<void(uint64_t, uint64_t)>
   }
 }
 
+AdjacencyBlock FullGraphRunner::AdjacencyPiece(uint64_t begin, uint64_t end,
+                                               const RowAddress& row) const {
+  return {{begin, end}, {indptr_.data(), nodes_ + 1}, row(0, begin), dataset_.meta().node_id_bytes};
+}
+
 // The adjacency's blocks cut at chunk boundaries, so that every piece of a written or read
 // intermediate lies in one chunk: fn(sub-block) for each, in row order.
 void FullGraphRunner::ForEachAdjacencyPiece(const std::function<void(const AdjacencyBlock&)>& fn) {
-  const uint32_t id_bytes = dataset_.meta().node_id_bytes;
   adjacency_->ForEachBlock([&](const RowBlock& block, const RowAddress& row) {
     for (uint64_t begin = block.begin, end; begin < block.end; begin = end) {
       end = std::min(block.end, (begin / chunk_rows_ + 1) * chunk_rows_);
-      fn(AdjacencyBlock{{begin, end}, {indptr_.data(), nodes_ + 1}, row(0, begin), id_bytes});
+      fn(AdjacencyPiece(begin, end, row));
     }
   });
 }
@@ -782,9 +786,10 @@ double FullGraphRunner::LossAndGradient() {
 void FullGraphRunner::Backward(uint64_t step_seed) {
   const unsigned threads = config_.threads;
   // Layer l's dL/d(output) G and dL/d(transformed input) dP = Âᵀ G: on an undirected graph G
-  // is gathered and dP written to gradient_; on a directed one G is read from gradient_ in
-  // row order and dP scattered into the gathered matrix. SAGE's self term's gradient is G
-  // itself, which the layer's products need after dP: it is kept in row order in self_rows_.
+  // is gathered and dP written to gradient_ (layer 0's by FirstLayerBackward); on a directed
+  // one G is read from gradient_ in row order and dP scattered into the gathered matrix. SAGE's
+  // self term's gradient is G itself, which the layer's products need after dP: it is kept in row
+  // order in self_rows_.
   for (size_t l = layers_.size(); l-- > 0;) {
     if (gat_) {
       AttentionBackward(l, step_seed);
@@ -826,19 +831,19 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
     }
     // Rows [begin, end) of dP, in order.
     if (!plan_.symmetric) BeginGathered(out, GatheredPass::kRead);
-    auto grad_transformed = [&](uint64_t begin, uint64_t end) {
-      return plan_.symmetric ? gradient_.Read(begin, end) : GatheredRows(begin, end);
-    };
-    const MatrixSpan<float> neighbour_grad = NeighbourPart(layer.weight_grad, in);
-    const MatrixSpan<float> self_grad = SelfPart(layer.weight_grad, in);
-    if (l == 0) {
+    if (l == 0) {  // a directed graph's (an undirected one's went by FirstLayerBackward)
       ForEachInputGroup(true, step_seed, [&](const InputGroup& group) {
-        InputGradients(group, grad_transformed(group.first, group.first + group.rows));
+        InputGradients(group, GatheredRows(group.first, group.first + group.rows));
       });
       EndGathered();
       if (sage_) self_rows_.EndRead();
       break;
     }
+    auto grad_transformed = [&](uint64_t begin, uint64_t end) {
+      return plan_.symmetric ? gradient_.Read(begin, end) : GatheredRows(begin, end);
+    };
+    const MatrixSpan<float> neighbour_grad = NeighbourPart(layer.weight_grad, in);
+    const MatrixSpan<float> self_grad = SelfPart(layer.weight_grad, in);
     // dW_l = H_{l-1}ᵀ dP, one sum per chunk; G_{l-1} = dP W_lᵀ through the activation (SAGE:
     // + G W_selfᵀ, and dW_self = H_{l-1}ᵀ G).
     ColumnSlices& previous = outputs_[l - 1];
@@ -899,31 +904,33 @@ void FullGraphRunner::FirstLayerBackward(uint64_t step_seed) {
   const size_t joined = sliced ? slices_.FirstColumn(slices - 1) : 0;
   const PropagationWeights weights = TransposedGather();
   if (joined > 0) {
+    // Of two slices, the first is unsliced to PropagateInto, which finds it where the write of
+    // the propagation input left it held (BeginGathered).
     PropagateInto(joined, weights, gradient_, nullptr);
     gradient_.BeginRead();
   }
   const MatrixSpan<float> last = Gathered(out - joined);
   if (sliced) slices_.Load(slices - 1, last);
   if (sage_) self_rows_.BeginRead();
-  const uint32_t id_bytes = dataset_.meta().node_id_bytes;
   RowBlockPass adjacency(*adjacency_);
   RowBlock block{0, 0};
   RowAddress row;
   // Rows [span, span_end) of dP, computed when the first of their row groups comes (groups tile
   // the rows, so spans start on multiples of kFullGraphSpanRows and lie inside one chunk).
   uint64_t span = 0, span_end = 0;
+  auto span_rows = [&] { return MatrixSpan<float>(span_gradient_.data(), span_end - span, out); };
   auto propagate_span = [&] {
-    const MatrixSpan<float> dp(span_gradient_.data(), span_end - span, out);
+    const MatrixSpan<float> dp = span_rows();
     // The span's rows may lie in two or more of the adjacency's blocks.
     for (uint64_t begin = span; begin < span_end;) {
       while (begin >= block.end) {
-        if (!adjacency.Next(block, row)) throw Error::Internal("the adjacency ended early");
+        if (!adjacency.Next(block, row)) {
+          throw Error::Internal("FullGraphRunner: the adjacency ended early");
+        }
       }
       const uint64_t stop = std::min(span_end, block.end);
-      const AdjacencyBlock piece{
-          {begin, stop}, {indptr_.data(), nodes_ + 1}, row(0, begin), id_bytes};
-      Propagate(piece, weights, last, dp.Sub(begin - span, joined, stop - begin, out - joined),
-                config_.threads);
+      Propagate(AdjacencyPiece(begin, stop, row), weights, last,
+                dp.Sub(begin - span, joined, stop - begin, out - joined), config_.threads);
       begin = stop;
     }
     for (size_t s = 0; s + 1 < slices; ++s) {
@@ -937,8 +944,7 @@ void FullGraphRunner::FirstLayerBackward(uint64_t step_seed) {
       span_end = std::min(nodes_, span + kFullGraphSpanRows);
       propagate_span();
     }
-    const MatrixSpan<float> dp(span_gradient_.data(), span_end - span, out);
-    InputGradients(group, dp.RowRange(group.first - span, group.rows));
+    InputGradients(group, span_rows().RowRange(group.first - span, group.rows));
   });
   if (joined > 0) gradient_.EndRead();
   if (sage_) self_rows_.EndRead();

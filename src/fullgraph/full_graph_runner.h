@@ -175,6 +175,8 @@ class FullGraphRunner final : public EpochRunner {
   void EndGathered();
   bool Sliced(size_t width) const { return width > plan_.slice_width; }
   void ForEachAdjacencyPiece(const std::function<void(const AdjacencyBlock&)>& fn);
+  // Rows [begin, end) of an adjacency block, whose rows' ids `row` addresses.
+  AdjacencyBlock AdjacencyPiece(uint64_t begin, uint64_t end, const RowAddress& row) const;
   // Calls fn(begin, end) for the chunks of [0, N), in order.
   void ForEachChunk(const std::function<void(uint64_t, uint64_t)>& fn) const;
   MatrixSpan<float> Gathered(size_t width) { return {gathered_base_, nodes_, width}; }
@@ -228,8 +230,9 @@ class FullGraphRunner final : public EpochRunner {
   // outputs_[l]: layer l's output, N × out_l (activation and dropout applied for hidden
   // layers); the last is the logits.
   std::vector<ColumnSlices> outputs_;
-  // The backward gradient that is not gathered: dP on an undirected graph, dH on a directed
-  // one, GAT's dL/d(output) (N × up to the widest layer output).
+  // The backward gradient that is not gathered, N × plan_.gradient_width: on an undirected
+  // graph dP of the layers after the first and the first's slices before its last, on a
+  // directed one G, GAT's dL/d(output).
   ColumnSlices gradient_;
   // SAGE: the self term H W_self forward, dL/d(output) backward (N × up to the widest output).
   ColumnSlices self_rows_;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <exception>
 
 #include "common/clock.h"
 #include "common/interrupt.h"

@@ -346,7 +346,7 @@ TEST_P(FullGraphTest, MiniBatchEvaluationReadsTheCheckpoint) {
 // final checkpoint.
 TEST_P(FullGraphTest, ResumeContinuesTheRun) {
   ScratchDir dir;
-  TrainOptions o = Options((Gat() ? uint64_t{6} : uint64_t{5}) << 19);
+  TrainOptions o = Options(Gat() ? uint64_t{3} << 20 : uint64_t{2} << 20);
   o.epochs = 4;
   o.checkpoint_dir = dir / "straight";
   const TrainResult straight = Train(o);
