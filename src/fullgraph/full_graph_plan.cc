@@ -219,7 +219,7 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
     // The gradient in row order: on a directed graph G, of any layer; on an undirected one dP
     // of the layers after the first, and of the first only the slices before its last (whose
     // rows go straight into dW, full_graph_runner.h).
-    layout.gradient = extents.symmetric ? (layers[0].out - 1) / cut * cut : widest;
+    layout.gradient = extents.symmetric ? ColumnsBeforeLastSlice(layers[0].out, cut) : widest;
     for (size_t l = 1; l < layers.size(); ++l) {
       layout.gradient = std::max(layout.gradient, layers[l].out);
     }

@@ -33,6 +33,12 @@ namespace strata {
 
 // Input rows per weight-gradient sum (and per input-dropout mask stream).
 inline constexpr uint64_t kFullGraphRowGroup = 128;
+// Of a layer `width` columns wide cut in slices of `slice_width`, the columns before its last
+// slice (0 when it is one slice): on an undirected graph the first layer's dP keeps those in
+// row order, and its last slice goes straight into dW (full_graph_runner.h).
+inline size_t ColumnsBeforeLastSlice(size_t width, size_t slice_width) {
+  return (width - 1) / slice_width * slice_width;
+}
 // Rows of the first layer's dP propagated at a time beside the features on an undirected graph
 // (full_graph_runner.h): enough edges per pass to share among threads, and a divisor of every
 // chunk (a multiple of 1024 rows).

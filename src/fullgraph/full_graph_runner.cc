@@ -901,7 +901,7 @@ void FullGraphRunner::FirstLayerBackward(uint64_t step_seed) {
   const bool sliced = Sliced(out);
   const size_t slices = sliced ? slices_.SliceCount(out) : 1;
   // The slices before the last are those of G's first `joined` columns.
-  const size_t joined = sliced ? slices_.FirstColumn(slices - 1) : 0;
+  const size_t joined = ColumnsBeforeLastSlice(out, plan_.slice_width);
   const PropagationWeights weights = TransposedGather();
   if (joined > 0) {
     // Of two slices, the first is unsliced to PropagateInto, which finds it where the write of
