@@ -39,9 +39,11 @@ class ColumnSlices {
   ColumnSlices() = default;
   // Slices of an rows × max_width matrix, slice_width columns each (the last may be narrower;
   // one slice when slice_width >= max_width), in scratch files in `scratch_dir`, or in memory
-  // when it is empty; `what` names it in budget and I/O errors.
+  // when it is empty; `what` names it in budget and I/O errors. Full rows are split and
+  // assembled on up to `threads` threads.
   ColumnSlices(uint64_t rows, size_t max_width, size_t slice_width, uint64_t chunk_rows,
-               const std::string& scratch_dir, MemoryBudget& budget, std::string_view what);
+               const std::string& scratch_dir, MemoryBudget& budget, std::string_view what,
+               unsigned threads = 1);
 
   // Bytes charged to the budget on disk: each slice's chunk buffers and, with several slices,
   // one chunk of full rows.
@@ -68,7 +70,8 @@ class ColumnSlices {
   // over the disk (the slices' transfers are most of what a sliced propagation costs beyond
   // the unsliced one).
   void BeginWrite(size_t width, MatrixSpan<float> first_slice = {});
-  // Full rows [begin, end) to fill; they reach the slices at the next Write or at EndWrite.
+  // Full rows [begin, end) to fill; they reach the slices at EndWrite, or before, at a Write
+  // that does not continue them in their chunk.
   MatrixSpan<float> Write(uint64_t begin, uint64_t end);
   // Rows [begin, end) of slice s alone to fill.
   MatrixSpan<float> WriteSlice(size_t s, uint64_t begin, uint64_t end);
@@ -93,6 +96,7 @@ class ColumnSlices {
 
   size_t slice_width_ = 1;
   uint64_t chunk_rows_ = 0;
+  unsigned threads_ = 1;
   size_t width_ = 0;  // of the last write
   std::vector<IntermediateRows> slices_;
   MatrixSpan<float> held_;    // slice 0's rows in the caller's memory, or empty

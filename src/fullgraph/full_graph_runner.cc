@@ -178,7 +178,7 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
                                 : shape.concat ? GroupHeads(shape) * shape.per_head
                                                : out;
     outputs_.emplace_back(n, out, output_slice, chunk_rows_, scratch_dir, budget_,
-                          "full-graph layer outputs");
+                          "full-graph layer outputs", config_.threads);
     widest = std::max(widest, out);
   }
   // Rows start on a 64-byte boundary, so that a row of 16 columns is one cache line.
@@ -191,15 +191,16 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   AdviseHugePages(gathered_base_, n * plan_.slice_width * sizeof(float));
   if (plan_.slices > 1 && !gat_) {
     slices_ = ColumnSlices(n, widest, plan_.slice_width, chunk_rows_, scratch_dir, budget_,
-                           "the full graph's propagation input slices");
+                           "the full graph's propagation input slices", config_.threads);
   }
   if (plan_.gradient_width > 0) {
-    gradient_ = ColumnSlices(n, plan_.gradient_width, gat_ ? widest : plan_.slice_width,
-                             chunk_rows_, scratch_dir, budget_, "full-graph gradients");
+    gradient_ =
+        ColumnSlices(n, plan_.gradient_width, gat_ ? widest : plan_.slice_width, chunk_rows_,
+                     scratch_dir, budget_, "full-graph gradients", config_.threads);
   }
   if (sage_) {
     self_rows_ = ColumnSlices(n, widest, plan_.slice_width, chunk_rows_, scratch_dir, budget_,
-                              "full-graph self terms and their gradients");
+                              "full-graph self terms and their gradients", config_.threads);
   }
   if (gat_) {
     attention_statistics_ = IntermediateRows(n, statistics, chunk_rows_, scratch_dir, budget_,

@@ -1,7 +1,7 @@
 // ColumnSlices: slice widths and first columns, only the buffers charged, full rows written and
 // read back through the slices, slices written and read on their own, a narrower matrix using
-// fewer slices, one slice passing full rows straight through (in memory too), and slice 0 held
-// in the caller's memory.
+// fewer slices, one slice passing full rows straight through (in memory too), slice 0 held
+// in the caller's memory, and full rows split and assembled on two threads.
 #include "fullgraph/column_slices.h"
 
 #include <gtest/gtest.h>
@@ -174,6 +174,35 @@ TEST(ColumnSlices, TheFirstSliceHeldInMemoryIsReadThereUntilAnotherIsLoaded) {
   EXPECT_THROW(slices.Load(0, held), Error);
   WriteRows(slices, 16, 128, 6);
   ExpectRows(slices, 16, 300, [](uint64_t i, size_t j) { return SlicedValue(i, j, 6); });
+}
+
+TEST(ColumnSlices, FullRowsAreSplitAndAssembledOnTwoThreads) {
+  // Slices of 64, 64 and 32 columns: a chunk of 1024 rows of the first two is enough work to
+  // share (ForRows), not the third's, nor the last chunk's 452 rows. The first slice is held.
+  constexpr size_t kWidth = 160, kSlice = 64;
+  ScratchDir scratch;
+  MemoryBudget budget(uint64_t{64} << 20);
+  ColumnSlices slices(kSlicedRows, kWidth, kSlice, kSliceChunk, scratch.path(), budget,
+                      "test slices", 2);
+  WriteRows(slices, kWidth, kSliceChunk, 0);
+  ExpectRows(slices, kWidth, kSliceChunk,
+             [](uint64_t i, size_t j) { return SlicedValue(i, j, 0); });
+  std::vector<float> resident(kSlicedRows * kSlice);
+  const MatrixSpan<float> held(resident.data(), kSlicedRows, kSlice);
+  // Pieces of 128 rows, staged together and split a chunk at a time.
+  slices.BeginWrite(kWidth, held);
+  ForEachPiece(128, [&](uint64_t begin, uint64_t end) {
+    MatrixSpan<float> rows = slices.Write(begin, end);
+    for (uint64_t i = begin; i < end; ++i) {
+      for (size_t j = 0; j < kWidth; ++j) rows(i - begin, j) = SlicedValue(i, j, 1);
+    }
+  });
+  slices.EndWrite();
+  for (uint64_t i = 0; i < kSlicedRows; ++i) {
+    ASSERT_EQ(held(i, kSlice - 1), SlicedValue(i, kSlice - 1, 1));
+  }
+  ExpectRows(slices, kWidth, kSliceChunk,
+             [](uint64_t i, size_t j) { return SlicedValue(i, j, 1); });
 }
 
 TEST(ColumnSlices, SlicesNeedAWidth) {
