@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <utility>
+#include <vector>
 
 #include "nn/activations.h"
 #include "nn_test_util.h"
@@ -152,6 +153,19 @@ TEST(NnDropout, MasksIndependentOfThreadCount) {
   ReluDropout<float>(a.span(), 0.4, 11, 1);
   ReluDropout<float>(b.span(), 0.4, 11, 3);
   EXPECT_TRUE(BitIdentical<float>(a.span(), b.span()));
+}
+
+// A full-graph input group's nonzeros (128 rows of 40): enough draws to share among threads,
+// each row's from its own stream.
+TEST(NnDropout, SparseMasksIndependentOfThreadCount) {
+  constexpr uint64_t kRows = 128, kPerRow = 40;
+  std::vector<uint64_t> indptr(kRows + 1);
+  for (uint64_t i = 0; i <= kRows; ++i) indptr[i] = 1000 + i * kPerRow;  // a group past row 0's
+  Matrix values = RandomMatrix<float>(kRows, kPerRow, 8);
+  Matrix threaded = values;
+  DropoutNonzerosCsr<float>(indptr, {values.data(), kRows * kPerRow}, 0.5, 11, 1);
+  DropoutNonzerosCsr<float>(indptr, {threaded.data(), kRows * kPerRow}, 0.5, 11, 2);
+  EXPECT_TRUE(BitIdentical<float>(values.span(), threaded.span()));
 }
 
 }  // namespace
