@@ -21,6 +21,10 @@ namespace {
 
 // Room left unplanned for small allocations (vectors, the optimizer's bookkeeping).
 constexpr uint64_t kSlackBytes = uint64_t{1} << 20;
+// Entries per read of the scans below (offsets, ids): their buffers, under 1 MiB, are not
+// charged, being freed before the plan charges anything, and stay small beside the smallest
+// budgets. A multiple of every group size scanned.
+constexpr uint64_t kScanChunk = uint64_t{1} << 16;
 
 // The AlignedSpan of a whole file of `bytes`, read from its start.
 uint64_t WholeFileSpan(uint64_t bytes) {
@@ -35,12 +39,11 @@ struct GroupExtent {
 // One pass over an offsets file (N + 1 uint64, read in chunks): for groups of `group` rows,
 // whose entries are `entry_bytes` each, the largest direct-I/O span and count.
 GroupExtent ScanGroups(const std::string& path, uint64_t n, uint64_t group, uint64_t entry_bytes) {
-  constexpr uint64_t kChunkRows = uint64_t{1} << 20;  // a multiple of every group size used
   FileReader file(path);
   std::vector<uint64_t> offsets;
   GroupExtent extent;
-  for (uint64_t base = 0; base < n; base += kChunkRows) {
-    const uint64_t rows = std::min(kChunkRows, n - base);
+  for (uint64_t base = 0; base < n; base += kScanChunk) {
+    const uint64_t rows = std::min(kScanChunk, n - base);
     offsets.resize(rows + 1);
     file.ReadExact(base * 8, offsets.data(), (rows + 1) * 8);
     const RowOffset offset_of = [&](uint64_t row) { return offsets[row - base] * entry_bytes; };
@@ -58,19 +61,17 @@ GroupExtent ScanGroups(const std::string& path, uint64_t n, uint64_t group, uint
 // hash of (source, destination) and of (destination, source) over them agree (a false
 // "symmetric" needs a 64-bit collision). One pass over the offsets and the ids, in chunks.
 bool GraphIsSymmetric(const Dataset& dataset) {
-  constexpr uint64_t kChunkRows = uint64_t{1} << 20;
-  constexpr uint64_t kChunkIds = uint64_t{1} << 20;
   const uint64_t n = dataset.meta().num_nodes;
   const uint32_t id_bytes = dataset.meta().node_id_bytes;
   FileReader offsets_file(dataset.PathOf(kIndptrFile));
   FileReader ids_file(dataset.PathOf(kIndicesFile));
   std::vector<uint64_t> offsets;
-  std::vector<std::byte> ids(kChunkIds * id_bytes);
+  std::vector<std::byte> ids(std::min(kScanChunk, dataset.meta().num_edges) * id_bytes);
   uint64_t ids_begin = 0, ids_end = 0;  // the edges in `ids`
   uint64_t forward = 0, reverse = 0;
   auto hash = [](uint64_t a, uint64_t b) { return MixSeed(MixSeed(0x5eed, a), b); };
-  for (uint64_t base = 0; base < n; base += kChunkRows) {
-    const uint64_t rows = std::min(kChunkRows, n - base);
+  for (uint64_t base = 0; base < n; base += kScanChunk) {
+    const uint64_t rows = std::min(kScanChunk, n - base);
     offsets.resize(rows + 1);
     offsets_file.ReadExact(base * 8, offsets.data(), (rows + 1) * 8);
     // Checked here, before the runner reads them whole: the ids are read where they point.
@@ -78,7 +79,7 @@ bool GraphIsSymmetric(const Dataset& dataset) {
     for (uint64_t i = base; i < base + rows; ++i) {
       for (uint64_t e = offsets[i - base]; e < offsets[i - base + 1]; ++e) {
         if (e >= ids_end) {
-          const uint64_t count = std::min(kChunkIds, offsets[rows] - e);
+          const uint64_t count = std::min(kScanChunk, offsets[rows] - e);
           ids_file.ReadExact(e * id_bytes, ids.data(), count * id_bytes);
           ids_begin = e;
           ids_end = e + count;

@@ -11,8 +11,13 @@
 #include <set>
 #include <string>
 
+#include "fullgraph/row_blocks.h"
+#include "storage/file.h"
+#include "strata/dataset.h"
 #include "strata/error.h"
+#include "strata/generate.h"
 #include "strata/memory_budget.h"
+#include "test_util.h"
 
 namespace strata {
 namespace {
@@ -407,6 +412,26 @@ TEST(FullGraphPlan, OptionsAFullGraphRunCannotHaveAreRefusedNamingTheOption) {
   o = Options();
   o.max_batches = 3;
   EXPECT_EQ(refusal(o), "--max-batches needs mini-batches, not --full-graph");
+}
+
+// The scans read a graph in chunks of 65,536 offsets or ids: over several of each (70,000 nodes,
+// ~420,000 edges) they still find it symmetric, and the adjacency's widest row span.
+TEST(FullGraphPlan, ExtentsAreMeasuredAcrossTheScansChunks) {
+  testing::ScratchDir dir;
+  const std::string path = dir / "graph";
+  GenerateOptions g = testing::SmallGraph(path, 70000, 64, 4, 6, 3);
+  g.feature_density = 0.125;
+  GenerateDataset(g);
+  const Dataset dataset = Dataset::Open(path);
+  ASSERT_GT(dataset.meta().num_edges, 4 * 65536u);
+  const StreamExtents extents = MeasureStreamExtents(dataset);
+  EXPECT_TRUE(extents.symmetric);
+  const DatasetMeta& meta = dataset.meta();
+  std::vector<uint64_t> indptr(meta.num_nodes + 1);
+  FileReader(dataset.PathOf(kIndptrFile)).ReadExact(0, indptr.data(), indptr.size() * 8);
+  const RowOffset offset_of = [&](uint64_t row) { return indptr[row] * meta.node_id_bytes; };
+  EXPECT_EQ(extents.adjacency_row_span, LargestGroupSpan(meta.num_nodes, 1, offset_of));
+  EXPECT_GT(extents.feature_group_nonzeros, 0u);
 }
 
 }  // namespace
