@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <string_view>
 
 #include "common/random.h"
@@ -48,23 +47,6 @@ void CopyRows(MatrixSpan<const float> from, MatrixSpan<float> to) {
 }
 
 uint8_t SplitBit(Split split) { return uint8_t{1} << static_cast<int>(split); }
-
-// scale[i] = 1 / the L1 norm of the group's row i (1 for a row of zeros): --row-normalize as a
-// scale of the narrow products, (D X) W = D (X W) and drop(D X)ᵀ dP = drop(X)ᵀ (D dP), so the
-// features are never rewritten.
-void InverseRowNorms(const InputGroup& group, std::span<float> scale) {
-  for (uint64_t i = 0; i < group.rows; ++i) {
-    double l1 = 0;
-    if (group.sparse()) {
-      for (uint64_t k = group.indptr[i]; k < group.indptr[i + 1]; ++k) {
-        l1 += std::abs(group.values[k - group.indptr[0]]);
-      }
-    } else {
-      for (size_t j = 0; j < group.dense.cols(); ++j) l1 += std::abs(group.dense(i, j));
-    }
-    scale[i] = l1 > 0 ? static_cast<float>(1 / l1) : 1.0f;
-  }
-}
 
 }  // namespace
 
@@ -307,7 +289,7 @@ void FullGraphRunner::ForEachInputGroup(bool training, uint64_t step_seed,
       auto scale_rows = [&] {
         if (!row_normalize_) return;
         group.row_scale = {group_scale_.data(), group.rows};
-        InverseRowNorms(group, group_scale_);
+        InverseRowNorms(group, group_scale_, config_.threads);
       };
       if (meta.sparse_features) {
         group.indptr = {group_indptr_.data(), group.rows + 1};

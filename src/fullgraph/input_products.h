@@ -1,10 +1,10 @@
 // The two products of the full-graph GCN that touch the input features, over one row group
 // of them, dense or sparse (CSR): the forward transform P = X W and the weight gradient
-// dW += Xᵀ dP. Dense groups go to GEMM; sparse ones are SpMM (each output row a sum over the
-// row's stored values, in column order) and its transpose (each stored value's term added to
-// dW's row of its column, rows in order, threads splitting dW's columns), so a sparse input
-// costs its nonzeros, not its width, and the sums' order depends on neither threads nor
-// blocks.
+// dW += Xᵀ dP; and the rows' inverse L1 norms, --row-normalize's scale. Dense groups go to GEMM;
+// sparse ones are SpMM (each output row a sum over the row's stored values, in column order) and
+// its transpose (each stored value's term added to dW's row of its column, rows in order, threads
+// splitting dW's columns), so a sparse input costs its nonzeros, not its width, and the sums' order
+// depends on neither threads nor blocks.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +29,11 @@ struct InputGroup {
 
   bool sparse() const { return !indptr.empty(); }
 };
+
+// scale[i] = 1 / the L1 norm of the group's row i (1 for a row of zeros), each row summed in
+// column order, whatever the threads: --row-normalize as a scale of the narrow products,
+// (D X) W = D (X W) and drop(D X)ᵀ dP = drop(X)ᵀ (D dP), so the features are never rewritten.
+void InverseRowNorms(const InputGroup& group, std::span<float> scale, unsigned threads);
 
 // out (rows × W's columns) = group · weight.
 void InputTimes(const InputGroup& group, MatrixSpan<const float> weight, MatrixSpan<float> out,

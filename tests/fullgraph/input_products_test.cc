@@ -1,9 +1,12 @@
 // The input products on a sparse group equal those on the same rows stored dense (up to the
-// order of a sum), sparse input dropout keeps the dense mask, and nothing depends on threads.
+// order of a sum), so do the rows' inverse norms, sparse input dropout keeps the dense mask,
+// and nothing depends on threads.
 #include "fullgraph/input_products.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -91,6 +94,29 @@ TEST(InputProducts, ThreadsChangeNoBit) {
   InputTransposedTimes(rows.Sparse(), g, {grad3.data(), kDim, kOut}, false, 3);
   EXPECT_EQ(out1, out3);
   EXPECT_EQ(grad1, grad3);
+}
+
+// 1 / each row's L1 norm, summed in column order (1 for a row of zeros), the same on sparse
+// and dense rows and on any threads.
+TEST(InputProducts, InverseRowNormsSumEachRowInOrder) {
+  Rows rows = RandomRows();
+  std::fill_n(rows.dense.begin() + 7 * kDim, kDim, 0.0f);  // row 7 of the dense copy: zeros
+  std::vector<float> sparse1(kRows), sparse3(kRows), dense1(kRows), dense3(kRows);
+  InverseRowNorms(rows.Sparse(), sparse1, 1);
+  InverseRowNorms(rows.Sparse(), sparse3, 3);
+  InverseRowNorms(rows.Dense(), dense1, 1);
+  InverseRowNorms(rows.Dense(), dense3, 3);
+  EXPECT_EQ(sparse1, sparse3);
+  EXPECT_EQ(dense1, dense3);
+  for (uint64_t i = 0; i < kRows; ++i) {
+    double l1 = 0;
+    for (uint64_t k = rows.indptr[i]; k < rows.indptr[i + 1]; ++k) l1 += std::abs(rows.values[k]);
+    ASSERT_EQ(sparse1[i], l1 > 0 ? static_cast<float>(1 / l1) : 1.0f) << i;
+    if (i != 7) {
+      ASSERT_EQ(dense1[i], sparse1[i]) << i;
+    }
+  }
+  EXPECT_EQ(dense1[7], 1.0f);
 }
 
 // A CSR row's dropout keeps exactly the values the dense row's keeps.
