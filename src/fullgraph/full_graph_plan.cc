@@ -93,6 +93,21 @@ bool GraphIsSymmetric(const Dataset& dataset) {
   return forward == reverse;
 }
 
+// Whether each of the `count` floats of `path` is 1, read in chunks: a binary bag-of-words's
+// values, which then need not be read at all.
+bool ValuesAreOnes(const std::string& path, uint64_t count) {
+  FileReader file(path);
+  std::vector<float> values(std::min(kScanChunk, count));
+  for (uint64_t first = 0; first < count; first += kScanChunk) {
+    const uint64_t n = std::min(kScanChunk, count - first);
+    file.ReadExact(first * sizeof(float), values.data(), n * sizeof(float));
+    if (!std::all_of(values.begin(), values.begin() + n, [](float v) { return v == 1.0f; })) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::vector<FullGraphLayerShape> FullGraphLayers(const ModelOptions& model, size_t feature_dim,
@@ -136,6 +151,7 @@ StreamExtents MeasureStreamExtents(const Dataset& dataset) {
         ScanGroups(dataset.PathOf(kSparseIndptrFile), meta.num_nodes, kFullGraphRowGroup, 4);
     extents.feature_group_span = groups.largest_span;
     extents.feature_group_nonzeros = groups.largest_entries;
+    extents.unit_values = ValuesAreOnes(dataset.PathOf(kSparseValuesFile), meta.feature_nnz);
   }
   return extents;
 }
@@ -238,7 +254,9 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   FullGraphPlan plan;
   plan.symmetric = extents.symmetric;
   const bool sparse = meta.sparse_features;
-  const uint64_t files = sparse ? 2 : 1;  // a sparse row's column ids and values
+  plan.unit_values = sparse && extents.unit_values;
+  // A sparse row's column ids and values (the ids alone when the values are all 1).
+  const uint64_t files = sparse && !plan.unit_values ? 2 : 1;
   const uint64_t adjacency_bytes = WholeFileSpan(meta.num_edges * meta.node_id_bytes);
   const uint64_t adjacency_min = 2 * extents.adjacency_row_span;
   uint64_t feature_bytes = 0, features_min = 0;

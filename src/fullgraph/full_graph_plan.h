@@ -17,7 +17,8 @@
 // when memory cannot hold them beside that and one block of each stream, and always beside
 // slices; then the adjacency resident if it fits beside one feature
 // block (it is read 2 × layers times per epoch, 3 × layers for GAT, the features twice), then
-// the features; the streams that are not resident share the rest as two buffers per file.
+// the features (sparse: their column ids and values, or the ids alone when every value is 1);
+// the streams that are not resident share the rest as two buffers per file.
 //
 // Invariant: everything a plan places fits the budget; a budget that cannot hold the minimum is
 // refused in one line naming the smallest budget that works.
@@ -54,6 +55,9 @@ struct StreamExtents {
   uint64_t feature_group_nonzeros = 0;
   // Every stored edge j -> i has its reverse (an undirected graph).
   bool symmetric = false;
+  // Sparse features whose stored values are all 1 (binary bag-of-words): their column ids say
+  // everything, and the values file is never read.
+  bool unit_values = false;
 };
 
 struct FullGraphPlan {
@@ -79,6 +83,9 @@ struct FullGraphPlan {
   uint64_t feature_prefix_bytes = 0;
   // The input row-group scratch: a decoded dense group, or a sparse group's values.
   uint64_t input_group_floats = 0;
+  // Sparse features stream (or hold) their column ids alone, their values being all 1
+  // (StreamExtents::unit_values): the group's values are ones in the scratch.
+  bool unit_values = false;
 
   // The graph is undirected (StreamExtents::symmetric): Âᵀ = Â, and the backward pass
   // propagates with the row-parallel gather instead of the scatter.
@@ -111,8 +118,8 @@ inline bool NarrowLabels(uint64_t num_classes) { return num_classes <= 32767; }
 // model's own rules are CheckModelOptions', nn/model.h.)
 void CheckFullGraphOptions(const TrainOptions& options);
 
-// Reads the dataset's offsets files, and the adjacency for its symmetry, in chunks (nothing is
-// held) for the extents of its streams.
+// Reads the dataset's offsets files, the adjacency for its symmetry and sparse features' values
+// (whether all are 1), in chunks (nothing is held), for the extents of its streams.
 StreamExtents MeasureStreamExtents(const Dataset& dataset);
 
 // The plan for `meta`'s dataset under `options` (which CheckModelOptions and

@@ -77,10 +77,9 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   RowOffset feature_offset = [this, stride, sparse](uint64_t row) {
     return sparse ? feature_offsets_.Offset(row) * 4 : row * stride;
   };
-  const std::vector<std::string> feature_files =
-      sparse ? std::vector<std::string>{dataset_.PathOf(kSparseIndicesFile),
-                                        dataset_.PathOf(kSparseValuesFile)}
-             : std::vector<std::string>{dataset_.PathOf(kFeaturesFile)};
+  std::vector<std::string> feature_files = {
+      dataset_.PathOf(sparse ? kSparseIndicesFile : kFeaturesFile)};
+  if (sparse && !plan_.unit_values) feature_files.push_back(dataset_.PathOf(kSparseValuesFile));
   const std::string scratch_dir =
       plan_.intermediates_on_disk ? ScratchDirectory(o.scratch_dir) : std::string();
 
@@ -294,12 +293,17 @@ void FullGraphRunner::ForEachInputGroup(bool training, uint64_t step_seed,
       if (meta.sparse_features) {
         group.indptr = {group_indptr_.data(), group.rows + 1};
         feature_offsets_.Offsets(first, std::span(group_indptr_).subspan(0, group.rows + 1));
+        const uint64_t nnz = group.indptr[group.rows] - group.indptr[0];
         group.columns = reinterpret_cast<const uint32_t*>(row(0, first));
-        group.values = reinterpret_cast<const float*>(row(1, first));
+        if (plan_.unit_values) {
+          std::fill_n(group_rows_.data(), nnz, 1.0f);
+          group.values = group_rows_.data();
+        } else {
+          group.values = reinterpret_cast<const float*>(row(1, first));
+        }
         scale_rows();
         if (p > 0) {
-          const uint64_t nnz = group.indptr[group.rows] - group.indptr[0];
-          std::copy_n(group.values, nnz, group_rows_.data());
+          if (!plan_.unit_values) std::copy_n(group.values, nnz, group_rows_.data());
           DropoutNonzerosCsr<float>(group.indptr, {group_rows_.data(), nnz}, p, seed,
                                     config_.threads);
           group.values = group_rows_.data();

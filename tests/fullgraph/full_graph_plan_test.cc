@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -280,7 +281,7 @@ TEST(FullGraphPlan, MaxMemoryGivesEachStreamHalfAsAPrefixAndOneSmallBuffer) {
   EXPECT_EQ(plan.feature_prefix_bytes, left / 2 - left / 16);
 }
 
-TEST(FullGraphPlan, SparseFeaturesStreamTwoFilesAndDecodeTheirLargestGroup) {
+TEST(FullGraphPlan, SparseFeaturesStreamTwoFilesOrTheirIdsAloneAndDecodeTheirLargestGroup) {
   DatasetMeta meta = DenseMeta();
   meta.feature_dim = 400;
   meta.row_stride_bytes = 0;
@@ -301,6 +302,21 @@ TEST(FullGraphPlan, SparseFeaturesStreamTwoFilesAndDecodeTheirLargestGroup) {
   EXPECT_FALSE(plan.features_resident);
   // Two buffers for each of the two files.
   EXPECT_EQ(plan.feature_buffer_bytes, (left - kAdjacencyBytes) / 4);
+  EXPECT_FALSE(plan.unit_values);
+
+  // Values all 1: the ids alone, two buffers of twice the bytes, and resident in as much room
+  // as the ids take (79 units) beside the adjacency.
+  StreamExtents ones = extents;
+  ones.unit_values = true;
+  const FullGraphPlan binary = PlanFullGraph(meta, Options(), ones, held + left);
+  EXPECT_TRUE(binary.unit_values);
+  EXPECT_EQ(binary.input_group_floats, 1200u);
+  EXPECT_FALSE(binary.features_resident);
+  EXPECT_EQ(binary.feature_buffer_bytes, (left - kAdjacencyBytes) / 2);
+  const uint64_t ids = 79 * 4096;
+  EXPECT_TRUE(PlanFullGraph(meta, Options(), ones, held + kAdjacencyBytes + ids).features_resident);
+  EXPECT_FALSE(
+      PlanFullGraph(meta, Options(), ones, held + kAdjacencyBytes + ids - 1).features_resident);
 }
 
 // GAT, 2 heads of 8 and one head of the 4 logits: no normalisation array; what it gathers is
@@ -414,8 +430,9 @@ TEST(FullGraphPlan, OptionsAFullGraphRunCannotHaveAreRefusedNamingTheOption) {
   EXPECT_EQ(refusal(o), "--max-batches needs mini-batches, not --full-graph");
 }
 
-// The scans read a graph in chunks of 65,536 offsets or ids: over several of each (70,000 nodes,
-// ~420,000 edges) they still find it symmetric, and the adjacency's widest row span.
+// The scans read a graph in chunks of 65,536 offsets, ids or values: over several of each
+// (70,000 nodes, ~420,000 edges) they still find it symmetric, the adjacency's widest row span,
+// and whether every feature value is 1.
 TEST(FullGraphPlan, ExtentsAreMeasuredAcrossTheScansChunks) {
   testing::ScratchDir dir;
   const std::string path = dir / "graph";
@@ -432,6 +449,18 @@ TEST(FullGraphPlan, ExtentsAreMeasuredAcrossTheScansChunks) {
   const RowOffset offset_of = [&](uint64_t row) { return indptr[row] * meta.node_id_bytes; };
   EXPECT_EQ(extents.adjacency_row_span, LargestGroupSpan(meta.num_nodes, 1, offset_of));
   EXPECT_GT(extents.feature_group_nonzeros, 0u);
+  // The generated bag-of-words's values are all 1, until the last one (past the first chunk) is
+  // not.
+  EXPECT_TRUE(extents.unit_values);
+  ASSERT_GT(meta.feature_nnz, 65536u);
+  {
+    std::fstream values(dataset.PathOf(kSparseValuesFile),
+                        std::ios::in | std::ios::out | std::ios::binary);
+    const float two = 2.0f;
+    values.seekp(static_cast<std::streamoff>((meta.feature_nnz - 1) * sizeof(float)));
+    values.write(reinterpret_cast<const char*>(&two), sizeof two);
+  }
+  EXPECT_FALSE(MeasureStreamExtents(dataset).unit_values);
 }
 
 }  // namespace
