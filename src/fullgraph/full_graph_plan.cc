@@ -21,9 +21,9 @@ namespace {
 
 // Room left unplanned for small allocations (vectors, the optimizer's bookkeeping).
 constexpr uint64_t kSlackBytes = uint64_t{1} << 20;
-// Entries per read of the scans below (offsets, ids): their buffers, under 1 MiB, are not
-// charged, being freed before the plan charges anything, and stay small beside the smallest
-// budgets. A multiple of every group size scanned.
+// Entries per read of the scans below (offsets, ids, values): their buffers, about 1 MiB at
+// most, are not charged, being freed before the plan charges anything, and stay small beside
+// the smallest budgets. A multiple of every group size scanned.
 constexpr uint64_t kScanChunk = uint64_t{1} << 16;
 
 // The AlignedSpan of a whole file of `bytes`, read from its start.

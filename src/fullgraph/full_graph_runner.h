@@ -244,8 +244,9 @@ class FullGraphRunner final : public EpochRunner {
   // GAT in groups of heads: a chunk of a layer's full [H W | el] rows, split into the groups',
   // and backward the groups' dL/dWh assembled into full rows.
   ChargedArray<float> group_staging_;
-  ChargedArray<float>
-      group_rows_;  // one input row group (sparse: its values), decoded or dropped out
+  // One input row group (sparse: its values, or ones when the plan holds the ids alone),
+  // decoded or dropped out.
+  ChargedArray<float> group_rows_;
   ChargedArray<float> span_gradient_;  // layer 0's dP, kFullGraphSpanRows of it
   std::unique_ptr<RowBlockSource> adjacency_;
   std::unique_ptr<RowBlockSource> features_;

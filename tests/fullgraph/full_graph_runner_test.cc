@@ -385,8 +385,9 @@ TEST_P(FullGraphTest, ResumeContinuesTheRun) {
 TEST_P(FullGraphTest, TruncatedFilesAreOneClearError) {
   ScratchDir copy;
   std::filesystem::copy(Path(), copy / "g", std::filesystem::copy_options::recursive);
+  // Sparse: the ids, which stream whether or not the values (all 1 in "sparse") do.
   const bool sparse = SparseFeatures();
-  const std::string truncated = sparse ? "features/values.bin" : "features.bin";
+  const std::string truncated = sparse ? "features/indices.bin" : "features.bin";
   std::filesystem::resize_file(copy / ("g/" + truncated), 20 * 4096);
   for (uint64_t budget : {uint64_t{64} << 20, uint64_t{2} << 20}) {
     TrainOptions o = Options(budget);
@@ -432,6 +433,50 @@ INSTANTIATE_TEST_SUITE_P(Features, FullGraphTest,
                                            "sparse_sage", "directed_sage", "dense_gat",
                                            "sparse_gat", "directed_gat"),
                          [](const auto& info) { return std::string(info.param); });
+
+// Values all 1 are held as ones in the scratch rather than read: row-normalised, they train
+// what a copy whose values are all 2 trains from its values file (each row's sums scale by 2
+// and its norm's inverse by 1/2, both exact), digit for digit, in memory and streamed.
+TEST(FullGraphBinaryFeatures, OnesInTheScratchTrainAsStoredValues) {
+  ScratchDir dir;
+  GenerateOptions g = testing::SmallGraph(dir / "ones", 3000, 400, 4, 12, 8);
+  g.feature_density = 0.1;  // 480 KB of ids: streamed within 2 MiB
+  GenerateDataset(g);
+  std::filesystem::copy(dir / "ones", dir / "twos", std::filesystem::copy_options::recursive);
+  {
+    const std::string path = dir / "twos/features/values.bin";
+    std::vector<float> twos(std::filesystem::file_size(path) / sizeof(float), 2.0f);
+    std::ofstream(path, std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(twos.data()),
+               static_cast<std::streamsize>(twos.size() * sizeof(float)));
+  }
+  auto options = [&](const std::string& name, uint64_t budget) {
+    TrainOptions o;
+    o.dataset = dir / name;
+    o.full_graph = true;
+    o.model.hidden = 16;
+    o.model.input_dropout = 0.5;
+    o.features.row_normalize = true;
+    o.memory_budget_bytes = budget;
+    o.full_graph_chunk_rows = 1024;
+    o.scratch_dir = dir.path();
+    return o;
+  };
+  FullGraphRunner ones(options("ones", uint64_t{64} << 20), Dataset::Open(dir / "ones"));
+  EXPECT_TRUE(ones.plan().unit_values);
+  std::vector<double> expected;
+  for (int e = 0; e < 3; ++e) expected.push_back(ones.TrainEpoch(e).train_loss);
+  const uint64_t streamed = uint64_t{2} << 20;  // just above the smallest budget
+  for (const std::string name : {"ones", "twos"}) {
+    for (uint64_t budget : {uint64_t{64} << 20, streamed}) {
+      SCOPED_TRACE(name + " " + std::to_string(budget));
+      FullGraphRunner runner(options(name, budget), Dataset::Open(dir / name));
+      EXPECT_EQ(runner.plan().unit_values, name == "ones");
+      EXPECT_EQ(runner.plan().features_resident, budget != streamed);
+      for (int e = 0; e < 3; ++e) EXPECT_EQ(runner.TrainEpoch(e).train_loss, expected[e]) << e;
+    }
+  }
+}
 
 // The full graph's logits are the mini-batch path's over full neighbourhoods, on Cora with
 // row-normalised features, after a few epochs of full-graph training, for GCN, SAGE and GAT (4
