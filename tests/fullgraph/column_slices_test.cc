@@ -184,7 +184,8 @@ TEST(ColumnSlices, FullRowsAreSplitAndAssembledOnTwoThreads) {
   MemoryBudget budget(uint64_t{64} << 20);
   ColumnSlices slices(kSlicedRows, kWidth, kSlice, kSliceChunk, scratch.path(), budget,
                       "test slices", 2);
-  WriteRows(slices, kWidth, kSliceChunk, 0);
+  // Pieces of 300 rows, which do not divide a chunk: staged until the one a chunk's end cuts.
+  WriteRows(slices, kWidth, 300, 0);
   ExpectRows(slices, kWidth, kSliceChunk,
              [](uint64_t i, size_t j) { return SlicedValue(i, j, 0); });
   std::vector<float> resident(kSlicedRows * kSlice);
