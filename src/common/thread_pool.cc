@@ -3,8 +3,10 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <new>
+#include <stdexcept>
 #include <system_error>
 #include <thread>
 
@@ -18,6 +20,14 @@ constexpr auto kSpin = std::chrono::microseconds(100);
 // A bound on the workers however many parts calls ask for; parts beyond them are claimed by
 // whichever thread is free.
 constexpr unsigned kMaxWorkers = 64;
+// The claim word's part fields are 16 bits wide.
+constexpr unsigned kMaxParts = 0xffff;
+
+uint64_t ClaimWord(uint64_t generation, unsigned parts, unsigned next) {
+  return generation << 32 | uint64_t{parts} << 16 | next;
+}
+unsigned PartsOf(uint64_t claim) { return (claim >> 16) & kMaxParts; }
+unsigned NextOf(uint64_t claim) { return claim & kMaxParts; }
 
 void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -53,100 +63,149 @@ ThreadPool& ThreadPool::Shared() {
   return *pool;
 }
 
-void ThreadPool::PrepareFork() { shared_pool->mutex_.lock(); }
+void ThreadPool::PrepareFork() {
+  shared_pool->start_mutex_.lock();
+  shared_pool->sleep_mutex_.lock();
+}
 
-void ThreadPool::ParentAfterFork() { shared_pool->mutex_.unlock(); }
+void ThreadPool::ParentAfterFork() {
+  shared_pool->sleep_mutex_.unlock();
+  shared_pool->start_mutex_.unlock();
+}
 
 void ThreadPool::ChildAfterFork() {
   ThreadPool& pool = *shared_pool;
-  // Only the forking thread exists in the child: no worker, and no job of another thread.
-  // The condition variables may record the parent's sleepers, who do not exist here; they are
-  // made anew in place (not destroyed first: destroying one with waiters is undefined).
-  new (&pool.work_) std::condition_variable();
-  new (&pool.finished_) std::condition_variable();
-  pool.queue_.clear();
-  pool.workers_ = 0;
-  pool.sleeping_ = 0;
-  pool.mutex_.unlock();
+  // Only the forking thread exists in the child: no worker, and no call of another thread.
+  // The slots' mutexes and condition variables may record the parent's threads, who do not
+  // exist here; they are made anew in place (not destroyed first: destroying one with waiters
+  // is undefined). A held slot's next call starts a new generation.
+  new (&pool.wake_) std::condition_variable();
+  for (Slot& slot : pool.slots_) {
+    new (&slot.mutex) std::mutex();
+    new (&slot.done) std::condition_variable();
+  }
+  pool.open_.store(0);
+  pool.free_.store(~0ull);
+  pool.demand_.store(0);
+  pool.sleeping_.store(0);
+  pool.workers_.store(0);
+  pool.sleep_mutex_.unlock();
+  pool.start_mutex_.unlock();
 }
 
-void ThreadPool::StartWorkers(unsigned count) {
-  for (unsigned i = 0; i < count; ++i) {
+void ThreadPool::StartWorkers(unsigned wanted) {
+  std::lock_guard lock(start_mutex_);
+  while (workers_.load(std::memory_order_relaxed) < wanted) {
     try {
       std::thread([this] { WorkerLoop(); }).detach();
     } catch (const std::system_error&) {
       return;  // no more threads now (EAGAIN): the callers run the parts themselves
     }
-    ++workers_;
+    workers_.fetch_add(1, std::memory_order_relaxed);
   }
 }
 
-ThreadPool::Job* ThreadPool::ClaimableJob() { return queue_.empty() ? nullptr : queue_.front(); }
-
-void ThreadPool::RunParts(Job& job, std::unique_lock<std::mutex>& lock) {
-  // The job is touched only under the lock: once its last part is counted, its caller may
-  // return and destroy it as soon as the lock is released.
-  while (job.next < job.parts) {
-    const unsigned part = job.next++;
-    if (job.next == job.parts) {
-      const auto queued = std::find(queue_.begin(), queue_.end(), &job);
-      if (queued != queue_.end()) queue_.erase(queued);
+bool ThreadPool::RunPart(unsigned index) {
+  Slot& slot = slots_[index];
+  uint64_t claim = slot.claim.load(std::memory_order_acquire);
+  unsigned parts = 0, next = 0;
+  do {
+    parts = PartsOf(claim);
+    next = NextOf(claim);
+    if (next >= parts) return false;
+  } while (!slot.claim.compare_exchange_weak(claim, claim + 1, std::memory_order_acq_rel,
+                                             std::memory_order_acquire));
+  // The last claim takes the slot out of the workers' scans. Its call cannot return, nor the
+  // slot hold another call, before this part is counted below.
+  if (next + 1 == parts) open_.fetch_and(~(uint64_t{1} << index), std::memory_order_relaxed);
+  try {
+    (*slot.part.load(std::memory_order_relaxed))(next);
+  } catch (...) {
+    if (!slot.failed.test_and_set(std::memory_order_relaxed)) {
+      slot.error = std::current_exception();
     }
-    lock.unlock();
-    std::exception_ptr error;
-    try {
-      (*job.part)(part);
-    } catch (...) {
-      error = std::current_exception();
-    }
-    lock.lock();
-    if (error && !job.error) job.error = error;
-    const unsigned done = job.done.load(std::memory_order_relaxed) + 1;
-    job.done.store(done, std::memory_order_release);
-    if (done == job.parts) finished_.notify_all();
   }
+  if (slot.finished.fetch_add(1, std::memory_order_acq_rel) + 1 == parts) {
+    // The slot may already hold a later call, whose caller then wakes to find its own count.
+    std::lock_guard lock(slot.mutex);
+    slot.done.notify_one();
+  }
+  return true;
+}
+
+bool ThreadPool::RunAnyPart() {
+  for (uint64_t open = open_.load(std::memory_order_acquire); open != 0; open &= open - 1) {
+    if (RunPart(std::countr_zero(open))) return true;
+  }
+  return false;
 }
 
 void ThreadPool::WorkerLoop() {
-  std::unique_lock lock(mutex_);
   for (;;) {
-    if (Job* job = ClaimableJob()) {
-      RunParts(*job, lock);
-      continue;
-    }
-    const uint64_t seen = queued_.load(std::memory_order_acquire);
-    lock.unlock();
-    const bool queued = SpinUntil([&] { return queued_.load(std::memory_order_acquire) != seen; });
-    lock.lock();
-    if (queued) continue;
-    ++sleeping_;
-    work_.wait(lock, [&] { return ClaimableJob() != nullptr; });
-    --sleeping_;
+    if (RunAnyPart()) continue;
+    if (SpinUntil([&] { return open_.load(std::memory_order_relaxed) != 0; })) continue;
+    std::unique_lock lock(sleep_mutex_);
+    sleeping_.fetch_add(1);
+    wake_.wait(lock, [&] { return open_.load() != 0; });
+    sleeping_.fetch_sub(1);
   }
 }
 
 void ThreadPool::Run(unsigned parts, const std::function<void(unsigned)>& part) {
   if (parts == 0) return;
-  Job job;
-  job.part = &part;
-  job.parts = parts;
-  std::unique_lock lock(mutex_);
+  if (parts == 1) return part(0);
+  if (parts > kMaxParts) throw std::length_error("ThreadPool::Run: more than 65,535 parts");
   // Enough workers for every call in flight (a sampler's beside a kernel's) to have its own.
-  demand_ += parts - 1;
-  const unsigned wanted = std::min(demand_, kMaxWorkers);
-  if (workers_ < wanted) StartWorkers(wanted - workers_);
-  queue_.push_back(&job);
-  queued_.fetch_add(1, std::memory_order_release);
-  for (unsigned i = 0; i < std::min(parts - 1, sleeping_); ++i) work_.notify_one();
-  RunParts(job, lock);
-  if (job.done.load(std::memory_order_relaxed) != parts) {
-    lock.unlock();
-    SpinUntil([&] { return job.done.load(std::memory_order_acquire) == parts; });
-    lock.lock();
-    finished_.wait(lock, [&] { return job.done.load(std::memory_order_relaxed) == parts; });
+  const unsigned wanted =
+      std::min(demand_.fetch_add(parts - 1, std::memory_order_relaxed) + parts - 1, kMaxWorkers);
+  if (workers_.load(std::memory_order_relaxed) < wanted) StartWorkers(wanted);
+  struct Release {  // the demand, however the call ends
+    std::atomic<unsigned>& demand;
+    unsigned parts;
+    ~Release() { demand.fetch_sub(parts - 1, std::memory_order_relaxed); }
+  } release{demand_, parts};
+
+  uint64_t free = free_.load(std::memory_order_acquire);
+  while (free != 0 &&
+         !free_.compare_exchange_weak(free, free & (free - 1), std::memory_order_acquire)) {
   }
-  demand_ -= parts - 1;
-  if (job.error) std::rethrow_exception(job.error);
+  if (free == 0) {  // every slot held: the caller runs the parts
+    std::exception_ptr error;
+    for (unsigned p = 0; p < parts; ++p) {
+      try {
+        part(p);
+      } catch (...) {
+        if (!error) error = std::current_exception();
+      }
+    }
+    if (error) std::rethrow_exception(error);
+    return;
+  }
+  const unsigned index = std::countr_zero(free);
+  const uint64_t bit = uint64_t{1} << index;
+  Slot& slot = slots_[index];
+  slot.part.store(&part, std::memory_order_relaxed);
+  slot.finished.store(0, std::memory_order_relaxed);
+  slot.failed.clear(std::memory_order_relaxed);
+  slot.error = nullptr;
+  const uint64_t generation = (slot.claim.load(std::memory_order_relaxed) >> 32) + 1;
+  slot.claim.store(ClaimWord(generation, parts, 0), std::memory_order_release);
+  open_.fetch_or(bit);
+  if (sleeping_.load() > 0) {
+    std::lock_guard lock(sleep_mutex_);
+    for (unsigned i = 1; i < parts; ++i) wake_.notify_one();
+  }
+  while (RunPart(index)) {
+  }
+  auto finished = [&] { return slot.finished.load(std::memory_order_acquire) == parts; };
+  if (!finished() && !SpinUntil(finished)) {
+    std::unique_lock lock(slot.mutex);
+    slot.done.wait(lock, finished);
+  }
+  std::exception_ptr error = std::move(slot.error);
+  slot.error = nullptr;
+  free_.fetch_or(bit, std::memory_order_release);
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace strata

@@ -466,7 +466,7 @@ void AttentionScatter(const AdjacencyBlock& b, const GraphAttention& a,
   const EdgeDropout dropout(a, edges.nodes());
   const uint64_t rows = b.rows.end - b.rows.begin;
   const uint64_t work = (b.indptr[b.rows.end] - b.indptr[b.rows.begin] + rows) * 3 * a.width();
-  const unsigned lane_threads = work < kMinParallelWork ? 1 : std::max(1u, threads);
+  const unsigned lane_threads = PartsFor(threads, work);
   const std::vector<ScatterLane> lanes = ScatterLanes(a, lane_threads);
   ParallelFor(lane_threads, lanes.size(), [&](uint64_t begin, uint64_t end) {
     for (uint64_t i = begin; i < end; ++i) {

@@ -90,7 +90,7 @@ void InputTransposedTimes(const InputGroup& group, MatrixSpan<const float> grad,
     for (size_t r = 0; r < weight_grad.rows(); ++r) ZeroRow(weight_grad.row(r), weight_grad.cols());
   }
   const uint64_t nnz = group.indptr[group.rows] - group.indptr[0];
-  const unsigned parts = threads <= 1 || nnz * grad.cols() < kMinParallelWork ? 1 : threads;
+  const unsigned parts = PartsFor(threads, nnz * grad.cols());
   ParallelFor(parts, grad.cols(), [&](uint64_t c0, uint64_t c1) {
     if (c0 < c1) CsrRowsTransposedTimes(group, grad, weight_grad, c0, c1);
   });

@@ -124,8 +124,7 @@ void PropagateTransposed(const AdjacencyBlock& block, const PropagationWeights& 
   CheckShapes(block, weights, grad_in.rows(), grad_out.rows(), grad_in.cols(), grad_out.cols());
   const size_t cols = grad_out.cols();
   const uint64_t edges = block.indptr[block.rows.end] - block.indptr[block.rows.begin];
-  const unsigned parts =
-      (threads <= 1 || (edges + grad_out.rows()) * cols < kMinParallelWork) ? 1 : threads;
+  const unsigned parts = PartsFor(threads, (edges + grad_out.rows()) * cols);
   ParallelFor(parts, cols, [&](uint64_t c0, uint64_t c1) {
     if (c0 == c1) return;
     std::vector<float> scaled(c1 - c0);

@@ -611,7 +611,7 @@ void LayerwiseRun::AggregateInputs(size_t l) {
       // The group's edges, in destination order, split between threads where the
       // destination changes, so that each sum has one writer.
       const uint64_t g = group_first / kGroupRows;
-      const uint64_t parts = (index[g + 1] - index[g]) * in >= kMinParallelWork ? threads : 1;
+      const uint64_t parts = PartsFor(threads, (index[g + 1] - index[g]) * in);
       ParallelFor(parts, parts, [&](uint64_t part, uint64_t) {
         auto split = [&](uint64_t k) {
           uint64_t e = index[g] + (index[g + 1] - index[g]) * k / parts;

@@ -18,6 +18,16 @@ namespace strata {
 // worker (common/thread_pool.h) costs some microseconds, about this much arithmetic. (Chosen
 // when each call started a thread, tens of microseconds; not re-tuned since.)
 inline constexpr uint64_t kMinParallelWork = 1 << 16;
+// Above it, each thread is given at least this much: on a many-core machine a kernel of a
+// 128-row group split 16 ways handed out parts of a few microseconds each, less than their
+// hand-over. Half of kMinParallelWork, so that two threads share whatever is parallel at all.
+inline constexpr uint64_t kMinPartWork = kMinParallelWork / 2;
+
+// How many threads, of `threads`, a kernel of `work` scalar operations runs on.
+inline unsigned PartsFor(unsigned threads, uint64_t work) {
+  if (threads <= 1 || work < kMinParallelWork) return 1;
+  return static_cast<unsigned>(std::min<uint64_t>(threads, work / kMinPartWork));
+}
 
 // Runs fn(begin, end) over ranges of the segments of `indptr` (the destinations of a CSR or
 // the sources of a CSC), balanced by edge count;
@@ -27,13 +37,13 @@ template <typename Fn>
 void ForSegments(unsigned threads, std::span<const uint32_t> indptr, uint64_t work_per_edge,
                  Fn&& fn) {
   const uint32_t num_dst = static_cast<uint32_t>(indptr.size() - 1);
-  const uint64_t work = (uint64_t{indptr[num_dst]} + num_dst) * work_per_edge;
-  if (threads <= 1 || work < kMinParallelWork || num_dst < 2) {
+  const unsigned parts = PartsFor(threads, (uint64_t{indptr[num_dst]} + num_dst) * work_per_edge);
+  if (parts <= 1 || num_dst < 2) {
     fn(uint32_t{0}, num_dst);
     return;
   }
-  const std::vector<uint64_t> bounds = SplitByEdges(indptr, threads);
-  ParallelFor(threads, threads, [&](uint64_t begin, uint64_t end) {
+  const std::vector<uint64_t> bounds = SplitByEdges(indptr, parts);
+  ParallelFor(parts, parts, [&](uint64_t begin, uint64_t end) {
     for (uint64_t part = begin; part < end; ++part) {
       fn(static_cast<uint32_t>(bounds[part]), static_cast<uint32_t>(bounds[part + 1]));
     }
@@ -43,11 +53,12 @@ void ForSegments(unsigned threads, std::span<const uint32_t> indptr, uint64_t wo
 // Runs fn(begin, end) over equal ranges of [0, rows); work_per_row as above.
 template <typename Fn>
 void ForRows(unsigned threads, uint64_t rows, uint64_t work_per_row, Fn&& fn) {
-  if (threads <= 1 || rows * work_per_row < kMinParallelWork || rows < 2) {
+  const unsigned parts = PartsFor(threads, rows * work_per_row);
+  if (parts <= 1 || rows < 2) {
     fn(uint64_t{0}, rows);
     return;
   }
-  ParallelFor(threads, rows, [&](uint64_t begin, uint64_t end) { fn(begin, end); });
+  ParallelFor(parts, rows, [&](uint64_t begin, uint64_t end) { fn(begin, end); });
 }
 
 }  // namespace strata

@@ -61,6 +61,35 @@ TEST(ThreadPool, NestedAndConcurrentCallsComplete) {
   EXPECT_EQ(sum.load(), 4u * 50 * 30 * 10);
 }
 
+TEST(ThreadPool, CallsBeyondItsSlotsRunOnTheirCallers) {
+  // 80 calls in flight at once, more than the pool's 64 slots, each held open until all have
+  // started a part: those without a slot run their parts on their own threads.
+  constexpr int kCallers = 80;
+  std::atomic<int> started{0};
+  std::atomic<int> parts_run{0};
+  std::vector<std::thread> callers;
+  for (int c = 0; c < kCallers; ++c) {
+    callers.emplace_back([&] {
+      std::atomic<bool> first{true};
+      ThreadPool::Shared().Run(2, [&](unsigned) {
+        if (first.exchange(false)) {
+          started.fetch_add(1);
+          while (started.load() < kCallers) std::this_thread::yield();
+        }
+        parts_run.fetch_add(1);
+      });
+    });
+  }
+  for (auto& caller : callers) caller.join();
+  EXPECT_EQ(parts_run.load(), 2 * kCallers);
+  EXPECT_EQ(RunCounts(3), std::vector<int>(3, 1));
+}
+
+TEST(ThreadPool, RefusesMorePartsThanItCounts) {
+  EXPECT_THROW(ThreadPool::Shared().Run(65536, [](unsigned) {}), std::length_error);
+  EXPECT_EQ(RunCounts(65535), std::vector<int>(65535, 1));
+}
+
 TEST(ThreadPool, RethrowsAfterEveryPartFinished) {
   std::atomic<int> finished{0};
   EXPECT_THROW(ThreadPool::Shared().Run(4,
