@@ -4,8 +4,9 @@
 // machine, more than the work of many calls.
 //
 // A call's parts are claimed with one compare-and-swap each, in a slot the pool owns, and no
-// lock is taken on the way: with a mutex, every spinning worker queued on it at every call, and
-// on a 16-core machine the full-graph epoch ran 2.4× slower on 16 threads than on 4.
+// lock is taken on the way: with one mutex, every spinning worker queued on it at every call.
+// (On a 16-vCPU machine that took the full-graph GCN epoch from 3.76 to 3.45 s on 16 threads,
+// and from about 2.0 to 1.6 s on 2; it still took 1.45 s on 4: docs/training.md#threads.)
 //
 // Invariants: Run(parts, fn) returns once fn(p) has returned for every p in [0, parts), each
 // called exactly once; which thread runs a part never matters to the caller. The caller claims
