@@ -156,14 +156,14 @@ void ThreadPool::Run(unsigned parts, const std::function<void(unsigned)>& part) 
   if (parts == 1) return part(0);
   if (parts > kMaxParts) throw std::length_error("ThreadPool::Run: more than 65,535 parts");
   // Enough workers for every call in flight (a sampler's beside a kernel's) to have its own.
-  const unsigned wanted =
-      std::min(demand_.fetch_add(parts - 1, std::memory_order_relaxed) + parts - 1, kMaxWorkers);
+  struct Demand {  // this call's, withdrawn however the call ends
+    std::atomic<unsigned>& total;
+    const unsigned wanted;
+    ~Demand() { total.fetch_sub(wanted, std::memory_order_relaxed); }
+  } demand{demand_, parts - 1};
+  const unsigned wanted = std::min(
+      demand_.fetch_add(demand.wanted, std::memory_order_relaxed) + demand.wanted, kMaxWorkers);
   if (workers_.load(std::memory_order_relaxed) < wanted) StartWorkers(wanted);
-  struct Release {  // the demand, however the call ends
-    std::atomic<unsigned>& demand;
-    unsigned parts;
-    ~Release() { demand.fetch_sub(parts - 1, std::memory_order_relaxed); }
-  } release{demand_, parts};
 
   uint64_t free = free_.load(std::memory_order_acquire);
   while (free != 0 &&
@@ -188,12 +188,16 @@ void ThreadPool::Run(unsigned parts, const std::function<void(unsigned)>& part) 
   slot.finished.store(0, std::memory_order_relaxed);
   slot.failed.clear(std::memory_order_relaxed);
   slot.error = nullptr;
+  // The bit before the claim word: a worker that claims this call's last part, and clears the
+  // bit, has then read a word stored after the bit was set. The other way round, a worker
+  // scanning a stale mask could clear it first, and the bit would stay set with nothing to
+  // claim, keeping every idle worker spinning.
+  open_.fetch_or(bit);
   const uint64_t generation = (slot.claim.load(std::memory_order_relaxed) >> 32) + 1;
   slot.claim.store(ClaimWord(generation, parts, 0), std::memory_order_release);
-  open_.fetch_or(bit);
-  if (sleeping_.load() > 0) {
+  if (const unsigned sleeping = sleeping_.load(); sleeping > 0) {
     std::lock_guard lock(sleep_mutex_);
-    for (unsigned i = 1; i < parts; ++i) wake_.notify_one();
+    for (unsigned i = std::min(parts - 1, sleeping); i > 0; --i) wake_.notify_one();
   }
   while (RunPart(index)) {
   }

@@ -71,9 +71,11 @@ class ThreadPool {
   static void ChildAfterFork();
 
   std::array<Slot, kSlots> slots_;
-  std::atomic<uint64_t> open_{0};      // bit i: slot i's call may have parts left to claim
-  std::atomic<uint64_t> free_{~0ull};  // bit i: no call holds slot i
-  std::atomic<unsigned> demand_{0};    // parts - 1 summed over the calls in flight
+  // Bit i: slot i's call may have parts left to claim. What idle workers poll, on a line apart
+  // from the counters each call writes.
+  alignas(64) std::atomic<uint64_t> open_{0};
+  alignas(64) std::atomic<uint64_t> free_{~0ull};  // bit i: no call holds slot i
+  std::atomic<unsigned> demand_{0};                // parts - 1 summed over the calls in flight
 
   std::mutex sleep_mutex_;        // with `wake_`, for workers that sleep
   std::condition_variable wake_;  // a call opened
