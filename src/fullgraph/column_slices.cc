@@ -3,24 +3,10 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "nn/parallel.h"
-#include "nn/row_ops.h"
+#include "nn/row_copy.h"
 #include "strata/error.h"
 
 namespace strata {
-namespace {
-
-// Splitting and assembling full rows is a copy of every element of the matrix, each pass: on the
-// caller's thread alone it was most of the serial time of a sliced epoch, beside two threads
-// waiting on it.
-void CopyColumns(MatrixSpan<const float> from, MatrixSpan<float> to, unsigned threads) {
-  ForRows(threads, to.rows(), to.cols(), [&](uint64_t begin, uint64_t end) {
-    for (uint64_t r = begin; r < end; ++r) CopyRow(to.row(r), from.row(r), to.cols());
-  });
-}
-
-}  // namespace
-
 ColumnSlices::ColumnSlices(uint64_t rows, size_t max_width, size_t slice_width, uint64_t chunk_rows,
                            const std::string& scratch_dir, MemoryBudget& budget,
                            std::string_view what, unsigned threads)
@@ -111,7 +97,9 @@ void ColumnSlices::Flush() {
     const MatrixSpan<float> to = s == 0 && Held()
                                      ? held_.RowRange(staged_begin_, staged_end_ - staged_begin_)
                                      : slices_[s].Write(staged_begin_, staged_end_);
-    CopyColumns(staged.Sub(0, FirstColumn(s), to.rows(), to.cols()), to, threads_);
+    // On the runner's threads: splitting and assembling full rows copies the whole matrix each
+    // pass, and on the caller's thread alone it was most of a sliced epoch's serial time.
+    CopyRows(staged.Sub(0, FirstColumn(s), to.rows(), to.cols()), to, threads_);
   }
   staged_begin_ = staged_end_;
 }
@@ -135,7 +123,7 @@ MatrixSpan<float> ColumnSlices::Read(uint64_t begin, uint64_t end) {
   const MatrixSpan<float> assembled(rows_.data(), end - begin, width_);
   for (size_t s = 0; s < SliceCount(width_); ++s) {
     const MatrixSpan<const float> from = ReadSlice(s, begin, end);
-    CopyColumns(from, assembled.Sub(0, FirstColumn(s), from.rows(), from.cols()), threads_);
+    CopyRows(from, assembled.Sub(0, FirstColumn(s), from.rows(), from.cols()), threads_);
   }
   return assembled;
 }

@@ -21,6 +21,7 @@
 #include "nn/optimizer.h"
 #include "nn/parallel.h"
 #include "nn/parameter_hash.h"
+#include "nn/row_copy.h"
 #include "nn/row_ops.h"
 #include "nn/sage_conv.h"
 #include "strata/error.h"
@@ -40,10 +41,6 @@ void AdviseHugePages(void* data, uint64_t bytes) {
 
 void AddRows(MatrixSpan<const float> from, MatrixSpan<float> to) {
   for (size_t r = 0; r < to.rows(); ++r) AddRow(to.row(r), from.row(r), to.cols());
-}
-
-void CopyRows(MatrixSpan<const float> from, MatrixSpan<float> to) {
-  for (size_t r = 0; r < to.rows(); ++r) CopyRow(to.row(r), from.row(r), to.cols());
 }
 
 uint8_t SplitBit(Split split) { return uint8_t{1} << static_cast<int>(split); }
@@ -559,7 +556,7 @@ void FullGraphRunner::AttentionForward(size_t l, bool training, uint64_t step_se
       if (grouped) {
         GroupRows(a, part.first_head, part.heads, rows, to);
       } else {
-        CopyRows(rows, to);
+        CopyRows(rows, to, threads);
       }
     }
   });
@@ -621,7 +618,7 @@ void FullGraphRunner::AttentionBackward(size_t l, uint64_t step_seed) {
       if (!grouped) return rows.Sub(0, 0, end - begin, a.width());
       grad_wh = StagedRows(begin, end, a.width());
       CopyRows(rows.Sub(0, 0, end - begin, part.width()),
-               grad_wh.Sub(0, part.first_head * part.per_head, end - begin, part.width()));
+               grad_wh.Sub(0, part.first_head * part.per_head, end - begin, part.width()), threads);
     }
     return grad_wh;
   };
@@ -785,7 +782,7 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
     Layer& layer = layers_[l];
     const size_t in = layer.shape.in, out = layer.shape.out;
     auto keep_self_gradient = [&](MatrixSpan<const float> rows, uint64_t first) {
-      if (sage_) CopyRows(rows, self_rows_.Write(first, first + rows.rows()));
+      if (sage_) CopyRows(rows, self_rows_.Write(first, first + rows.rows()), threads);
     };
     if (sage_) self_rows_.BeginWrite(out);
     if (plan_.symmetric) {
@@ -922,7 +919,7 @@ void FullGraphRunner::FirstLayerBackward(uint64_t step_seed) {
     }
     for (size_t s = 0; s + 1 < slices; ++s) {
       const MatrixSpan<const float> from = gradient_.ReadSlice(s, span, span_end);
-      CopyRows(from, dp.Sub(0, slices_.FirstColumn(s), from.rows(), from.cols()));
+      CopyRows(from, dp.Sub(0, slices_.FirstColumn(s), from.rows(), from.cols()), config_.threads);
     }
   };
   ForEachInputGroup(true, step_seed, [&](const InputGroup& group) {

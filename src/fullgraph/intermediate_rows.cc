@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common/float16.h"
+#include "nn/row_copy.h"
 #include "storage/io_engine_base.h"
 #include "strata/error.h"
 
@@ -287,7 +288,7 @@ void IntermediateRows::Store(MatrixSpan<const float> rows) {
   for (uint64_t begin = 0; begin < rows.rows(); begin += chunk_rows_) {
     const uint64_t end = std::min<uint64_t>(rows.rows(), begin + chunk_rows_);
     const MatrixSpan<float> to = Write(begin, end);
-    for (uint64_t r = begin; r < end; ++r) std::copy_n(rows.row(r), rows.cols(), to.row(r - begin));
+    CopyRows(rows.Sub(begin, 0, end - begin, rows.cols()), to);
   }
   EndWrite();
 }
@@ -297,8 +298,7 @@ void IntermediateRows::Load(MatrixSpan<float> rows) {
   for (uint64_t begin = 0; begin < rows.rows(); begin += chunk_rows_) {
     const uint64_t end = std::min<uint64_t>(rows.rows(), begin + chunk_rows_);
     const MatrixSpan<const float> from = Read(begin, end);
-    for (uint64_t r = begin; r < end; ++r)
-      std::copy_n(from.row(r - begin), rows.cols(), rows.row(r));
+    CopyRows(from, rows.Sub(begin, 0, end - begin, rows.cols()));
   }
   EndRead();
 }
