@@ -57,20 +57,9 @@ struct PropagationWeights {
 // graph by publication date). One range when the work, at work_per_edge a weight, is small.
 template <typename Fn>
 void ForBlockRanges(const AdjacencyBlock& b, unsigned threads, uint64_t work_per_edge, Fn&& fn) {
-  const uint64_t first = b.rows.begin, rows = b.rows.end - first;
-  const std::span<const uint64_t> offsets = b.indptr.subspan(first, rows + 1);
-  const unsigned parts =
-      PartsFor(threads, (offsets.back() - offsets.front() + rows) * work_per_edge);
-  if (parts <= 1 || rows < 2) {
-    fn(first, b.rows.end);
-    return;
-  }
-  const std::vector<uint64_t> bounds = SplitByEdges(offsets, parts);
-  ParallelFor(parts, parts, [&](uint64_t begin, uint64_t end) {
-    for (uint64_t part = begin; part < end; ++part) {
-      if (bounds[part] < bounds[part + 1]) fn(first + bounds[part], first + bounds[part + 1]);
-    }
-  });
+  const uint64_t first = b.rows.begin;
+  ForEdgeRanges(threads, b.indptr.subspan(first, b.rows.end - first + 1), work_per_edge,
+                [&](uint64_t begin, uint64_t end) { fn(first + begin, first + end); });
 }
 
 // How many edges ahead a gather over rows of `cols` floats prefetches its neighbour's row, across

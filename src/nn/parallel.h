@@ -29,24 +29,34 @@ inline unsigned PartsFor(unsigned threads, uint64_t work) {
   return static_cast<unsigned>(std::min<uint64_t>(threads, work / kMinPartWork));
 }
 
-// Runs fn(begin, end) over ranges of the segments of `indptr` (the destinations of a CSR or
-// the sources of a CSC), balanced by edge count;
-// work_per_edge scales the edge count into the scalar operations that decide whether to
-// use threads.
-template <typename Fn>
-void ForSegments(unsigned threads, std::span<const uint32_t> indptr, uint64_t work_per_edge,
-                 Fn&& fn) {
-  const uint32_t num_dst = static_cast<uint32_t>(indptr.size() - 1);
-  const unsigned parts = PartsFor(threads, (uint64_t{indptr[num_dst]} + num_dst) * work_per_edge);
-  if (parts <= 1 || num_dst < 2) {
-    fn(uint32_t{0}, num_dst);
+// Runs fn(begin, end) over ranges of [0, indptr.size() - 1) of about equal work (SplitByEdges:
+// edges plus one per entry; offsets of any width, counted from indptr[0]), skipping empty
+// ranges; work_per_edge scales that work into the scalar operations that decide how many
+// threads to use.
+template <typename Offset, typename Fn>
+void ForEdgeRanges(unsigned threads, std::span<const Offset> indptr, uint64_t work_per_edge,
+                   Fn&& fn) {
+  const uint64_t count = indptr.size() - 1;
+  const uint64_t edges = uint64_t{indptr[count]} - uint64_t{indptr[0]};
+  const unsigned parts = PartsFor(threads, (edges + count) * work_per_edge);
+  if (parts <= 1 || count < 2) {
+    fn(uint64_t{0}, count);
     return;
   }
   const std::vector<uint64_t> bounds = SplitByEdges(indptr, parts);
   ParallelFor(parts, parts, [&](uint64_t begin, uint64_t end) {
     for (uint64_t part = begin; part < end; ++part) {
-      fn(static_cast<uint32_t>(bounds[part]), static_cast<uint32_t>(bounds[part + 1]));
+      if (bounds[part] < bounds[part + 1]) fn(bounds[part], bounds[part + 1]);
     }
+  });
+}
+
+// ForEdgeRanges over the segments of a CSR's or CSC's `indptr` (its destinations or sources).
+template <typename Fn>
+void ForSegments(unsigned threads, std::span<const uint32_t> indptr, uint64_t work_per_edge,
+                 Fn&& fn) {
+  ForEdgeRanges(threads, indptr, work_per_edge, [&](uint64_t begin, uint64_t end) {
+    fn(static_cast<uint32_t>(begin), static_cast<uint32_t>(end));
   });
 }
 
