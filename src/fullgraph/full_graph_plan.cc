@@ -33,12 +33,14 @@ uint64_t WholeFileSpan(uint64_t bytes) {
 
 struct GroupExtent {
   uint64_t largest_span = 0;     // AlignedSpan of a group's entries
-  uint64_t largest_entries = 0;  // entries of a group
+  uint64_t largest_entries = 0;  // entries of a batch
 };
 
 // One pass over an offsets file (N + 1 uint64, read in chunks): for groups of `group` rows,
-// whose entries are `entry_bytes` each, the largest direct-I/O span and count.
-GroupExtent ScanGroups(const std::string& path, uint64_t n, uint64_t group, uint64_t entry_bytes) {
+// whose entries are `entry_bytes` each, the largest direct-I/O span; for batches of `batch`
+// rows (a multiple of `group`, from a multiple of it), the most entries.
+GroupExtent ScanGroups(const std::string& path, uint64_t n, uint64_t group, uint64_t batch,
+                       uint64_t entry_bytes) {
   FileReader file(path);
   std::vector<uint64_t> offsets;
   GroupExtent extent;
@@ -50,6 +52,9 @@ GroupExtent ScanGroups(const std::string& path, uint64_t n, uint64_t group, uint
     for (uint64_t first = base; first < base + rows; first += group) {
       const uint64_t end = std::min(base + rows, first + group);
       extent.largest_span = std::max(extent.largest_span, AlignedSpan(offset_of, first, end));
+    }
+    for (uint64_t first = base; first < base + rows; first += batch) {
+      const uint64_t end = std::min(base + rows, first + batch);
       extent.largest_entries =
           std::max(extent.largest_entries, offsets[end - base] - offsets[first - base]);
     }
@@ -145,10 +150,11 @@ StreamExtents MeasureStreamExtents(const Dataset& dataset) {
   // First: it checks the graph's offsets, which the sizes below follow.
   extents.symmetric = GraphIsSymmetric(dataset);
   extents.adjacency_row_span =
-      ScanGroups(dataset.PathOf(kIndptrFile), meta.num_nodes, 1, meta.node_id_bytes).largest_span;
+      ScanGroups(dataset.PathOf(kIndptrFile), meta.num_nodes, 1, 1, meta.node_id_bytes)
+          .largest_span;
   if (meta.sparse_features) {
-    const GroupExtent groups =
-        ScanGroups(dataset.PathOf(kSparseIndptrFile), meta.num_nodes, kFullGraphRowGroup, 4);
+    const GroupExtent groups = ScanGroups(dataset.PathOf(kSparseIndptrFile), meta.num_nodes,
+                                          kFullGraphRowGroup, InputGroupRows(true), 4);
     extents.feature_group_span = groups.largest_span;
     extents.feature_group_nonzeros = groups.largest_entries;
     extents.unit_values = ValuesAreOnes(dataset.PathOf(kSparseValuesFile), meta.feature_nnz);
@@ -269,7 +275,7 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
     feature_bytes = WholeFileSpan(n * stride);
     features_min = 2 * LargestGroupSpan(n, kFullGraphRowGroup,
                                         [stride](uint64_t row) { return row * stride; });
-    plan.input_group_floats = kFullGraphRowGroup * meta.feature_dim;
+    plan.input_group_floats = InputGroupRows(false) * meta.feature_dim;
   }
   const uint64_t streams_min = adjacency_min + features_min;
 

@@ -32,7 +32,7 @@
 
 namespace strata {
 
-// Input rows per weight-gradient sum (and per input-dropout mask stream).
+// Input rows per input-dropout mask stream (and, dense, per weight-gradient sum).
 inline constexpr uint64_t kFullGraphRowGroup = 128;
 // Of a layer `width` columns wide cut in slices of `slice_width`, the columns before its last
 // slice (0 when it is one slice): on an undirected graph the first layer's dP keeps those in
@@ -44,13 +44,21 @@ inline size_t ColumnsBeforeLastSlice(size_t width, size_t slice_width) {
 // (full_graph_runner.h): enough edges per pass to share among threads, and a divisor of every
 // chunk (a multiple of 1024 rows).
 inline constexpr uint64_t kFullGraphSpanRows = 1024;
+// Rows of the input the full-graph trainer hands its kernels at a time (an InputGroup, from a
+// multiple of this, cut where the feature stream's blocks end). Sparse: a span, so that a
+// pass over the features makes few parallel calls, each worth sharing (a call per 128 rows
+// cost more in hand-overs on 16 threads than it saved); its sums are per row, so the size
+// changes no value. Dense: a row group, whose GEMM sums the weight gradient one group at a time.
+inline uint64_t InputGroupRows(bool sparse) {
+  return sparse ? kFullGraphSpanRows : kFullGraphRowGroup;
+}
 
 // What a plan needs from the graph's files, beyond the meta.
 struct StreamExtents {
   // The largest direct-I/O span (AlignedSpan) of one node's in-neighbour ids.
   uint64_t adjacency_row_span = 0;
   // Sparse features: of a group of kFullGraphRowGroup rows, the largest span of its column ids
-  // (its values' is the same) and the most nonzeros.
+  // (its values' is the same); of an input group (InputGroupRows), the most nonzeros.
   uint64_t feature_group_span = 0;
   uint64_t feature_group_nonzeros = 0;
   // Every stored edge j -> i has its reverse (an undirected graph).
@@ -81,7 +89,7 @@ struct FullGraphPlan {
   uint64_t adjacency_prefix_bytes = 0;
   uint64_t feature_buffer_bytes = 0;
   uint64_t feature_prefix_bytes = 0;
-  // The input row-group scratch: a decoded dense group, or a sparse group's values.
+  // The input group's scratch (InputGroupRows): a decoded dense group, or a sparse one's values.
   uint64_t input_group_floats = 0;
   // Sparse features stream (or hold) their column ids alone, their values being all 1
   // (StreamExtents::unit_values): the group's values are ones in the scratch.

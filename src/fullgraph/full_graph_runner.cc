@@ -30,6 +30,11 @@ namespace strata {
 
 namespace {
 
+// The work of a sparse input value's preparation in ForRows' units (about a multiply-add each):
+// a dependent add to its row's norm and a quarter of a dropout draw, each weighed 16 by their
+// kernels (InverseRowNorms, DropoutNonzerosCsr).
+constexpr uint64_t kPrepareWork = 32;
+
 // The N-row matrices are read at random rows (a neighbour's), so a 4 KiB page per access
 // would miss the TLB on most edges; 2 MiB pages, where the kernel has them, cover 32× more
 // rows per entry. Advice only: its failure changes nothing but speed.
@@ -275,36 +280,26 @@ void FullGraphRunner::ForEachInputGroup(bool training, uint64_t step_seed,
   const size_t dim = meta.feature_dim;
   const double p = training ? config_.input_dropout : 0;
   const bool in_place = meta.feature_dtype == FeatureDtype::kFloat32 && p == 0;
+  const uint64_t group_rows = InputGroupRows(meta.sparse_features);
   features_->ForEachBlock([&](const RowBlock& block, const RowAddress& row) {
-    for (uint64_t first = block.begin; first < block.end; first += kFullGraphRowGroup) {
+    for (uint64_t first = block.begin, end; first < block.end; first = end) {
+      end = std::min(block.end, (first / group_rows + 1) * group_rows);
       InputGroup group;
       group.first = first;
-      group.rows = std::min(block.end, first + kFullGraphRowGroup) - first;
-      const uint64_t seed = MixSeed(InputDropoutSeed(step_seed), first / kFullGraphRowGroup);
+      group.rows = end - first;
+      if (row_normalize_) group.row_scale = {group_scale_.data(), group.rows};
       // The row normalisation, of the features before dropout.
       auto scale_rows = [&] {
-        if (!row_normalize_) return;
-        group.row_scale = {group_scale_.data(), group.rows};
-        InverseRowNorms(group, group_scale_, config_.threads);
+        if (row_normalize_) InverseRowNorms(group, group_scale_, config_.threads);
       };
       if (meta.sparse_features) {
         group.indptr = {group_indptr_.data(), group.rows + 1};
         feature_offsets_.Offsets(first, std::span(group_indptr_).subspan(0, group.rows + 1));
-        const uint64_t nnz = group.indptr[group.rows] - group.indptr[0];
         group.columns = reinterpret_cast<const uint32_t*>(row(0, first));
-        if (plan_.unit_values) {
-          std::fill_n(group_rows_.data(), nnz, 1.0f);
-          group.values = group_rows_.data();
-        } else {
-          group.values = reinterpret_cast<const float*>(row(1, first));
-        }
-        scale_rows();
-        if (p > 0) {
-          if (!plan_.unit_values) std::copy_n(group.values, nnz, group_rows_.data());
-          DropoutNonzerosCsr<float>(group.indptr, {group_rows_.data(), nnz}, p, seed,
-                                    config_.threads);
-          group.values = group_rows_.data();
-        }
+        const float* stored =
+            plan_.unit_values ? nullptr : reinterpret_cast<const float*>(row(1, first));
+        group.values = stored != nullptr && p == 0 ? stored : group_rows_.data();
+        PrepareSparseGroup(group, stored, p, step_seed);
       } else if (in_place) {
         group.dense = MatrixSpan<const float>(reinterpret_cast<const float*>(row(0, first)),
                                               group.rows, dim, meta.row_stride_bytes / 4);
@@ -316,18 +311,45 @@ void FullGraphRunner::ForEachInputGroup(bool training, uint64_t step_seed,
         }
         group.dense = decoded;
         scale_rows();
-        if (p > 0) DropoutNonzeros<float>(decoded, p, seed, config_.threads);
+        if (p > 0) {
+          DropoutNonzeros<float>(decoded, p,
+                                 MixSeed(InputDropoutSeed(step_seed), first / kFullGraphRowGroup),
+                                 config_.threads);
+        }
       }
       fn(group);
     }
   });
 }
 
-void FullGraphRunner::ScaleRows(MatrixSpan<float> m, std::span<const float> scale) const {
-  if (scale.empty()) return;
-  ForRows(config_.threads, m.rows(), m.cols(), [&](uint64_t begin, uint64_t end) {
-    for (uint64_t i = begin; i < end; ++i) ScaleRow(m.row(i), scale[i], m.cols());
-  });
+void FullGraphRunner::PrepareSparseGroup(const InputGroup& group, const float* stored, double p,
+                                         uint64_t step_seed) {
+  const bool own = group.values == group_rows_.data();
+  if (!own && group.row_scale.empty()) return;
+  const uint64_t base = group.indptr[0];
+  const uint64_t nonzeros = group.indptr[group.rows] - base;
+  const uint64_t pieces = (group.rows + kFullGraphRowGroup - 1) / kFullGraphRowGroup;
+  ForRows(config_.threads, pieces, (nonzeros / pieces + kFullGraphRowGroup) * kPrepareWork,
+          [&](uint64_t first_piece, uint64_t end_piece) {
+            for (uint64_t k = first_piece; k < end_piece; ++k) {
+              const uint64_t begin = k * kFullGraphRowGroup;
+              const InputGroup piece =
+                  group.Rows(begin, std::min(group.rows, begin + kFullGraphRowGroup));
+              const uint64_t offset = piece.indptr[0] - base;
+              const uint64_t count = piece.indptr[piece.rows] - piece.indptr[0];
+              float* values = group_rows_.data() + offset;
+              if (own && stored != nullptr) std::copy_n(stored + offset, count, values);
+              if (own && stored == nullptr) std::fill_n(values, count, 1.0f);
+              if (!piece.row_scale.empty()) {
+                InverseRowNorms(piece, std::span(group_scale_).subspan(begin, piece.rows), 1);
+              }
+              if (p > 0) {
+                const uint64_t seed =
+                    MixSeed(InputDropoutSeed(step_seed), group.first / kFullGraphRowGroup + k);
+                DropoutNonzerosCsr<float>(piece.indptr, {values, count}, p, seed, 1);
+              }
+            }
+          });
 }
 
 std::span<const int32_t> FullGraphRunner::SplitLabels(Split split, uint64_t begin, uint64_t end) {
@@ -447,7 +469,6 @@ void FullGraphRunner::Transform(size_t l, bool training, uint64_t step_seed,
       for (const InputProduct& product : products) {
         MatrixSpan<float> rows = product.out(group.first, end);
         InputTimes(group, product.weight, rows, threads);
-        ScaleRows(rows, group.row_scale);
       }
       if (done) done(group.first, end);
     });
@@ -606,15 +627,22 @@ void FullGraphRunner::AttentionBackward(size_t l, uint64_t step_seed) {
     kept[g].BeginRead();
     source_gradients_[g].BeginRead();
   }
-  auto vector_gradients = [&](uint64_t begin, uint64_t end) {
+  // The attention vectors' sums go `sum_rows` rows at a time (from multiples of it), a cut that
+  // no budget moves: the input's 128-row groups, or chunks.
+  auto vector_gradients = [&](uint64_t begin, uint64_t end, uint64_t sum_rows) {
     MatrixSpan<float> grad_wh;
     for (size_t g = 0; g < kept.size(); ++g) {
       const GraphAttention part = GroupOf(a, g);
       MatrixSpan<float> rows = source_gradients_[g].Read(begin, end);
-      AttentionVectorGradients(part, kept[g].Read(begin, end), rows,
-                               layer.attn_l_grad.span().RowRange(part.first_head, part.heads),
-                               layer.attn_r_grad.span().RowRange(part.first_head, part.heads),
-                               /*accumulate=*/begin != 0);
+      const MatrixSpan<const float> transformed = kept[g].Read(begin, end);
+      for (uint64_t first = begin, stop; first < end; first = stop) {
+        stop = std::min(end, (first / sum_rows + 1) * sum_rows);
+        AttentionVectorGradients(part, transformed.RowRange(first - begin, stop - first),
+                                 rows.RowRange(first - begin, stop - first),
+                                 layer.attn_l_grad.span().RowRange(part.first_head, part.heads),
+                                 layer.attn_r_grad.span().RowRange(part.first_head, part.heads),
+                                 /*accumulate=*/first != 0);
+      }
       if (!grouped) return rows.Sub(0, 0, end - begin, a.width());
       grad_wh = StagedRows(begin, end, a.width());
       CopyRows(rows.Sub(0, 0, end - begin, part.width()),
@@ -624,8 +652,8 @@ void FullGraphRunner::AttentionBackward(size_t l, uint64_t step_seed) {
   };
   if (l == 0) {
     ForEachInputGroup(true, step_seed, [&](const InputGroup& group) {
-      MatrixSpan<float> grad_wh = vector_gradients(group.first, group.first + group.rows);
-      ScaleRows(grad_wh, group.row_scale);
+      MatrixSpan<float> grad_wh =
+          vector_gradients(group.first, group.first + group.rows, kFullGraphRowGroup);
       InputTransposedTimes(group, grad_wh, layer.weight_grad.span(), group.first != 0, threads);
     });
   } else {
@@ -633,7 +661,7 @@ void FullGraphRunner::AttentionBackward(size_t l, uint64_t step_seed) {
     previous.BeginRead();
     gradient_.BeginWrite(layer.shape.in);
     ForEachChunk([&](uint64_t begin, uint64_t end) {
-      MatrixSpan<const float> grad_wh = vector_gradients(begin, end);
+      MatrixSpan<const float> grad_wh = vector_gradients(begin, end, chunk_rows_);
       MatrixSpan<const float> h = previous.Read(begin, end);
       Gemm<float>(Trans::kYes, Trans::kNo, 1, h, grad_wh, begin == 0 ? 0 : 1,
                   layer.weight_grad.span(), threads);
@@ -871,11 +899,9 @@ void FullGraphRunner::InputGradients(const InputGroup& group, MatrixSpan<float> 
   Layer& layer = layers_[0];
   const size_t in = layer.shape.in;
   const bool accumulate = group.first != 0;
-  ScaleRows(dp, group.row_scale);
   InputTransposedTimes(group, dp, NeighbourPart(layer.weight_grad, in), accumulate, threads);
   if (sage_) {
     MatrixSpan<float> self = self_rows_.Read(group.first, group.first + group.rows);
-    ScaleRows(self, group.row_scale);
     InputTransposedTimes(group, self, SelfPart(layer.weight_grad, in), accumulate, threads);
   }
 }

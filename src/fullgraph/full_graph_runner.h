@@ -187,11 +187,15 @@ class FullGraphRunner final : public EpochRunner {
   }
   static MatrixSpan<float> SelfPart(Matrix& m, size_t in) { return m.span().RowRange(0, in); }
   IntermediateStats IntermediateTotals() const;
-  // Calls fn per input row group (dropped out when training), in row order.
+  // Calls fn per input group (InputGroupRows; dropped out when training), in row order.
   void ForEachInputGroup(bool training, uint64_t step_seed,
                          const std::function<void(const InputGroup&)>& fn);
-  // m.row(i) *= scale[i] (nothing when scale is empty: no row normalisation).
-  void ScaleRows(MatrixSpan<float> m, std::span<const float> scale) const;
+  // A sparse input group's values made ready for its products in one parallel call, a
+  // kFullGraphRowGroup of rows at a time: where they are the scratch, filled (ones, or a copy of
+  // `stored`); then the rows' norms, of the values before dropout; then the dropout, each
+  // kFullGraphRowGroup rows' mask from a seed of its own.
+  void PrepareSparseGroup(const InputGroup& group, const float* stored, double p,
+                          uint64_t step_seed);
   RowStreamStats StreamStats() const;
   int32_t LabelOf(uint64_t v) const {
     return narrow_labels_.size() > 0 ? narrow_labels_[v] : wide_labels_[v];
@@ -207,10 +211,10 @@ class FullGraphRunner final : public EpochRunner {
   uint64_t nodes_ = 0;
   ChargedArray<uint64_t> indptr_;
   GroupedRowOffsets feature_offsets_;  // sparse features: each row's first stored value
-  std::array<uint64_t, kFullGraphRowGroup + 1> group_indptr_{};  // the input group's offsets
+  std::array<uint64_t, kFullGraphSpanRows + 1> group_indptr_{};  // the input group's offsets
   ChargedArray<float> norm_;  // GCN: its normalisation; SAGE: 1 / in-degree
   bool row_normalize_ = false;
-  std::array<float, kFullGraphRowGroup> group_scale_{};  // the input group's row normalisation
+  std::array<float, kFullGraphSpanRows> group_scale_{};  // the input group's row normalisation
   // Each node's label: 16 bits when the classes allow (full_graph_plan.h), else 32.
   ChargedArray<int16_t> narrow_labels_;
   ChargedArray<int32_t> wide_labels_;
@@ -244,8 +248,8 @@ class FullGraphRunner final : public EpochRunner {
   // GAT in groups of heads: a chunk of a layer's full [H W | el] rows, split into the groups',
   // and backward the groups' dL/dWh assembled into full rows.
   ChargedArray<float> group_staging_;
-  // One input row group (sparse: its values, or ones when the plan holds the ids alone),
-  // decoded or dropped out.
+  // One input group (InputGroupRows; sparse: its values, or ones when the plan holds the ids
+  // alone), decoded or dropped out.
   ChargedArray<float> group_rows_;
   ChargedArray<float> span_gradient_;  // layer 0's dP, kFullGraphSpanRows of it
   std::unique_ptr<RowBlockSource> adjacency_;

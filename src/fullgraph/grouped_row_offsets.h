@@ -27,8 +27,8 @@ class GroupedRowOffsets {
   static uint64_t ChargedBytes(uint64_t rows, uint64_t group);
 
   uint64_t Offset(uint64_t row) const;
-  // out[i] = Offset(first + i) for i in [0, out.size()); `first` starts a group and out holds
-  // at most group + 1 entries.
+  // out[i] = Offset(first + i) for i in [0, out.size()); `first` starts a group (out may run
+  // over several).
   void Offsets(uint64_t first, std::span<uint64_t> out) const;
 
  private:

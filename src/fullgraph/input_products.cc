@@ -22,14 +22,16 @@ STRATA_NN_CLONES void CsrRowsTimes(const InputGroup& g, MatrixSpan<const float> 
     for (uint64_t k = g.indptr[i] - base; k < g.indptr[i + 1] - base; ++k) {
       AxpyRow(o, g.values[k], weight.row(g.columns[k]), out.cols());
     }
+    if (!g.row_scale.empty()) ScaleRow(o, g.row_scale[i], out.cols());
   }
 }
 
-STRATA_NN_CLONES void CsrRowsTransposedTimes(const InputGroup& g, MatrixSpan<const float> grad,
+STRATA_NN_CLONES void CsrRowsTransposedTimes(const InputGroup& g, MatrixSpan<float> grad,
                                              MatrixSpan<float> weight_grad, size_t c0, size_t c1) {
   const uint64_t base = g.indptr[0];
   for (uint64_t i = 0; i < g.rows; ++i) {
-    const float* d = grad.row(i) + c0;
+    float* d = grad.row(i) + c0;
+    if (!g.row_scale.empty()) ScaleRow(d, g.row_scale[i], c1 - c0);
     for (uint64_t k = g.indptr[i] - base; k < g.indptr[i + 1] - base; ++k) {
       AxpyRow(weight_grad.row(g.columns[k]) + c0, g.values[k], d, c1 - c0);
     }
@@ -41,7 +43,30 @@ STRATA_NN_CLONES void CsrRowsTransposedTimes(const InputGroup& g, MatrixSpan<con
 // on one thread while the other waited, once per group in every pass over the features.
 constexpr uint64_t kNormWork = 16;
 
+// Dense rows' scale, after or before their GEMM.
+void ScaleRows(const InputGroup& group, MatrixSpan<float> m, unsigned threads) {
+  if (group.row_scale.empty()) return;
+  ForRows(threads, m.rows(), m.cols(), [&](uint64_t begin, uint64_t end) {
+    for (uint64_t i = begin; i < end; ++i) ScaleRow(m.row(i), group.row_scale[i], m.cols());
+  });
+}
+
 }  // namespace
+
+InputGroup InputGroup::Rows(uint64_t begin, uint64_t end) const {
+  InputGroup part = *this;
+  part.first = first + begin;
+  part.rows = end - begin;
+  if (!row_scale.empty()) part.row_scale = row_scale.subspan(begin, end - begin);
+  if (sparse()) {
+    part.indptr = indptr.subspan(begin, end - begin + 1);
+    part.columns = columns + (indptr[begin] - indptr[0]);
+    part.values = values + (indptr[begin] - indptr[0]);
+  } else {
+    part.dense = dense.RowRange(begin, end - begin);
+  }
+  return part;
+}
 
 void InverseRowNorms(const InputGroup& group, std::span<float> scale, unsigned threads) {
   const uint64_t row_elements = group.sparse() ? (group.indptr[group.rows] - group.indptr[0]) /
@@ -69,6 +94,7 @@ void InputTimes(const InputGroup& group, MatrixSpan<const float> weight, MatrixS
   }
   if (!group.sparse()) {
     Gemm<float>(Trans::kNo, Trans::kNo, 1, group.dense, weight, 0, out, threads);
+    ScaleRows(group, out, threads);
     return;
   }
   const uint64_t nnz = group.indptr[group.rows] - group.indptr[0];
@@ -76,12 +102,13 @@ void InputTimes(const InputGroup& group, MatrixSpan<const float> weight, MatrixS
           [&](uint64_t begin, uint64_t end) { CsrRowsTimes(group, weight, out, begin, end); });
 }
 
-void InputTransposedTimes(const InputGroup& group, MatrixSpan<const float> grad,
+void InputTransposedTimes(const InputGroup& group, MatrixSpan<float> grad,
                           MatrixSpan<float> weight_grad, bool accumulate, unsigned threads) {
   if (grad.rows() != group.rows || grad.cols() != weight_grad.cols()) {
     throw Error::Internal("InputTransposedTimes: shapes do not match");
   }
   if (!group.sparse()) {
+    ScaleRows(group, grad, threads);
     Gemm<float>(Trans::kYes, Trans::kNo, 1, group.dense, grad, accumulate ? 1.0f : 0.0f,
                 weight_grad, threads);
     return;

@@ -1,10 +1,10 @@
 // The two products of the full-graph GCN that touch the input features, over one row group
-// of them, dense or sparse (CSR): the forward transform P = X W and the weight gradient
-// dW += Xᵀ dP; and the rows' inverse L1 norms, --row-normalize's scale. Dense groups go to GEMM;
-// sparse ones are SpMM (each output row a sum over the row's stored values, in column order) and
-// its transpose (each stored value's term added to dW's row of its column, rows in order, threads
-// splitting dW's columns), so a sparse input costs its nonzeros, not its width, and the sums' order
-// depends on neither threads nor blocks.
+// of them, dense or sparse (CSR): the forward transform P = D X W and the weight gradient
+// dW += Xᵀ D dP, D the rows' inverse L1 norms (--row-normalize's scale, or 1). Dense groups go to
+// GEMM; sparse ones are SpMM (each output row a sum over the row's stored values, in column order)
+// and its transpose (each stored value's term added to dW's row of its column, rows in order,
+// threads splitting dW's columns), so a sparse input costs its nonzeros, not its width, and the
+// sums' order depends on neither threads nor blocks.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +28,8 @@ struct InputGroup {
   std::span<const float> row_scale;
 
   bool sparse() const { return !indptr.empty(); }
+  // Rows [begin, end) of the group, a group of their own over the same storage.
+  InputGroup Rows(uint64_t begin, uint64_t end) const;
 };
 
 // scale[i] = 1 / the L1 norm of the group's row i (1 for a row of zeros), each row summed in
@@ -35,13 +37,14 @@ struct InputGroup {
 // (D X) W = D (X W) and drop(D X)ᵀ dP = drop(X)ᵀ (D dP), so the features are never rewritten.
 void InverseRowNorms(const InputGroup& group, std::span<float> scale, unsigned threads);
 
-// out (rows × W's columns) = group · weight.
+// out (rows × W's columns) = D · group · weight: each row's sum, then its scale.
 void InputTimes(const InputGroup& group, MatrixSpan<const float> weight, MatrixSpan<float> out,
                 unsigned threads);
 
-// weight_grad (+)= groupᵀ · grad (grad: rows × weight_grad's columns); overwrites when
-// `accumulate` is false.
-void InputTransposedTimes(const InputGroup& group, MatrixSpan<const float> grad,
+// weight_grad (+)= groupᵀ · D grad (grad: rows × weight_grad's columns), grad's rows scaled in
+// place first (they are D grad afterwards); overwrites when `accumulate` is false. One
+// parallel call for both, the scale and the sums of a column range on one thread.
+void InputTransposedTimes(const InputGroup& group, MatrixSpan<float> grad,
                           MatrixSpan<float> weight_grad, bool accumulate, unsigned threads);
 
 }  // namespace strata

@@ -466,7 +466,7 @@ TEST(FullGraphBinaryFeatures, OnesInTheScratchTrainAsStoredValues) {
   EXPECT_TRUE(ones.plan().unit_values);
   std::vector<double> expected;
   for (int e = 0; e < 3; ++e) expected.push_back(ones.TrainEpoch(e).train_loss);
-  const uint64_t streamed = uint64_t{2} << 20;  // just above the smallest budget
+  const uint64_t streamed = uint64_t{9} << 18;  // 2.25 MiB, just above the smallest budget
   for (const std::string name : {"ones", "twos"}) {
     for (uint64_t budget : {uint64_t{64} << 20, streamed}) {
       SCOPED_TRACE(name + " " + std::to_string(budget));

@@ -50,6 +50,13 @@ TEST(GroupedRowOffsets, EveryOffsetIsTheFilesOverSeveralReadChunks) {
     grouped.Offsets(last, group);
     EXPECT_EQ(group.back(), offsets[kRows]);
     EXPECT_THROW(grouped.Offsets(5, group), Error);  // inside a group
+    // Several groups at once (the trainer's sparse input groups are spans of 8): the last ends
+    // at the file's end, past a short group.
+    std::vector<uint64_t> span(kRows - 128 * 8190 + 1);
+    grouped.Offsets(128 * 8190, span);
+    for (uint64_t i = 0; i < span.size(); ++i) ASSERT_EQ(span[i], offsets[128 * 8190 + i]) << i;
+    span.push_back(0);
+    EXPECT_THROW(grouped.Offsets(128 * 8190, span), Error);  // past the end
   }
   EXPECT_EQ(budget.used(), 0u);
 }

@@ -65,8 +65,10 @@ std::vector<float> Random(size_t n, uint32_t seed) {
 
 TEST(InputProducts, SparseEqualsDense) {
   const Rows rows = RandomRows();
-  const std::vector<float> w = Random(kDim * kOut, 4), grad = Random(kRows * kOut, 5);
-  MatrixSpan<const float> weight(w.data(), kDim, kOut), g(grad.data(), kRows, kOut);
+  const std::vector<float> w = Random(kDim * kOut, 4);
+  std::vector<float> grad = Random(kRows * kOut, 5);
+  MatrixSpan<const float> weight(w.data(), kDim, kOut);
+  MatrixSpan<float> g(grad.data(), kRows, kOut);
   std::vector<float> dense_out(kRows * kOut), sparse_out(kRows * kOut);
   InputTimes(rows.Dense(), weight, {dense_out.data(), kRows, kOut}, 1);
   InputTimes(rows.Sparse(), weight, {sparse_out.data(), kRows, kOut}, 1);
@@ -85,8 +87,10 @@ TEST(InputProducts, SparseEqualsDense) {
 
 TEST(InputProducts, ThreadsChangeNoBit) {
   const Rows rows = RandomRows();
-  const std::vector<float> w = Random(kDim * kOut, 6), grad = Random(kRows * kOut, 7);
-  MatrixSpan<const float> weight(w.data(), kDim, kOut), g(grad.data(), kRows, kOut);
+  const std::vector<float> w = Random(kDim * kOut, 6);
+  std::vector<float> grad = Random(kRows * kOut, 7);
+  MatrixSpan<const float> weight(w.data(), kDim, kOut);
+  MatrixSpan<float> g(grad.data(), kRows, kOut);
   std::vector<float> out1(kRows * kOut), out3(kRows * kOut), grad1(kDim * kOut), grad3(kDim * kOut);
   InputTimes(rows.Sparse(), weight, {out1.data(), kRows, kOut}, 1);
   InputTimes(rows.Sparse(), weight, {out3.data(), kRows, kOut}, 3);
@@ -94,6 +98,52 @@ TEST(InputProducts, ThreadsChangeNoBit) {
   InputTransposedTimes(rows.Sparse(), g, {grad3.data(), kDim, kOut}, false, 3);
   EXPECT_EQ(out1, out3);
   EXPECT_EQ(grad1, grad3);
+}
+
+// With a row scale, each product row is its sum scaled, and the gradient's rows are scaled in
+// place before their sums: bit for bit what scaling outside the products gives, on any threads,
+// dense or sparse, and on a part of the group (Rows) what the whole gives for those rows.
+TEST(InputProducts, RowScaleIsAppliedAsByTheCaller) {
+  const Rows rows = RandomRows();
+  const std::vector<float> w = Random(kDim * kOut, 8), grad = Random(kRows * kOut, 9);
+  std::vector<float> scale = Random(kRows, 10);
+  for (float& x : scale) x = std::abs(x) + 0.5f;
+  MatrixSpan<const float> weight(w.data(), kDim, kOut);
+  for (const bool sparse : {false, true}) {
+    SCOPED_TRACE(sparse ? "sparse" : "dense");
+    InputGroup plain = sparse ? rows.Sparse() : rows.Dense();
+    InputGroup scaled = plain;
+    scaled.row_scale = scale;
+    std::vector<float> expected(kRows * kOut), out1(kRows * kOut), out3(kRows * kOut);
+    InputTimes(plain, weight, {expected.data(), kRows, kOut}, 1);
+    for (uint64_t i = 0; i < kRows; ++i) {
+      for (uint64_t j = 0; j < kOut; ++j) expected[i * kOut + j] *= scale[i];
+    }
+    InputTimes(scaled, weight, {out1.data(), kRows, kOut}, 1);
+    InputTimes(scaled, weight, {out3.data(), kRows, kOut}, 3);
+    EXPECT_EQ(out1, expected);
+    EXPECT_EQ(out3, expected);
+    // Rows [700, 1500) alone.
+    const InputGroup part = scaled.Rows(700, 1500);
+    EXPECT_EQ(part.first, 700u);
+    std::vector<float> part_out(800 * kOut);
+    InputTimes(part, weight, {part_out.data(), 800, kOut}, 2);
+    EXPECT_TRUE(std::equal(part_out.begin(), part_out.end(), expected.begin() + 700 * kOut));
+
+    std::vector<float> d_scaled = grad, want_grad(kDim * kOut), grad1(kDim * kOut);
+    for (uint64_t i = 0; i < kRows; ++i) {
+      for (uint64_t j = 0; j < kOut; ++j) d_scaled[i * kOut + j] *= scale[i];
+    }
+    std::vector<float> d_outside = d_scaled, d1 = grad, d3 = grad, grad3(kDim * kOut);
+    InputTransposedTimes(plain, {d_outside.data(), kRows, kOut}, {want_grad.data(), kDim, kOut},
+                         false, 1);
+    InputTransposedTimes(scaled, {d1.data(), kRows, kOut}, {grad1.data(), kDim, kOut}, false, 1);
+    InputTransposedTimes(scaled, {d3.data(), kRows, kOut}, {grad3.data(), kDim, kOut}, false, 3);
+    EXPECT_EQ(grad1, want_grad);
+    EXPECT_EQ(grad3, want_grad);
+    EXPECT_EQ(d1, d_scaled);
+    EXPECT_EQ(d3, d_scaled);
+  }
 }
 
 // 1 / each row's L1 norm, summed in column order (1 for a row of zeros), the same on sparse
