@@ -4,7 +4,6 @@
 #include <cmath>
 #include <vector>
 
-#include "common/parallel.h"
 #include "nn/gemm.h"
 #include "nn/parallel.h"
 #include "nn/row_ops.h"
@@ -118,8 +117,8 @@ void InputTransposedTimes(const InputGroup& group, MatrixSpan<float> grad,
   }
   const uint64_t nnz = group.indptr[group.rows] - group.indptr[0];
   const unsigned parts = PartsFor(threads, nnz * grad.cols());
-  ParallelFor(parts, grad.cols(), [&](uint64_t c0, uint64_t c1) {
-    if (c0 < c1) CsrRowsTransposedTimes(group, grad, weight_grad, c0, c1);
+  ForColumnRanges(parts, grad.cols(), [&](uint64_t c0, uint64_t c1) {
+    CsrRowsTransposedTimes(group, grad, weight_grad, c0, c1);
   });
 }
 

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <vector>
 
-#include "common/parallel.h"
 #include "nn/parallel.h"
 #include "nn/row_ops.h"
 #include "strata/dataset.h"
@@ -125,8 +124,7 @@ void PropagateTransposed(const AdjacencyBlock& block, const PropagationWeights& 
   const size_t cols = grad_out.cols();
   const uint64_t edges = block.indptr[block.rows.end] - block.indptr[block.rows.begin];
   const unsigned parts = PartsFor(threads, (edges + grad_out.rows()) * cols);
-  ParallelFor(parts, cols, [&](uint64_t c0, uint64_t c1) {
-    if (c0 == c1) return;
+  ForColumnRanges(parts, cols, [&](uint64_t c0, uint64_t c1) {
     std::vector<float> scaled(c1 - c0);
     ScatterColumns(block, weights, grad_out, grad_in, c0, c1, scaled.data());
   });

@@ -71,4 +71,29 @@ void ForRows(unsigned threads, uint64_t rows, uint64_t work_per_row, Fn&& fn) {
   ParallelFor(parts, rows, [&](uint64_t begin, uint64_t end) { fn(begin, end); });
 }
 
+// Floats in a 64-byte cache line.
+inline constexpr size_t kLineFloats = 16;
+
+// Runs fn(c0, c1) over up to `parts` ranges of [0, cols) for kernels whose threads write the
+// same rows side by side, each its columns (a scatter into dW's or grad_in's rows): ranges
+// start on multiples of kLineFloats, so in rows that start on a cache line (a Matrix's, of a
+// multiple of 16 columns) no two threads write one line. Threads sharing a line pass it back and
+// forth on every write; on a 16-vCPU machine a full-graph epoch ran 2.4× slower on 16 threads
+// than on 4, each line of dW written by up to 4 of them. So there are at most cols / 16 parts;
+// under 32 columns, up to `parts` plain ones, sharing their one line.
+template <typename Fn>
+void ForColumnRanges(unsigned parts, size_t cols, Fn&& fn) {
+  const uint64_t lines = (cols + kLineFloats - 1) / kLineFloats;
+  if (lines < 2) {
+    ParallelFor(std::max(1u, parts), cols, [&](uint64_t c0, uint64_t c1) {
+      if (c0 < c1) fn(c0, c1);
+    });
+    return;
+  }
+  const unsigned n = static_cast<unsigned>(std::min<uint64_t>(std::max(1u, parts), lines));
+  ParallelFor(n, lines, [&](uint64_t l0, uint64_t l1) {
+    if (l0 < l1) fn(l0 * kLineFloats, std::min<uint64_t>(cols, l1 * kLineFloats));
+  });
+}
+
 }  // namespace strata

@@ -67,5 +67,28 @@ TEST(ForSegments, SplitsIntoAsManyRangesAsTheWorkAffords) {
   ExpectCover(ranges, 100);
 }
 
+// Threads writing the same rows side by side get whole cache lines of them: 64 columns go to
+// at most 4 threads, 16 each, however many are asked for; 40 columns to 3 at most (16, 16, 8).
+TEST(ForColumnRanges, StartsRangesOnCacheLines) {
+  for (const unsigned parts : {2u, 3u, 4u, 6u, 8u, 16u}) {
+    SCOPED_TRACE(parts);
+    const auto ranges = Ranges([&](auto fn) { ForColumnRanges(parts, 64, fn); });
+    EXPECT_EQ(ranges.size(), std::min(parts, 4u));
+    ExpectCover(ranges, 64);
+    for (const auto& [c0, c1] : ranges) EXPECT_EQ(c0 % kLineFloats, 0u) << c0;
+  }
+  const auto odd = Ranges([](auto fn) { ForColumnRanges(16, 40, fn); });
+  EXPECT_EQ(odd, (std::vector<std::pair<uint64_t, uint64_t>>{{0, 16}, {16, 32}, {32, 40}}));
+  const auto one = Ranges([](auto fn) { ForColumnRanges(1, 64, fn); });
+  EXPECT_EQ(one.size(), 1u);
+  ExpectCover(one, 64);
+  // Under two lines the columns are shared plainly, rather than left to one thread.
+  const auto narrow = Ranges([](auto fn) { ForColumnRanges(2, 16, fn); });
+  EXPECT_EQ(narrow, (std::vector<std::pair<uint64_t, uint64_t>>{{0, 8}, {8, 16}}));
+  const auto fewer = Ranges([](auto fn) { ForColumnRanges(8, 3, fn); });
+  ExpectCover(fewer, 3);
+  for (const auto& [c0, c1] : fewer) EXPECT_LT(c0, c1);
+}
+
 }  // namespace
 }  // namespace strata
