@@ -1,6 +1,6 @@
 // ThreadPool runs the parts of a parallel loop on threads that are started once and kept, so a
-// kernel called thousands of times an epoch (the full-graph input products run per row group of
-// 128) does not pay a thread's start and join each time: about 35 µs a call on the 2-core
+// kernel called thousands of times an epoch (the full-graph input products, once per input
+// group) does not pay a thread's start and join each time: about 35 µs a call on the 2-core
 // machine, more than the work of many calls.
 //
 // A call's parts are claimed with one compare-and-swap each, in a slot the pool owns, and no

@@ -25,6 +25,7 @@ constexpr uint64_t kSlackBytes = uint64_t{1} << 20;
 // most, are not charged, being freed before the plan charges anything, and stay small beside
 // the smallest budgets. A multiple of every group size scanned.
 constexpr uint64_t kScanChunk = uint64_t{1} << 16;
+static_assert(kScanChunk % kFullGraphSpanRows == 0 && kFullGraphSpanRows % kFullGraphRowGroup == 0);
 
 // The AlignedSpan of a whole file of `bytes`, read from its start.
 uint64_t WholeFileSpan(uint64_t bytes) {

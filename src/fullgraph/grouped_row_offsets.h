@@ -1,6 +1,7 @@
 // GroupedRowOffsets holds a CSR file's N + 1 row offsets in half their size, for a file the
-// full-graph trainer walks a group of rows at a time (the sparse features, in groups of
-// kFullGraphRowGroup rows): each row's length in 32 bits and each group's first offset in 64.
+// full-graph trainer walks a run of rows at a time (the sparse features, whose input groups
+// start on multiples of kFullGraphRowGroup rows): each row's length in 32 bits and each
+// kFullGraphRowGroup's first offset in 64.
 // At 4M nodes that is 16 MB instead of 32 MB, for memory the budget gives to everything else.
 //
 // Invariant: Offset(r) is the file's offsets[r] for every r in [0, rows].

@@ -38,7 +38,7 @@ STRATA_NN_CLONES void CsrRowsTransposedTimes(const InputGroup& g, MatrixSpan<flo
 }
 
 // An element of a row's L1 norm in ForRows' units (about a multiply-add each): a dependent
-// double add. Weighed as one, a sparse row group's norms (128 rows of ~40 nonzeros, ~3 µs) ran
+// double add. Weighed as one, a 128-row sparse group's norms (~40 nonzeros a row, ~3 µs) ran
 // on one thread while the other waited, once per group in every pass over the features.
 constexpr uint64_t kNormWork = 16;
 

@@ -1,10 +1,10 @@
-// The two products of the full-graph GCN that touch the input features, over one row group
-// of them, dense or sparse (CSR): the forward transform P = D X W and the weight gradient
-// dW += Xᵀ D dP, D the rows' inverse L1 norms (--row-normalize's scale, or 1). Dense groups go to
-// GEMM; sparse ones are SpMM (each output row a sum over the row's stored values, in column order)
-// and its transpose (each stored value's term added to dW's row of its column, rows in order,
-// threads splitting dW's columns), so a sparse input costs its nonzeros, not its width, and the
-// sums' order depends on neither threads nor blocks.
+// The two products of the full-graph GCN that touch the input features, over one group of
+// their rows (an InputGroup), dense or sparse (CSR): the forward transform P = D X W and the weight
+// gradient dW += Xᵀ D dP, D the rows' inverse L1 norms (--row-normalize's scale, or 1). Dense
+// groups go to GEMM; sparse ones are SpMM (each output row a sum over the row's stored values, in
+// column order) and its transpose (each stored value's term added to dW's row of its column, rows
+// in order, threads splitting dW's columns on cache lines), so a sparse input costs its nonzeros,
+// not its width, and the sums' order depends on neither threads nor blocks.
 #pragma once
 
 #include <cstdint>

@@ -7,8 +7,9 @@
 // lists as many rows as their edges allow.
 //
 // Unlike Algorithm 1, blocks are made of whole groups of `group` rows (the last group may be
-// shorter): the full-graph trainer accumulates weight gradients one group at a time, so that
-// the order of those sums, and so the losses, are the same whatever the budget's blocks.
+// shorter): the full-graph trainer draws input dropout per group and, for dense input,
+// accumulates weight gradients one group at a time, so that those masks and the order of those
+// sums, and so the losses, are the same whatever the budget's blocks.
 //
 // Invariants of a plan: blocks are non-empty, consecutive, start at row 0, end at `rows`, and
 // begin and end on group boundaries (or `rows`); each block's direct-I/O span fits the buffer.
