@@ -50,6 +50,12 @@ void AddRows(MatrixSpan<const float> from, MatrixSpan<float> to) {
 
 uint8_t SplitBit(Split split) { return uint8_t{1} << static_cast<int>(split); }
 
+// The input-dropout seed of the kFullGraphRowGroup rows that hold `row`: a group's masks are
+// its own, however the input groups around it are cut.
+uint64_t RowGroupDropoutSeed(uint64_t step_seed, uint64_t row) {
+  return MixSeed(InputDropoutSeed(step_seed), row / kFullGraphRowGroup);
+}
+
 }  // namespace
 
 FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
@@ -312,8 +318,7 @@ void FullGraphRunner::ForEachInputGroup(bool training, uint64_t step_seed,
         group.dense = decoded;
         scale_rows();
         if (p > 0) {
-          DropoutNonzeros<float>(decoded, p,
-                                 MixSeed(InputDropoutSeed(step_seed), first / kFullGraphRowGroup),
+          DropoutNonzeros<float>(decoded, p, RowGroupDropoutSeed(step_seed, first),
                                  config_.threads);
         }
       }
@@ -344,9 +349,8 @@ void FullGraphRunner::PrepareSparseGroup(const InputGroup& group, const float* s
                 InverseRowNorms(piece, std::span(group_scale_).subspan(begin, piece.rows), 1);
               }
               if (p > 0) {
-                const uint64_t seed =
-                    MixSeed(InputDropoutSeed(step_seed), group.first / kFullGraphRowGroup + k);
-                DropoutNonzerosCsr<float>(piece.indptr, {values, count}, p, seed, 1);
+                DropoutNonzerosCsr<float>(piece.indptr, {values, count}, p,
+                                          RowGroupDropoutSeed(step_seed, piece.first), 1);
               }
             }
           });
