@@ -25,14 +25,22 @@ STRATA_NN_CLONES void CsrRowsTimes(const InputGroup& g, MatrixSpan<const float> 
   }
 }
 
-STRATA_NN_CLONES void CsrRowsTransposedTimes(const InputGroup& g, MatrixSpan<float> grad,
-                                             MatrixSpan<float> weight_grad, size_t c0, size_t c1) {
+// The tile's part of weight_grad += groupᵀ · D grad: the terms of the stored values whose columns
+// are its rows. `scaled` holds a row's scaled columns, so grad is only read.
+STRATA_NN_CLONES void CsrRowsTransposedTimes(const InputGroup& g, MatrixSpan<const float> grad,
+                                             MatrixSpan<float> weight_grad, const ScatterTile& tile,
+                                             float* scaled) {
   const uint64_t base = g.indptr[0];
+  const size_t c0 = tile.col_begin, f = tile.cols();
   for (uint64_t i = 0; i < g.rows; ++i) {
-    float* d = grad.row(i) + c0;
-    if (!g.row_scale.empty()) ScaleRow(d, g.row_scale[i], c1 - c0);
+    const float* d = grad.row(i) + c0;
+    if (!g.row_scale.empty()) {
+      ScaledCopyRow(scaled, g.row_scale[i], d, f);
+      d = scaled;
+    }
     for (uint64_t k = g.indptr[i] - base; k < g.indptr[i + 1] - base; ++k) {
-      AxpyRow(weight_grad.row(g.columns[k]) + c0, g.values[k], d, c1 - c0);
+      if (tile.HoldsRow(g.columns[k]))
+        AxpyRow(weight_grad.row(g.columns[k]) + c0, g.values[k], d, f);
     }
   }
 }
@@ -117,8 +125,9 @@ void InputTransposedTimes(const InputGroup& group, MatrixSpan<float> grad,
   }
   const uint64_t nnz = group.indptr[group.rows] - group.indptr[0];
   const unsigned parts = PartsFor(threads, nnz * grad.cols());
-  ForColumnRanges(parts, grad.cols(), [&](uint64_t c0, uint64_t c1) {
-    CsrRowsTransposedTimes(group, grad, weight_grad, c0, c1);
+  ForScatterTiles(parts, weight_grad.rows(), grad.cols(), [&](const ScatterTile& tile) {
+    std::vector<float> scaled(tile.cols());
+    CsrRowsTransposedTimes(group, grad, weight_grad, tile, scaled.data());
   });
 }
 

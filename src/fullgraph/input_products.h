@@ -3,8 +3,8 @@
 // gradient dW += Xᵀ D dP, D the rows' inverse L1 norms (--row-normalize's scale, or 1). Dense
 // groups go to GEMM; sparse ones are SpMM (each output row a sum over the row's stored values, in
 // column order) and its transpose (each stored value's term added to dW's row of its column, rows
-// in order, threads splitting dW's columns on cache lines), so a sparse input costs its nonzeros,
-// not its width, and the sums' order depends on neither threads nor blocks.
+// in order, threads splitting dW into tiles by ForScatterTiles), so a sparse input costs its
+// nonzeros, not its width, and the sums' order depends on neither threads nor blocks.
 #pragma once
 
 #include <cstdint>
@@ -41,9 +41,9 @@ void InverseRowNorms(const InputGroup& group, std::span<float> scale, unsigned t
 void InputTimes(const InputGroup& group, MatrixSpan<const float> weight, MatrixSpan<float> out,
                 unsigned threads);
 
-// weight_grad (+)= groupᵀ · D grad (grad: rows × weight_grad's columns), grad's rows scaled in
-// place first (they are D grad afterwards); overwrites when `accumulate` is false. One
-// parallel call for both, the scale and the sums of a column range on one thread.
+// weight_grad (+)= groupᵀ · D grad (grad: rows × weight_grad's columns); overwrites when
+// `accumulate` is false. A dense group's grad rows are scaled in place first (GEMM takes D grad);
+// a sparse group's are only read, each tile's thread scaling a row's columns as it goes.
 void InputTransposedTimes(const InputGroup& group, MatrixSpan<float> grad,
                           MatrixSpan<float> weight_grad, bool accumulate, unsigned threads);
 

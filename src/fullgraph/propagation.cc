@@ -77,18 +77,19 @@ STRATA_NN_CLONES void PropagateRows(const AdjacencyBlock& b, const PropagationWe
   }
 }
 
-// Columns [c0, c1) of every block row's scatter.
-STRATA_NN_CLONES void ScatterColumns(const AdjacencyBlock& b, const PropagationWeights& w,
-                                     MatrixSpan<const float> grad_out, MatrixSpan<float> grad_in,
-                                     size_t c0, size_t c1, float* scaled) {
-  const size_t f = c1 - c0;
+// The tile's part of every block row's scatter: the terms that land in its rows, its columns.
+STRATA_NN_CLONES void ScatterTileOf(const AdjacencyBlock& b, const PropagationWeights& w,
+                                    MatrixSpan<const float> grad_out, MatrixSpan<float> grad_in,
+                                    const ScatterTile& tile, float* scaled) {
+  const size_t c0 = tile.col_begin, f = tile.cols();
   const uint64_t first_edge = b.indptr[b.rows.begin];
   for (uint64_t i = b.rows.begin; i < b.rows.end; ++i) {
     ScaledCopyRow(scaled, WeightOf(w.destination, i), grad_out.row(i - b.rows.begin) + c0, f);
-    if (w.self_loop) AxpyRow(grad_in.row(i) + c0, WeightOf(w.source, i), scaled, f);
+    if (w.self_loop && tile.HoldsRow(i))
+      AxpyRow(grad_in.row(i) + c0, WeightOf(w.source, i), scaled, f);
     for (uint64_t e = b.indptr[i]; e < b.indptr[i + 1]; ++e) {
       const uint64_t j = LoadNodeId(b.neighbours + (e - first_edge) * b.id_bytes, b.id_bytes);
-      AxpyRow(grad_in.row(j) + c0, WeightOf(w.source, j), scaled, f);
+      if (tile.HoldsRow(j)) AxpyRow(grad_in.row(j) + c0, WeightOf(w.source, j), scaled, f);
     }
   }
 }
@@ -124,9 +125,9 @@ void PropagateTransposed(const AdjacencyBlock& block, const PropagationWeights& 
   const size_t cols = grad_out.cols();
   const uint64_t edges = block.indptr[block.rows.end] - block.indptr[block.rows.begin];
   const unsigned parts = PartsFor(threads, (edges + grad_out.rows()) * cols);
-  ForColumnRanges(parts, cols, [&](uint64_t c0, uint64_t c1) {
-    std::vector<float> scaled(c1 - c0);
-    ScatterColumns(block, weights, grad_out, grad_in, c0, c1, scaled.data());
+  ForScatterTiles(parts, grad_in.rows(), cols, [&](const ScatterTile& tile) {
+    std::vector<float> scaled(tile.cols());
+    ScatterTileOf(block, weights, grad_out, grad_in, tile, scaled.data());
   });
 }
 

@@ -67,27 +67,57 @@ TEST(ForSegments, SplitsIntoAsManyRangesAsTheWorkAffords) {
   ExpectCover(ranges, 100);
 }
 
-// Threads writing the same rows side by side get whole cache lines of them: 64 columns go to
-// at most 4 threads, 16 each, however many are asked for; 40 columns to 3 at most (16, 16, 8).
-TEST(ForColumnRanges, StartsRangesOnCacheLines) {
-  for (const unsigned parts : {2u, 3u, 4u, 6u, 8u, 16u}) {
-    SCOPED_TRACE(parts);
-    const auto ranges = Ranges([&](auto fn) { ForColumnRanges(parts, 64, fn); });
-    EXPECT_EQ(ranges.size(), std::min(parts, 4u));
-    ExpectCover(ranges, 64);
-    for (const auto& [c0, c1] : ranges) EXPECT_EQ(c0 % kLineFloats, 0u) << c0;
+// The tiles fn was called with, each once, covering the target: returns them sorted.
+std::vector<ScatterTile> Tiles(unsigned parts, uint64_t rows, size_t cols) {
+  std::mutex mutex;
+  std::vector<ScatterTile> tiles;
+  ForScatterTiles(parts, rows, cols, [&](const ScatterTile& tile) {
+    std::lock_guard lock(mutex);
+    tiles.push_back(tile);
+  });
+  std::sort(tiles.begin(), tiles.end(), [](const ScatterTile& a, const ScatterTile& b) {
+    return std::pair(a.row_begin, a.col_begin) < std::pair(b.row_begin, b.col_begin);
+  });
+  std::vector<int> covered(rows * cols);
+  for (const ScatterTile& t : tiles) {
+    EXPECT_LT(t.col_begin, t.col_end);
+    for (uint64_t r = t.row_begin; r < t.row_end; ++r) {
+      for (size_t c = t.col_begin; c < t.col_end; ++c) ++covered[r * cols + c];
+    }
   }
-  const auto odd = Ranges([](auto fn) { ForColumnRanges(16, 40, fn); });
-  EXPECT_EQ(odd, (std::vector<std::pair<uint64_t, uint64_t>>{{0, 16}, {16, 32}, {32, 40}}));
-  const auto one = Ranges([](auto fn) { ForColumnRanges(1, 64, fn); });
-  EXPECT_EQ(one.size(), 1u);
-  ExpectCover(one, 64);
-  // Under two lines the columns are shared plainly, rather than left to one thread.
-  const auto narrow = Ranges([](auto fn) { ForColumnRanges(2, 16, fn); });
-  EXPECT_EQ(narrow, (std::vector<std::pair<uint64_t, uint64_t>>{{0, 8}, {8, 16}}));
-  const auto fewer = Ranges([](auto fn) { ForColumnRanges(8, 3, fn); });
-  ExpectCover(fewer, 3);
-  for (const auto& [c0, c1] : fewer) EXPECT_LT(c0, c1);
+  EXPECT_EQ(std::count(covered.begin(), covered.end(), 1), static_cast<long>(rows * cols));
+  return tiles;
+}
+
+// Threads writing the same rows side by side get whole cache lines of them: 64 columns are cut
+// into at most 4 ranges of 16, and past 4 threads the rows are cut too; 40 columns into 16, 16
+// and 8, or fewer ranges of whole lines where that makes more tiles; under two lines only the
+// rows are cut.
+TEST(ForScatterTiles, CutsColumnsOnCacheLinesThenRows) {
+  for (const unsigned parts : {1u, 2u, 3u, 4u, 6u, 8u, 12u, 16u}) {
+    SCOPED_TRACE(parts);
+    const std::vector<ScatterTile> tiles = Tiles(parts, 100, 64);
+    EXPECT_EQ(tiles.size(), parts);
+    for (const ScatterTile& t : tiles) EXPECT_EQ(t.col_begin % kLineFloats, 0u);
+  }
+  const std::vector<ScatterTile> sixteen = Tiles(16, 100, 64);
+  EXPECT_EQ(sixteen[0].row_end, 25u);
+  EXPECT_EQ(sixteen[0].cols(), 16u);
+  const std::vector<ScatterTile> odd = Tiles(16, 10, 40);
+  ASSERT_EQ(odd.size(), 16u);  // 8 row ranges × 2 column ranges, of 1 and 2 lines
+  EXPECT_EQ(odd[0].col_end, 16u);
+  EXPECT_EQ(odd[1].col_begin, 16u);
+  EXPECT_EQ(odd[1].col_end, 40u);
+  const std::vector<ScatterTile> three = Tiles(3, 10, 40);
+  ASSERT_EQ(three.size(), 3u);  // the 3 lines, before any row range
+  EXPECT_EQ(three[2].col_begin, 32u);
+  EXPECT_EQ(three[2].row_end, 10u);
+  const std::vector<ScatterTile> narrow = Tiles(4, 10, 16);
+  ASSERT_EQ(narrow.size(), 4u);
+  for (const ScatterTile& t : narrow) EXPECT_EQ(t.cols(), 16u);
+  // More parts than rows: a tile per row.
+  EXPECT_EQ(Tiles(8, 3, 3).size(), 3u);
+  EXPECT_EQ(Tiles(8, 0, 3).size(), 1u);
 }
 
 }  // namespace
