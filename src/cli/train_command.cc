@@ -79,7 +79,7 @@ void AddStoreOptions(CLI::App* cmd, TrainArgs& a) {
   o.threads = DefaultThreads();
   cmd->add_option("--threads", o.threads,
                   "compute and sampling threads (default: all hardware threads)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 4096));
   cmd->add_option("--sampler", a.sampler,
                   "neighbor (uniform neighbour sampling) or labor (LABOR: the layer's "
                   "destinations share one variate per source, so fewer distinct rows)")

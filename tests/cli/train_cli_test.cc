@@ -121,6 +121,7 @@ TEST_F(TrainCli, BadOptionsAreOneLineErrors) {
       {{"--adjacency-cache", "lots"}, "--adjacency-cache"},
       {{"--max-read-bytes", "1000"}, "4096"},
       {{"--run-ahead", "0"}, "--run-ahead"},
+      {{"--threads", "0"}, "--threads: Value 0 not in range 1 to 4096"},
       {{"--eval", "layerwise", "--eval-fanouts", "5,5"}, "--eval-fanouts"},
       {{"--sampler", "ladies"}, "--sampler 'ladies'"},
       {{"--batch-dependency", "8"}, "--batch-dependency needs --sampler labor"},
