@@ -2,6 +2,7 @@
 // strata eval DATASET --checkpoint DIR [--eval-fanouts ... | --layerwise]
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -76,7 +77,7 @@ void AddStoreOptions(CLI::App* cmd, TrainArgs& a) {
       ->capture_default_str();
   // All hardware threads: no result depends on the count, and on a 16-vCPU machine a full-graph
   // GCN epoch ran 2.7x faster on 16 threads than on 2 (docs/training.md, Threads).
-  o.threads = DefaultThreads();
+  o.threads = std::min(4096u, DefaultThreads());
   cmd->add_option("--threads", o.threads,
                   "compute and sampling threads (default: all hardware threads)")
       ->check(CLI::Range(1, 4096));

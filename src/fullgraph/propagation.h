@@ -14,9 +14,9 @@
 //
 // Determinism: Propagate gives each output row to one thread and sums its terms in edge order.
 // PropagateTransposed scatters row i's terms to its neighbours' rows in row order, threads
-// splitting the columns, so every output element's sum runs in (row, edge) order whatever
-// the threads and whatever the blocks — no atomics, and directed graphs need no transposed
-// copy of the adjacency.
+// splitting grad_in into tiles (ForScatterTiles), each adding only the terms that land in its
+// tile, so every output element's sum runs in (row, edge) order whatever the threads and
+// whatever the blocks — no atomics, and directed graphs need no transposed copy of the adjacency.
 #pragma once
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 // How the nn kernels spread work over threads: CSR or CSC segments in ranges of about equal edge
-// counts, plain rows in equal ranges. Every output row is produced by exactly one thread in
-// a fixed order, so a kernel's result never depends on how many threads ran it. Small inputs
-// run on the calling thread, where handing a range to another thread would cost more than the
-// work.
+// counts, plain rows in equal ranges, a scatter's target in tiles. Every output element is
+// produced by exactly one thread in a fixed order, so a kernel's result never depends on how many
+// threads ran it. Small inputs run on the calling thread, where handing a range to another
+// thread would cost more than the work.
 #pragma once
 
 #include <algorithm>

@@ -100,9 +100,10 @@ TEST(InputProducts, ThreadsChangeNoBit) {
   EXPECT_EQ(grad1, grad3);
 }
 
-// With a row scale, each product row is its sum scaled, and the gradient's rows are scaled in
-// place before their sums: bit for bit what scaling outside the products gives, on any threads,
-// dense or sparse, and on a part of the group (Rows) what the whole gives for those rows.
+// With a row scale, each product row is its sum scaled, and the gradient's rows are scaled before
+// their sums (a dense group's in place, for its GEMM; a sparse group's only read): bit for bit
+// what scaling outside the products gives, on any threads, dense or sparse, and on a part of the
+// group (Rows) what the whole gives for those rows.
 TEST(InputProducts, RowScaleIsAppliedAsByTheCaller) {
   const Rows rows = RandomRows();
   const std::vector<float> w = Random(kDim * kOut, 8), grad = Random(kRows * kOut, 9);
@@ -137,7 +138,6 @@ TEST(InputProducts, RowScaleIsAppliedAsByTheCaller) {
     std::vector<float> d_outside = d_scaled;
     InputTransposedTimes(plain, {d_outside.data(), kRows, kOut}, {want_grad.data(), kDim, kOut},
                          false, 1);
-    // On 16 threads a sparse group's dW is cut into row ranges too (ForScatterTiles).
     for (const unsigned threads : {1u, 3u, 16u}) {
       SCOPED_TRACE(threads);
       std::vector<float> d = grad, got(kDim * kOut);
@@ -146,6 +146,31 @@ TEST(InputProducts, RowScaleIsAppliedAsByTheCaller) {
       EXPECT_EQ(got, want_grad);
       // GEMM takes D grad, scaled in place; the sparse sums scale as they go.
       EXPECT_EQ(d, sparse ? grad : d_scaled);
+    }
+  }
+}
+
+// dW of three cache lines' width, on enough threads that ForScatterTiles cuts its rows as well
+// as its columns (8 threads: 4 row ranges × 2 column ranges; 16: 8 × 2), scaled and accumulated:
+// the one-thread sums, bit for bit.
+TEST(InputProducts, TransposedSumsAreTheSameInAnyTiles) {
+  constexpr size_t kWide = 40;
+  const Rows rows = RandomRows();
+  std::vector<float> scale = Random(kRows, 12);
+  for (float& x : scale) x = std::abs(x) + 0.5f;
+  InputGroup group = rows.Sparse();
+  group.row_scale = scale;
+  const std::vector<float> grad = Random(kRows * kWide, 11), start = Random(kDim * kWide, 13);
+  auto weight_grad = [&](unsigned threads, bool accumulate) {
+    std::vector<float> d = grad, out = start;
+    InputTransposedTimes(group, {d.data(), kRows, kWide}, {out.data(), kDim, kWide}, accumulate,
+                         threads);
+    return out;
+  };
+  for (const bool accumulate : {false, true}) {
+    const std::vector<float> one = weight_grad(1, accumulate);
+    for (const unsigned threads : {2u, 3u, 5u, 8u, 16u}) {
+      EXPECT_EQ(weight_grad(threads, accumulate), one) << threads << " threads, " << accumulate;
     }
   }
 }
