@@ -24,6 +24,7 @@
 // refused in one line naming the smallest budget that works.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -51,6 +52,12 @@ inline constexpr uint64_t kFullGraphSpanRows = 1024;
 // changes no value. Dense: a row group, whose GEMM sums the weight gradient one group at a time.
 inline uint64_t InputGroupRows(bool sparse) {
   return sparse ? kFullGraphSpanRows : kFullGraphRowGroup;
+}
+// The end of the run of rows from `first` that stays inside both [first, end) and its cut of
+// `size` rows (cuts start on multiples of size): the runner walks blocks in such runs, so that
+// its groups, chunks and sums fall where no budget's blocks move them.
+inline uint64_t RunEnd(uint64_t first, uint64_t end, uint64_t size) {
+  return std::min(end, (first / size + 1) * size);
 }
 
 // What a plan needs from the graph's files, beyond the meta.

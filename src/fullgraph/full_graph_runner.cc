@@ -289,7 +289,7 @@ void FullGraphRunner::ForEachInputGroup(bool training, uint64_t step_seed,
   const uint64_t group_rows = InputGroupRows(meta.sparse_features);
   features_->ForEachBlock([&](const RowBlock& block, const RowAddress& row) {
     for (uint64_t first = block.begin, end; first < block.end; first = end) {
-      end = std::min(block.end, (first / group_rows + 1) * group_rows);
+      end = RunEnd(first, block.end, group_rows);
       InputGroup group;
       group.first = first;
       group.rows = end - first;
@@ -380,7 +380,7 @@ AdjacencyBlock FullGraphRunner::AdjacencyPiece(uint64_t begin, uint64_t end,
 void FullGraphRunner::ForEachAdjacencyPiece(const std::function<void(const AdjacencyBlock&)>& fn) {
   adjacency_->ForEachBlock([&](const RowBlock& block, const RowAddress& row) {
     for (uint64_t begin = block.begin, end; begin < block.end; begin = end) {
-      end = std::min(block.end, (begin / chunk_rows_ + 1) * chunk_rows_);
+      end = RunEnd(begin, block.end, chunk_rows_);
       fn(AdjacencyPiece(begin, end, row));
     }
   });
@@ -640,7 +640,7 @@ void FullGraphRunner::AttentionBackward(size_t l, uint64_t step_seed) {
       MatrixSpan<float> rows = source_gradients_[g].Read(begin, end);
       const MatrixSpan<const float> transformed = kept[g].Read(begin, end);
       for (uint64_t first = begin, stop; first < end; first = stop) {
-        stop = std::min(end, (first / sum_rows + 1) * sum_rows);
+        stop = RunEnd(first, end, sum_rows);
         AttentionVectorGradients(part, transformed.RowRange(first - begin, stop - first),
                                  rows.RowRange(first - begin, stop - first),
                                  layer.attn_l_grad.span().RowRange(part.first_head, part.heads),

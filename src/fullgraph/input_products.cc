@@ -39,8 +39,9 @@ STRATA_NN_CLONES void CsrRowsTransposedTimes(const InputGroup& g, MatrixSpan<con
       d = scaled;
     }
     for (uint64_t k = g.indptr[i] - base; k < g.indptr[i + 1] - base; ++k) {
-      if (tile.HoldsRow(g.columns[k]))
+      if (tile.HoldsRow(g.columns[k])) {
         AxpyRow(weight_grad.row(g.columns[k]) + c0, g.values[k], d, f);
+      }
     }
   }
 }
@@ -126,7 +127,7 @@ void InputTransposedTimes(const InputGroup& group, MatrixSpan<float> grad,
   const uint64_t nnz = group.indptr[group.rows] - group.indptr[0];
   const unsigned parts = PartsFor(threads, nnz * grad.cols());
   ForScatterTiles(parts, weight_grad.rows(), grad.cols(), [&](const ScatterTile& tile) {
-    std::vector<float> scaled(tile.cols());
+    std::vector<float> scaled(group.row_scale.empty() ? 0 : tile.cols());
     CsrRowsTransposedTimes(group, grad, weight_grad, tile, scaled.data());
   });
 }

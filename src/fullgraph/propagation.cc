@@ -85,8 +85,9 @@ STRATA_NN_CLONES void ScatterTileOf(const AdjacencyBlock& b, const PropagationWe
   const uint64_t first_edge = b.indptr[b.rows.begin];
   for (uint64_t i = b.rows.begin; i < b.rows.end; ++i) {
     ScaledCopyRow(scaled, WeightOf(w.destination, i), grad_out.row(i - b.rows.begin) + c0, f);
-    if (w.self_loop && tile.HoldsRow(i))
+    if (w.self_loop && tile.HoldsRow(i)) {
       AxpyRow(grad_in.row(i) + c0, WeightOf(w.source, i), scaled, f);
+    }
     for (uint64_t e = b.indptr[i]; e < b.indptr[i + 1]; ++e) {
       const uint64_t j = LoadNodeId(b.neighbours + (e - first_edge) * b.id_bytes, b.id_bytes);
       if (tile.HoldsRow(j)) AxpyRow(grad_in.row(j) + c0, WeightOf(w.source, j), scaled, f);
