@@ -295,7 +295,7 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   // The propagation input, N × the columns gathered per pass, resident; the other
   // intermediates in memory, or on disk (always when cut).
   auto gather_bytes = [&](const Layout& layout) {
-    return 4 * (n * layout.gather + 16) + layout.held;
+    return 4 * (n * layout.gather + kGatheredAlignFloats) + layout.held;
   };
   auto needed = [&](size_t cut) {
     const Layout layout = layout_of(cut);

@@ -33,6 +33,10 @@
 
 namespace strata {
 
+// Floats the propagation input is allocated beyond its rows, so that they can start on a 4 KiB
+// boundary: a row of 16 columns is then one cache line, and a slice loaded from disk is read
+// straight into it (direct I/O moves 4 KiB-aligned memory; IntermediateRows::Load).
+inline constexpr uint64_t kGatheredAlignFloats = 1024;
 // Input rows per input-dropout mask stream (and, dense, per weight-gradient sum).
 inline constexpr uint64_t kFullGraphRowGroup = 128;
 // Of a layer `width` columns wide cut in slices of `slice_width`, the columns before its last

@@ -170,13 +170,12 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
                           "full-graph layer outputs", config_.threads);
     widest = std::max(widest, out);
   }
-  // Rows start on a 64-byte boundary, so that a row of 16 columns is one cache line.
-  constexpr size_t kLineFloats = 16;
-  gathered_ = ChargedArray<float>(budget_, n * plan_.slice_width + kLineFloats,
+  gathered_ = ChargedArray<float>(budget_, n * plan_.slice_width + kGatheredAlignFloats,
                                   "the full graph's propagation input");
-  gathered_base_ = gathered_.data() + (kLineFloats - reinterpret_cast<uintptr_t>(gathered_.data()) /
-                                                         sizeof(float) % kLineFloats) %
-                                          kLineFloats;
+  gathered_base_ =
+      gathered_.data() + (kGatheredAlignFloats - reinterpret_cast<uintptr_t>(gathered_.data()) /
+                                                     sizeof(float) % kGatheredAlignFloats) %
+                             kGatheredAlignFloats;
   AdviseHugePages(gathered_base_, n * plan_.slice_width * sizeof(float));
   if (plan_.slices > 1 && !gat_) {
     slices_ = ColumnSlices(n, widest, plan_.slice_width, chunk_rows_, scratch_dir, budget_,

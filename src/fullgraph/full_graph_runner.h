@@ -227,7 +227,7 @@ class FullGraphRunner final : public EpochRunner {
   // The propagation input, N × the widest layer output (GAT: the widest gathered rows,
   // attention.h); or, sliced, N × one slice's width, and the slices on disk.
   ChargedArray<float> gathered_;
-  float* gathered_base_ = nullptr;  // its first 64-byte boundary
+  float* gathered_base_ = nullptr;  // its first 4 KiB boundary (kGatheredAlignFloats)
   ColumnSlices slices_;
   size_t gathered_width_ = 0;  // of the open GatheredPass
   GatheredPass gathered_pass_ = GatheredPass::kWrite;

@@ -131,8 +131,8 @@ uint64_t IntermediateRows::ChunkRows(uint64_t chunk) const {
   return std::min(rows_, (chunk + 1) * chunk_rows_) - chunk * chunk_rows_;
 }
 
-void IntermediateRows::Start(uint64_t chunk, bool write) {
-  float* values = Buffer(chunk);
+void IntermediateRows::Start(uint64_t chunk, bool write, float* values) {
+  if (values == nullptr) values = Buffer(chunk);
   uint64_t* masks = Masks(chunk);
   const uint64_t rows = ChunkRows(chunk), width = width_, count = rows * width;
   const bool half = disk_value_bytes_ == sizeof(uint16_t);
@@ -154,12 +154,15 @@ void IntermediateRows::Start(uint64_t chunk, bool write) {
     uint64_t bytes = whole;
     if (write && half) NarrowInPlace(raw, count);
     if (write && !half) {
-      const uint64_t nonzeros = NonzeroMasks(values, rows, width, masks);
-      const uint64_t elided = RoundUp(ElidedBytes(nonzeros, rows, width), unit);
-      *stored = elided < whole ? nonzeros : kWholeChunk;
-      if (elided < whole) {
-        ElideZeros(values, rows, width, masks, nonzeros);
-        bytes = elided;
+      *stored = kWholeChunk;
+      if (!LooksDense(values, count)) {
+        const uint64_t nonzeros = NonzeroMasks(values, rows, width, masks);
+        const uint64_t elided = RoundUp(ElidedBytes(nonzeros, rows, width), unit);
+        if (elided < whole) {
+          *stored = nonzeros;
+          ElideZeros(values, rows, width, masks, nonzeros);
+          bytes = elided;
+        }
       }
     }
     if (!write && *stored != kWholeChunk) {
@@ -293,14 +296,47 @@ void IntermediateRows::Store(MatrixSpan<const float> rows) {
   EndWrite();
 }
 
-void IntermediateRows::Load(MatrixSpan<float> rows) {
-  BeginRead();
-  for (uint64_t begin = 0; begin < rows.rows(); begin += chunk_rows_) {
-    const uint64_t end = std::min<uint64_t>(rows.rows(), begin + chunk_rows_);
-    const MatrixSpan<const float> from = Read(begin, end);
-    CopyRows(from, rows.Sub(begin, 0, end - begin, rows.cols()));
+float* IntermediateRows::InPlace(MatrixSpan<float> rows, uint64_t chunk) const {
+  if (!on_disk() || rows.rows() != rows_ || rows.cols() != width_ || rows.stride() != width_) {
+    return nullptr;
   }
-  EndRead();
+  float* values = rows.data() + chunk * chunk_rows_ * width_;
+  const uint64_t unit = file_.direct() ? kDirectIoAlignment : 1;
+  const bool fits = ChunkRows(chunk) * width_ * sizeof(float) % unit == 0;
+  return fits && reinterpret_cast<uintptr_t>(values) % unit == 0 ? values : nullptr;
+}
+
+void IntermediateRows::Load(MatrixSpan<float> rows) {
+  if (InPlace(rows, 0) == nullptr) {
+    BeginRead();
+    for (uint64_t begin = 0; begin < rows.rows(); begin += chunk_rows_) {
+      const uint64_t end = std::min<uint64_t>(rows.rows(), begin + chunk_rows_);
+      const MatrixSpan<const float> from = Read(begin, end);
+      CopyRows(from, rows.Sub(begin, 0, end - begin, rows.cols()));
+    }
+    EndRead();
+    return;
+  }
+  if (pass_ == Pass::kWriting || width_ == 0) {
+    throw Error::Internal("IntermediateRows: a read pass before a completed write pass");
+  }
+  FinishAll();
+  pass_ = Pass::kIdle;
+  chunk_valid_ = false;
+  // Each chunk into its rows, two at a time as a read pass's (a buffer's thread and zero bits
+  // each); a last chunk whose 4 KiB units overrun the rows goes through its buffer.
+  const uint64_t chunks = (rows_ + chunk_rows_ - 1) / chunk_rows_;
+  for (uint64_t chunk = 0; chunk < chunks; ++chunk) {
+    Finish(chunk);
+    Start(chunk, /*write=*/false, InPlace(rows, chunk));
+  }
+  FinishAll();
+  const uint64_t last = chunks - 1;
+  if (chunks > 0 && InPlace(rows, last) == nullptr) {
+    const uint64_t begin = last * chunk_rows_;
+    CopyRows(MatrixSpan<const float>(Buffer(last), rows_ - begin, width_),
+             rows.RowRange(begin, rows_ - begin));
+  }
 }
 
 }  // namespace strata

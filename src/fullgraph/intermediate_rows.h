@@ -96,7 +96,10 @@ class IntermediateRows {
   void EndRead();
 
   // A whole pass of its own, chunk by chunk: writes `rows` (rows() × its width), or reads what
-  // the last write pass wrote into `rows`.
+  // the last write pass wrote into `rows`. On disk, Load reads each chunk straight into `rows`
+  // when they are contiguous (stride = width) and each chunk's whole 4 KiB units fit there at an
+  // aligned address (direct I/O's rules): no copy through the chunk buffers, which matters for
+  // the propagation input's slices, loaded whole before each pass.
   void Store(MatrixSpan<const float> rows);
   void Load(MatrixSpan<float> rows);
 
@@ -127,8 +130,11 @@ class IntermediateRows {
            (chunk % 2) * MaskWords(BufferRows(), max_width_);
   }
   void Count(const Moved& moved);
-  // Starts the transfer of `chunk` between its buffer and the file on a helper thread.
-  void Start(uint64_t chunk, bool write);
+  // Starts the transfer of `chunk` between its buffer, or `values` (its rows elsewhere, with
+  // room for its whole 4 KiB units), and the file on a helper thread.
+  void Start(uint64_t chunk, bool write, float* values = nullptr);
+  // Where Load can read `chunk` straight into `rows`' memory: its rows there, else null.
+  float* InPlace(MatrixSpan<float> rows, uint64_t chunk) const;
   // Waits for the transfer of the buffer `chunk` uses; rethrows its error.
   void Finish(uint64_t chunk);
   void FinishAll();  // both buffers, errors included, the first rethrown

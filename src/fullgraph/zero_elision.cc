@@ -125,6 +125,17 @@ uint64_t ElidedBytes(uint64_t nonzeros, uint64_t rows, size_t width) {
   return ValueBytes(nonzeros) + MaskWords(rows, width) * sizeof(uint64_t);
 }
 
+bool LooksDense(const float* values, uint64_t count) {
+  const uint64_t sample = std::min<uint64_t>(count, 1024);
+  uint64_t zeros = 0;
+  for (uint64_t e = 0; e < sample; ++e) {
+    uint32_t raw;
+    std::memcpy(&raw, values + e, sizeof(raw));
+    zeros += raw == 0;
+  }
+  return zeros * 64 < sample;
+}
+
 uint64_t NonzeroMasks(const float* values, uint64_t rows, size_t width, uint64_t* masks,
                       bool vector) {
   std::fill_n(masks, MaskWords(rows, width), 0);

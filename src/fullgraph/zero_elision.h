@@ -21,6 +21,12 @@ inline uint64_t MaskWords(uint64_t rows, size_t width) { return (rows * width + 
 // Bytes of the coded form of a chunk with `nonzeros` stored values.
 uint64_t ElidedBytes(uint64_t nonzeros, uint64_t rows, size_t width);
 
+// Whether a chunk's first values (up to 1,024 of them) hold fewer zeros than 1 in 64, too few for
+// eliding to pay (the bits alone cost 1 in 32): a dense matrix, such as a product of dense rows,
+// then skips the pass that counts a chunk's zeros. A sample can misjudge a chunk whose zeros all
+// come later; that costs bytes moved, never a value.
+bool LooksDense(const float* values, uint64_t count);
+
 // Each function runs AVX-512 kernels where the CPU has them, unless `vector` is false (the
 // portable kernels, which give the same bytes; the tests compare them).
 

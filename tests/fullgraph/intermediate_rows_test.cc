@@ -9,6 +9,7 @@
 
 #include <bit>
 #include <csignal>
+#include <cstdlib>
 #include <string>
 
 #include "common/float16.h"
@@ -157,6 +158,39 @@ TEST(IntermediateRows, ZerosAreNotTransferred) {
     } else {
       EXPECT_EQ(moved, whole);
     }
+  }
+}
+
+// Load reads chunks straight into contiguous, 4 KiB-aligned rows (a last chunk that does not fill
+// whole 4 KiB units through its buffer), sparse and dense chunks alike, and gives what was
+// written, bit for bit, whether the rows are read in place or not.
+TEST(IntermediateRows, LoadsAlignedRowsInPlace) {
+  ScratchDir scratch;
+  MemoryBudget budget(uint64_t{64} << 20);
+  for (const size_t width : {16, 5}) {
+    IntermediateRows rows(kMatrixRows, 16, kChunk, scratch.path(), budget, "test rows");
+    // Chunk 0 dense, chunk 1 mostly zero, the last (452 rows) both.
+    auto value = [](uint64_t i, size_t j) {
+      return i < kChunk || (i * 7 + j) % 5 == 0 ? Value(i, j, 5) : 0.0f;
+    };
+    Matrix m(kMatrixRows, width);
+    for (uint64_t i = 0; i < kMatrixRows; ++i) {
+      for (size_t j = 0; j < width; ++j) m(i, j) = value(i, j);
+    }
+    rows.Store(m.span());
+    const uint64_t written = rows.stats().bytes_written;
+    EXPECT_LT(written, kMatrixRows * width * 4);
+    void* memory = std::aligned_alloc(4096, RoundUpForTest(kMatrixRows * width * 4, 4096));
+    ASSERT_NE(memory, nullptr);
+    const MatrixSpan<float> back(static_cast<float*>(memory), kMatrixRows, width);
+    rows.Load(back);
+    for (uint64_t i = 0; i < kMatrixRows; ++i) {
+      for (size_t j = 0; j < width; ++j) {
+        ASSERT_EQ(std::bit_cast<uint32_t>(back(i, j)), std::bit_cast<uint32_t>(value(i, j))) << i;
+      }
+    }
+    EXPECT_EQ(rows.stats().bytes_read, written);
+    std::free(memory);
   }
 }
 

@@ -82,6 +82,24 @@ TEST(ZeroElision, ChunksDecodeBitForBitInPlace) {
   }
 }
 
+// Under 1 zero in 64 among the first 1,024 values (or all of a shorter chunk) is dense; -0.0 is
+// not a zero, and values past the sample are not looked at.
+TEST(ZeroElision, AChunkLooksDenseByItsFirstValues) {
+  std::vector<float> values(4096, 1.0f);
+  EXPECT_TRUE(LooksDense(values.data(), values.size()));
+  for (size_t i = 0; i < 15; ++i) values[i * 64] = 0.0f;
+  EXPECT_TRUE(LooksDense(values.data(), values.size()));
+  values[15 * 64] = 0.0f;
+  EXPECT_FALSE(LooksDense(values.data(), values.size()));
+  values[15 * 64] = -0.0f;
+  EXPECT_TRUE(LooksDense(values.data(), values.size()));
+  std::fill(values.begin() + 1024, values.end(), 0.0f);
+  EXPECT_TRUE(LooksDense(values.data(), values.size()));
+  EXPECT_FALSE(LooksDense(values.data(), 63));  // 1 of 63
+  EXPECT_TRUE(LooksDense(values.data() + 1, 63));
+  EXPECT_FALSE(LooksDense(Chunk(64, 16, 0.25, 1).data(), 64 * 16));
+}
+
 TEST(ZeroElision, TheCodedFormIsTheNonzerosAndABitPerValue) {
   EXPECT_EQ(MaskWords(1024, 1), 16u);
   EXPECT_EQ(MaskWords(3, 17), 1u);
