@@ -425,15 +425,18 @@ void FullGraphRunner::PropagateInto(size_t width, const PropagationWeights& weig
                                     ColumnSlices& out, const PropagatedRowsFn& then) {
   // Sliced, each slice is loaded (the first is still resident from its write) and propagated
   // into its slice of `out`, which its readers assemble into full rows.
+  // The input's rows are weighed by their source weights in place, once a slice is resident:
+  // no reader needs them after the propagation.
   const bool sliced = Sliced(width);
   out.BeginWrite(width);
   for (size_t s = 0; s < (sliced ? slices_.SliceCount(width) : 1); ++s) {
     const MatrixSpan<float> in = Gathered(sliced ? slices_.SliceWidth(s, width) : width);
     if (sliced) slices_.Load(s, in);
+    ScaleBySource(weights.source, in, config_.threads);
     const size_t first_column = sliced ? slices_.FirstColumn(s) : 0;
     ForEachAdjacencyPiece([&](const AdjacencyBlock& piece) {
       MatrixSpan<float> rows = out.WriteSlice(s, piece.rows.begin, piece.rows.end);
-      Propagate(piece, weights, in, rows, config_.threads);
+      Propagate(piece, weights.OfScaledSources(), in, rows, config_.threads);
       if (then) then(rows, piece.rows.begin, s, first_column);
     });
   }
@@ -924,6 +927,7 @@ void FullGraphRunner::FirstLayerBackward(uint64_t step_seed) {
   }
   const MatrixSpan<float> last = Gathered(out - joined);
   if (sliced) slices_.Load(slices - 1, last);
+  ScaleBySource(weights.source, last, config_.threads);
   if (sage_) self_rows_.BeginRead();
   RowBlockPass adjacency(*adjacency_);
   RowBlock block{0, 0};
@@ -942,7 +946,7 @@ void FullGraphRunner::FirstLayerBackward(uint64_t step_seed) {
         }
       }
       const uint64_t stop = std::min(span_end, block.end);
-      Propagate(AdjacencyPiece(begin, stop, row), weights, last,
+      Propagate(AdjacencyPiece(begin, stop, row), weights.OfScaledSources(), last,
                 dp.Sub(begin - span, joined, stop - begin, out - joined), config_.threads);
       begin = stop;
     }

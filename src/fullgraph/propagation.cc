@@ -47,6 +47,9 @@ inline float WeightOf(std::span<const float> weights, uint64_t v) {
   return weights.empty() ? 1.0f : weights[v];
 }
 
+// kSourceWeights: whether w.source is non-empty. Without them a term is in_j itself, which
+// 1 · in_j equals, so either form sums the same numbers; the form without skips a load per edge.
+template <bool kSourceWeights>
 STRATA_NN_CLONES void PropagateRows(const AdjacencyBlock& b, const PropagationWeights& w,
                                     MatrixSpan<const float> in, MatrixSpan<float> out,
                                     uint64_t begin, uint64_t end) {
@@ -59,22 +62,33 @@ STRATA_NN_CLONES void PropagateRows(const AdjacencyBlock& b, const PropagationWe
   const uint64_t ahead = PrefetchDistance(f);
   for (uint64_t i = begin; i < end; ++i) {
     float* o = out.row(i - b.rows.begin);
-    if (w.self_loop) {
-      ScaledCopyRow(o, WeightOf(w.source, i), in.row(i), f);
-    } else {
+    if (!w.self_loop) {
       ZeroRow(o, f);
+    } else if (kSourceWeights) {
+      ScaledCopyRow(o, w.source[i], in.row(i), f);
+    } else {
+      CopyRow(o, in.row(i), f);
     }
     for (uint64_t e = b.indptr[i]; e < b.indptr[i + 1]; ++e) {
       if (e + ahead < last_edge) {
         const uint64_t later = neighbour(e + ahead);
         PrefetchRow(in.row(later), f);
-        if (!w.source.empty()) __builtin_prefetch(&w.source[later]);
+        if (kSourceWeights) __builtin_prefetch(&w.source[later]);
       }
       const uint64_t j = neighbour(e);
-      AxpyRow(o, WeightOf(w.source, j), in.row(j), f);
+      if (kSourceWeights) {
+        AxpyRow(o, w.source[j], in.row(j), f);
+      } else {
+        AddRow(o, in.row(j), f);
+      }
     }
     if (!w.destination.empty()) ScaleRow(o, w.destination[i], f);
   }
+}
+
+STRATA_NN_CLONES void ScaleRowRange(std::span<const float> source, MatrixSpan<float> in,
+                                    uint64_t begin, uint64_t end) {
+  for (uint64_t j = begin; j < end; ++j) ScaleRow(in.row(j), source[j], in.cols());
 }
 
 // The tile's part of every block row's scatter: the terms that land in its rows, its columns.
@@ -115,8 +129,21 @@ void Propagate(const AdjacencyBlock& block, const PropagationWeights& weights,
                MatrixSpan<const float> in, MatrixSpan<float> out, unsigned threads) {
   CheckShapes(block, weights, in.rows(), out.rows(), in.cols(), out.cols());
   ForBlockRanges(block, threads, in.cols(), [&](uint64_t begin, uint64_t end) {
-    PropagateRows(block, weights, in, out, begin, end);
+    if (weights.source.empty()) {
+      PropagateRows<false>(block, weights, in, out, begin, end);
+    } else {
+      PropagateRows<true>(block, weights, in, out, begin, end);
+    }
   });
+}
+
+void ScaleBySource(std::span<const float> source, MatrixSpan<float> in, unsigned threads) {
+  if (source.empty()) return;
+  if (source.size() != in.rows()) {
+    throw Error::Internal("ScaleBySource: a weight per row is needed");
+  }
+  ForRows(threads, in.rows(), in.cols(),
+          [&](uint64_t begin, uint64_t end) { ScaleRowRange(source, in, begin, end); });
 }
 
 void PropagateTransposed(const AdjacencyBlock& block, const PropagationWeights& weights,

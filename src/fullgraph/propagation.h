@@ -44,6 +44,8 @@ struct PropagationWeights {
   bool self_loop = false;
 
   static PropagationWeights Gcn(std::span<const float> norm) { return {norm, norm, true}; }
+  // The same propagation of rows already weighed by their source weight (ScaleBySource).
+  PropagationWeights OfScaledSources() const { return {destination, {}, self_loop}; }
   static PropagationWeights Mean(std::span<const float> inv_degree) { return {inv_degree, {}}; }
   // The mean's transpose as a gather, on an undirected graph.
   static PropagationWeights MeanTransposed(std::span<const float> inv_degree) {
@@ -71,6 +73,13 @@ uint64_t PrefetchDistance(size_t cols);
 void GcnNormalisation(std::span<const uint64_t> indptr, std::span<float> norm);
 // inv_degree[v] = 1 / in-degree(v), 0 for a node without in-edges.
 void InverseInDegrees(std::span<const uint64_t> indptr, std::span<float> inv_degree);
+
+// in.row(j) *= s_j for every node j (nothing when `source` is empty, weighing every node 1), on
+// up to `threads` threads: a gather's source weights
+// applied to its input once, before its passes, rather than per edge (a random load beside
+// each neighbour's row); Propagate then runs with weights.OfScaledSources(). The sums are of
+// the rounded products s_j in_j, the same in every plan, as every plan scales its input so.
+void ScaleBySource(std::span<const float> source, MatrixSpan<float> in, unsigned threads);
 
 // out.row(i - begin) = d_i (s_i in_i [self loop] + Σ_{j -> i} s_j in_j) for the block's rows i.
 // `in` has one row per node; `out` one per block row.
