@@ -113,17 +113,24 @@ void ColumnSlices::CheckFirstSlice() const {
   if (first_lost_) throw Error::Internal("ColumnSlices: slice 0 read after its hold ended");
 }
 
-void ColumnSlices::BeginRead() {
+void ColumnSlices::BeginRead(bool whole_chunks) {
   CheckFirstSlice();
-  for (size_t s = Held() ? 1 : 0; s < SliceCount(width_); ++s) slices_[s].BeginRead();
+  // One slice's rows are the full rows, read where they lie.
+  read_into_ = whole_chunks && !Whole();
+  for (size_t s = Held() ? 1 : 0; s < SliceCount(width_); ++s) slices_[s].BeginRead(read_into_);
 }
 
 MatrixSpan<float> ColumnSlices::Read(uint64_t begin, uint64_t end) {
   if (Whole()) return slices_[0].Read(begin, end);
   const MatrixSpan<float> assembled(rows_.data(), end - begin, width_);
   for (size_t s = 0; s < SliceCount(width_); ++s) {
-    const MatrixSpan<const float> from = ReadSlice(s, begin, end);
-    CopyRows(from, assembled.Sub(0, FirstColumn(s), from.rows(), from.cols()), threads_);
+    const MatrixSpan<float> to =
+        assembled.Sub(0, FirstColumn(s), end - begin, SliceWidth(s, width_));
+    if (read_into_ && !(s == 0 && Held())) {
+      slices_[s].ReadInto(begin, end, to, threads_);
+    } else {
+      CopyRows(ReadSlice(s, begin, end), to, threads_);
+    }
   }
   return assembled;
 }
@@ -133,6 +140,7 @@ MatrixSpan<float> ColumnSlices::ReadSlice(size_t s, uint64_t begin, uint64_t end
 }
 
 void ColumnSlices::EndRead() {
+  read_into_ = false;
   for (size_t s = Held() ? 1 : 0; s < SliceCount(width_); ++s) slices_[s].EndRead();
 }
 

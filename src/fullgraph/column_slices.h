@@ -77,8 +77,11 @@ class ColumnSlices {
   MatrixSpan<float> WriteSlice(size_t s, uint64_t begin, uint64_t end);
   void EndWrite();
 
-  // Starts reading what the last write pass wrote.
-  void BeginRead();
+  // Starts reading what the last write pass wrote. With `whole_chunks`, the caller reads full
+  // rows (Read, not ReadSlice) a whole chunk at a time, and each slice's chunk that travelled
+  // without its zeros is expanded straight into them (IntermediateRows::ReadInto) rather than
+  // in its buffer and then copied.
+  void BeginRead(bool whole_chunks = false);
   // Full rows [begin, end), assembled from the slices. The caller may change them in place
   // only in a matrix it rewrites before reading it again (IntermediateRows::Read).
   MatrixSpan<float> Read(uint64_t begin, uint64_t end);
@@ -102,6 +105,7 @@ class ColumnSlices {
   MatrixSpan<float> held_;    // slice 0's rows in the caller's memory, or empty
   bool first_lost_ = false;   // a hold ended: slice 0's file is not this matrix's
   ChargedArray<float> rows_;  // one chunk of full rows: staged for a write, assembled by a read
+  bool read_into_ = false;    // the read pass assembles by IntermediateRows::ReadInto
   uint64_t staged_begin_ = 0;
   uint64_t staged_end_ = 0;
 };

@@ -481,7 +481,7 @@ void FullGraphRunner::Transform(size_t l, bool training, uint64_t step_seed,
     return;
   }
   ColumnSlices& previous = outputs_[l - 1];
-  previous.BeginRead();
+  previous.BeginRead(/*whole_chunks=*/true);
   ForEachChunk([&](uint64_t begin, uint64_t end) {
     MatrixSpan<const float> h = previous.Read(begin, end);
     for (const InputProduct& product : products) {
@@ -664,7 +664,7 @@ void FullGraphRunner::AttentionBackward(size_t l, uint64_t step_seed) {
     });
   } else {
     ColumnSlices& previous = outputs_[l - 1];
-    previous.BeginRead();
+    previous.BeginRead(/*whole_chunks=*/true);
     gradient_.BeginWrite(layer.shape.in);
     ForEachChunk([&](uint64_t begin, uint64_t end) {
       MatrixSpan<const float> grad_wh = vector_gradients(begin, end, chunk_rows_);
@@ -865,7 +865,7 @@ void FullGraphRunner::Backward(uint64_t step_seed) {
     // dW_l = H_{l-1}ᵀ dP, one sum per chunk; G_{l-1} = dP W_lᵀ through the activation (SAGE:
     // + G W_selfᵀ, and dW_self = H_{l-1}ᵀ G).
     ColumnSlices& previous = outputs_[l - 1];
-    previous.BeginRead();
+    previous.BeginRead(/*whole_chunks=*/true);
     // G_{l-1} goes where the next propagation reads it: gathered, or in row order.
     if (plan_.symmetric) {
       BeginGathered(in, GatheredPass::kWrite);

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common/float16.h"
+#include "nn/parallel.h"
 #include "nn/row_copy.h"
 #include "storage/io_engine_base.h"
 #include "strata/error.h"
@@ -107,6 +108,7 @@ IntermediateRows& IntermediateRows::operator=(IntermediateRows&& other) noexcept
     transfer_threads_[b] = std::move(other.transfer_threads_[b]);
   }
   pass_ = std::exchange(other.pass_, Pass::kIdle);
+  read_into_ = std::exchange(other.read_into_, false);
   next_row_ = other.next_row_;
   chunk_ = other.chunk_;
   chunk_valid_ = std::exchange(other.chunk_valid_, false);
@@ -147,32 +149,35 @@ void IntermediateRows::Start(uint64_t chunk, bool write, float* values) {
   uint64_t* stored = &stored_nonzeros_[chunk];
   std::unique_ptr<TaskThread>& thread = transfer_threads_[chunk % 2];
   if (!thread) thread = std::make_unique<TaskThread>();
-  transfers_[chunk % 2] = thread->Submit([fd = file_.fd(), direct = file_.direct(), write, half,
-                                          values, masks, rows, width, count, offset, unit, whole,
-                                          stored, what = what_, dir = scratch_dir_]() -> Moved {
-    auto* raw = reinterpret_cast<std::byte*>(values);
-    uint64_t bytes = whole;
-    if (write && half) NarrowInPlace(raw, count);
-    if (write && !half) {
-      *stored = kWholeChunk;
-      if (!LooksDense(values, count)) {
-        const uint64_t nonzeros = NonzeroMasks(values, rows, width, masks);
-        const uint64_t elided = RoundUp(ElidedBytes(nonzeros, rows, width), unit);
-        if (elided < whole) {
-          *stored = nonzeros;
-          ElideZeros(values, rows, width, masks, nonzeros);
-          bytes = elided;
+  const bool expand_later = !write && read_into_;
+  transfers_[chunk % 2] = thread->Submit(
+      [fd = file_.fd(), direct = file_.direct(), write, half, expand_later, values, masks, rows,
+       width, count, offset, unit, whole, stored, what = what_, dir = scratch_dir_]() -> Moved {
+        auto* raw = reinterpret_cast<std::byte*>(values);
+        uint64_t bytes = whole;
+        if (write && half) NarrowInPlace(raw, count);
+        if (write && !half) {
+          *stored = kWholeChunk;
+          if (!LooksDense(values, count)) {
+            const uint64_t nonzeros = NonzeroMasks(values, rows, width, masks);
+            const uint64_t elided = RoundUp(ElidedBytes(nonzeros, rows, width), unit);
+            if (elided < whole) {
+              *stored = nonzeros;
+              ElideZeros(values, rows, width, masks, nonzeros);
+              bytes = elided;
+            }
+          }
         }
-      }
-    }
-    if (!write && *stored != kWholeChunk) {
-      bytes = RoundUp(ElidedBytes(*stored, rows, width), unit);
-    }
-    TransferScratch(fd, direct, write, raw, offset, bytes, what, dir);
-    if (!write && half) WidenInPlace(raw, count);
-    if (!write && *stored != kWholeChunk) RestoreZeros(values, rows, width, masks, *stored);
-    return {bytes, write};
-  });
+        if (!write && *stored != kWholeChunk) {
+          bytes = RoundUp(ElidedBytes(*stored, rows, width), unit);
+        }
+        TransferScratch(fd, direct, write, raw, offset, bytes, what, dir);
+        if (!write && half) WidenInPlace(raw, count);
+        if (!write && !expand_later && *stored != kWholeChunk) {
+          RestoreZeros(values, rows, width, masks, *stored);
+        }
+        return {bytes, write};
+      });
 }
 
 void IntermediateRows::Count(const Moved& moved) {
@@ -250,17 +255,43 @@ void IntermediateRows::EndWrite() {
   FinishAll();
 }
 
-void IntermediateRows::BeginRead() {
+void IntermediateRows::BeginRead(bool into) {
   if (pass_ == Pass::kWriting || width_ == 0) {
     throw Error::Internal("IntermediateRows: a read pass before a completed write pass");
   }
   FinishAll();
   pass_ = Pass::kReading;
+  read_into_ = into;
   chunk_valid_ = false;
   if (on_disk() && rows_ > 0) Start(0, /*write=*/false);
 }
 
 MatrixSpan<float> IntermediateRows::Read(uint64_t begin, uint64_t end) {
+  if (read_into_) throw Error::Internal("IntermediateRows: a Read in a pass begun for ReadInto");
+  return Reach(begin, end);
+}
+
+void IntermediateRows::ReadInto(uint64_t begin, uint64_t end, MatrixSpan<float> to,
+                                unsigned threads) {
+  if (!read_into_) throw Error::Internal("IntermediateRows: a ReadInto in a pass begun for Read");
+  const MatrixSpan<float> rows = Reach(begin, end);
+  const uint64_t chunk = ChunkOf(begin);
+  if (!on_disk() || stored_nonzeros_[chunk] == kWholeChunk) {
+    CopyRows(rows, to, threads);
+    return;
+  }
+  const uint64_t first = chunk * chunk_rows_, count = ChunkRows(chunk);
+  if (begin != first || end != first + count || to.rows() != count || to.cols() != width_) {
+    throw Error::Internal("IntermediateRows: a coded chunk is read whole, into its shape");
+  }
+  const float* coded = Buffer(chunk);
+  const uint64_t nonzeros = stored_nonzeros_[chunk];
+  ForRows(threads, count, width_, [&](uint64_t b, uint64_t e) {
+    ExpandRows(coded, count, width_, nonzeros, b, e, to.row(b), to.stride());
+  });
+}
+
+MatrixSpan<float> IntermediateRows::Reach(uint64_t begin, uint64_t end) {
   if (pass_ != Pass::kReading) throw Error::Internal("IntermediateRows: a read outside a pass");
   const uint64_t chunk = ChunkOf(begin);
   if (end <= begin || end > rows_ || ChunkOf(end - 1) != chunk ||
@@ -282,6 +313,7 @@ MatrixSpan<float> IntermediateRows::Read(uint64_t begin, uint64_t end) {
 
 void IntermediateRows::EndRead() {
   pass_ = Pass::kIdle;
+  read_into_ = false;
   chunk_valid_ = false;
   FinishAll();
 }
@@ -322,6 +354,7 @@ void IntermediateRows::Load(MatrixSpan<float> rows) {
   }
   FinishAll();
   pass_ = Pass::kIdle;
+  read_into_ = false;
   chunk_valid_ = false;
   // Each chunk into its rows, two at a time as a read pass's (a buffer's thread and zero bits
   // each); a last chunk whose 4 KiB units overrun the rows goes through its buffer.

@@ -86,12 +86,17 @@ class IntermediateRows {
   // Hands the last chunk to the disk and waits for every write.
   void EndWrite();
 
-  // Starts reading what the last write pass wrote.
-  void BeginRead();
+  // Starts reading what the last write pass wrote. With `into`, the pass's pieces are read by
+  // ReadInto alone, and a chunk that travelled without its zeros stays coded in its buffer
+  // until ReadInto expands it straight into the caller's rows (one pass over it, not two).
+  void BeginRead(bool into = false);
   // Rows [begin, end) of one chunk, at or after the previous piece's chunk. The caller may
   // change them in place only in a matrix it rewrites before reading it again: in memory the
   // change stays, on disk the file keeps what was written.
   MatrixSpan<float> Read(uint64_t begin, uint64_t end);
+  // Rows [begin, end) as Read finds them, written to `to` (of their shape) on up to `threads`
+  // threads, in a pass begun with `into`; a coded chunk must be read whole.
+  void ReadInto(uint64_t begin, uint64_t end, MatrixSpan<float> to, unsigned threads);
   // Waits for a read still in flight (a read pass may stop early).
   void EndRead();
 
@@ -135,6 +140,9 @@ class IntermediateRows {
   void Start(uint64_t chunk, bool write, float* values = nullptr);
   // Where Load can read `chunk` straight into `rows`' memory: its rows there, else null.
   float* InPlace(MatrixSpan<float> rows, uint64_t chunk) const;
+  // Rows [begin, end) of a read pass (Read's checks), their chunk's transfer waited for and
+  // the next chunk's started.
+  MatrixSpan<float> Reach(uint64_t begin, uint64_t end);
   // Waits for the transfer of the buffer `chunk` uses; rethrows its error.
   void Finish(uint64_t chunk);
   void FinishAll();  // both buffers, errors included, the first rethrown
@@ -157,8 +165,9 @@ class IntermediateRows {
   std::vector<uint64_t> stored_nonzeros_;  // per chunk: the values it kept, or kWholeChunk
   enum class Pass { kIdle, kWriting, kReading };
   Pass pass_ = Pass::kIdle;
-  uint64_t next_row_ = 0;  // writing: the next row to write
-  uint64_t chunk_ = 0;     // the chunk in the caller's hands
+  bool read_into_ = false;  // the read pass is ReadInto's (BeginRead)
+  uint64_t next_row_ = 0;   // writing: the next row to write
+  uint64_t chunk_ = 0;      // the chunk in the caller's hands
   bool chunk_valid_ = false;
   IntermediateStats stats_;
 };

@@ -67,7 +67,7 @@ STRATA_NN_CLONES void PropagateRows(const AdjacencyBlock& b, const PropagationWe
     } else if (kSourceWeights) {
       ScaledCopyRow(o, w.source[i], in.row(i), f);
     } else {
-      CopyRow(o, in.row(i), f);
+      InlineCopyRow(o, in.row(i), f);
     }
     for (uint64_t e = b.indptr[i]; e < b.indptr[i + 1]; ++e) {
       if (e + ahead < last_edge) {

@@ -114,6 +114,41 @@ __attribute__((target("avx512f"))) void ExpandAvx512(float* values, uint64_t row
   }
 }
 
+// The stored values before element e: the set bits below it.
+uint64_t StoredBefore(const uint64_t* masks, uint64_t e) {
+  uint64_t count = 0;
+  for (uint64_t w = 0; w < e / 64; ++w) count += std::popcount(masks[w]);
+  if (e % 64 != 0) count += std::popcount(masks[e / 64] & ((uint64_t{1} << (e % 64)) - 1));
+  return count;
+}
+
+void ExpandRowsScalar(const float* in, size_t width, const uint64_t* masks, uint64_t begin,
+                      uint64_t end, float* out, size_t stride) {
+  for (uint64_t r = begin; r < end; ++r) {
+    float* row = out + (r - begin) * stride;
+    for (size_t j = 0; j < width; ++j) {
+      const uint64_t e = r * width + j;
+      row[j] = (masks[e / 64] >> (e % 64)) & 1 ? *in++ : 0.0f;
+    }
+  }
+}
+
+__attribute__((target("avx512f"))) void ExpandRowsAvx512(const float* in, size_t width,
+                                                         const uint64_t* masks, uint64_t begin,
+                                                         uint64_t end, float* out, size_t stride) {
+  for (uint64_t r = begin; r < end; ++r) {
+    float* row = out + (r - begin) * stride;
+    for (size_t j = 0; j < width; j += 16) {
+      const uint64_t e = r * width + j;
+      const auto stored = static_cast<__mmask16>(BitsAt(masks, e, std::min<size_t>(16, width - j)));
+      const int count = std::popcount(static_cast<unsigned>(stored));
+      const __m512 packed = _mm512_maskz_loadu_ps(Leading(count), in);
+      _mm512_mask_storeu_ps(row + j, Inside(width, j), _mm512_maskz_expand_ps(stored, packed));
+      in += count;
+    }
+  }
+}
+
 bool HasAvx512() {
   static const bool has = __builtin_cpu_supports("avx512f");
   return has;
@@ -165,6 +200,19 @@ void RestoreZeros(float* values, uint64_t rows, size_t width, uint64_t* masks, u
     ExpandAvx512(values, rows, width, masks, nonzeros);
   } else {
     ExpandScalar(values, rows, width, masks, nonzeros);
+  }
+}
+
+void ExpandRows(const float* coded, uint64_t rows, size_t width, uint64_t nonzeros, uint64_t begin,
+                uint64_t end, float* out, size_t stride, bool vector) {
+  if (begin > end || end > rows) throw Error::Internal("ExpandRows: rows outside the chunk");
+  const auto* masks = reinterpret_cast<const uint64_t*>(reinterpret_cast<const std::byte*>(coded) +
+                                                        ValueBytes(nonzeros));
+  const float* in = coded + StoredBefore(masks, begin * width);
+  if (vector && HasAvx512()) {
+    ExpandRowsAvx512(in, width, masks, begin, end, out, stride);
+  } else {
+    ExpandRowsScalar(in, width, masks, begin, end, out, stride);
   }
 }
 

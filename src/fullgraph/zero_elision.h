@@ -45,4 +45,11 @@ void ElideZeros(float* values, uint64_t rows, size_t width, const uint64_t* mask
 void RestoreZeros(float* values, uint64_t rows, size_t width, uint64_t* masks, uint64_t nonzeros,
                   bool vector = true);
 
+// Writes rows [begin, end) of a chunk ElideZeros coded (rows × width elements, `nonzeros` stored
+// values), zeros restored, to `out`, row r at out + (r - begin) × stride: straight into rows
+// elsewhere (a column slice of full rows) rather than in place. The coded chunk is only read,
+// so threads may each expand a range of its rows.
+void ExpandRows(const float* coded, uint64_t rows, size_t width, uint64_t nonzeros, uint64_t begin,
+                uint64_t end, float* out, size_t stride, bool vector = true);
+
 }  // namespace strata

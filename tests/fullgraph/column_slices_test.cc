@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <string>
 #include <vector>
 
@@ -204,6 +205,55 @@ TEST(ColumnSlices, FullRowsAreSplitAndAssembledOnTwoThreads) {
   }
   ExpectRows(slices, kWidth, kSliceChunk,
              [](uint64_t i, size_t j) { return SlicedValue(i, j, 1); });
+}
+
+// Full rows read a whole chunk at a time expand each slice's coded chunks straight into them:
+// mostly-zero rows (which travel without their zeros) and dense ones, slice 0 held or not, on
+// disk and in memory, on one and two threads, read back bit for bit; such a pass reads no
+// slice alone.
+TEST(ColumnSlices, WholeChunksAreExpandedIntoTheFullRows) {
+  constexpr size_t kWidth = 40, kSlice = 16;
+  auto value = [](uint64_t i, size_t j, size_t pass) {
+    return pass == 0 && (i * 3 + j) % 5 != 0 ? 0.0f : SlicedValue(i, j, pass + 1);
+  };
+  ScratchDir scratch;
+  MemoryBudget budget(uint64_t{64} << 20);
+  for (const std::string& dir : {scratch.path(), std::string()}) {
+    for (unsigned threads : {1u, 2u}) {
+      ColumnSlices slices(kSlicedRows, kWidth, kSlice, kSliceChunk, dir, budget, "test slices",
+                          threads);
+      std::vector<float> resident(kSlicedRows * kSlice);
+      for (size_t pass : {0, 1}) {
+        for (bool hold : {false, true}) {
+          slices.BeginWrite(kWidth, hold ? MatrixSpan<float>(resident.data(), kSlicedRows, kSlice)
+                                         : MatrixSpan<float>());
+          ForEachPiece(300, [&](uint64_t begin, uint64_t end) {
+            MatrixSpan<float> rows = slices.Write(begin, end);
+            for (uint64_t i = begin; i < end; ++i) {
+              for (size_t j = 0; j < kWidth; ++j) rows(i - begin, j) = value(i, j, pass);
+            }
+          });
+          slices.EndWrite();
+          slices.BeginRead(/*whole_chunks=*/true);
+          if (!dir.empty()) {
+            EXPECT_THROW(slices.ReadSlice(1, 0, kSliceChunk), Error);
+          }
+          ForEachPiece(kSliceChunk, [&](uint64_t begin, uint64_t end) {
+            const MatrixSpan<float> rows = slices.Read(begin, end);
+            for (uint64_t i = begin; i < end; ++i) {
+              for (size_t j = 0; j < kWidth; ++j) {
+                ASSERT_EQ(std::bit_cast<uint32_t>(rows(i - begin, j)),
+                          std::bit_cast<uint32_t>(value(i, j, pass)))
+                    << i << " " << j;
+              }
+            }
+          });
+          slices.EndRead();
+          ExpectRows(slices, kWidth, 300, [&](uint64_t i, size_t j) { return value(i, j, pass); });
+        }
+      }
+    }
+  }
 }
 
 TEST(ColumnSlices, SlicesNeedAWidth) {

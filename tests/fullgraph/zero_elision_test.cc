@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "common/random.h"
@@ -69,6 +70,25 @@ TEST(ZeroElision, ChunksDecodeBitForBitInPlace) {
           }
           const uint64_t bytes = ElidedBytes(nonzeros, rows, width);
           coded.push_back(Bits(chunk.data(), bytes / sizeof(float)));
+          // Row ranges expanded elsewhere, into rows wider than the chunk's: their columns
+          // restored, the rest untouched.
+          const size_t stride = width + 3;
+          for (const auto& [begin, end] : {std::pair<uint64_t, uint64_t>{0, rows},
+                                           {rows / 3, rows},
+                                           {rows / 2, rows / 2 + 1}}) {
+            std::vector<float> out((end - begin) * stride, 7.0f);
+            ExpandRows(chunk.data(), rows, width, nonzeros, begin, end, out.data(), stride, vector);
+            for (uint64_t r = begin; r < end; ++r) {
+              for (size_t j = 0; j < stride; ++j) {
+                const float want = j < width ? original[r * width + j] : 7.0f;
+                ASSERT_EQ(std::bit_cast<uint32_t>(out[(r - begin) * stride + j]),
+                          std::bit_cast<uint32_t>(want))
+                    << "rows [" << begin << ", " << end << ") of " << rows << " × " << width;
+              }
+            }
+          }
+          EXPECT_THROW(ExpandRows(chunk.data(), rows, width, nonzeros, 0, rows + 1, nullptr, 1),
+                       Error);
           std::vector<uint64_t> scratch(MaskWords(rows, width), ~uint64_t{0});
           RestoreZeros(chunk.data(), rows, width, scratch.data(), nonzeros, vector);
           ASSERT_EQ(Bits(chunk.data(), chunk.size()), Bits(original.data(), original.size()))
