@@ -49,25 +49,32 @@ inline float WeightOf(std::span<const float> weights, uint64_t v) {
 
 // kSourceWeights: whether w.source is non-empty. Without them a term is in_j itself, which
 // 1 · in_j equals, so either form sums the same numbers; the form without skips a load per edge.
-template <bool kSourceWeights>
+// kCols: the rows' width where it is fixed when compiled (0: in.cols()), so that a row's sums
+// stay in registers across its edges rather than in `out`, loaded and stored at each edge; the
+// same operations in the same order either way. (Single-threaded on a random 1M-node, 10M-edge
+// graph, without source weights: 8 columns 160 against 110 ms, 16 140 against 125, 64 434
+// against 414.)
+template <bool kSourceWeights, size_t kCols>
 STRATA_NN_CLONES void PropagateRows(const AdjacencyBlock& b, const PropagationWeights& w,
                                     MatrixSpan<const float> in, MatrixSpan<float> out,
                                     uint64_t begin, uint64_t end) {
-  const size_t f = in.cols();
+  const size_t f = kCols > 0 ? kCols : in.cols();
   const uint64_t first_edge = b.indptr[b.rows.begin];
   const uint64_t last_edge = b.indptr[end];
   auto neighbour = [&](uint64_t e) {
     return LoadNodeId(b.neighbours + (e - first_edge) * b.id_bytes, b.id_bytes);
   };
   const uint64_t ahead = PrefetchDistance(f);
+  float row_sums[kCols > 0 ? kCols : 1];
   for (uint64_t i = begin; i < end; ++i) {
     float* o = out.row(i - b.rows.begin);
+    float* sums = kCols > 0 ? row_sums : o;
     if (!w.self_loop) {
-      ZeroRow(o, f);
+      ZeroRow(sums, f);
     } else if (kSourceWeights) {
-      ScaledCopyRow(o, w.source[i], in.row(i), f);
+      ScaledCopyRow(sums, w.source[i], in.row(i), f);
     } else {
-      InlineCopyRow(o, in.row(i), f);
+      InlineCopyRow(sums, in.row(i), f);
     }
     for (uint64_t e = b.indptr[i]; e < b.indptr[i + 1]; ++e) {
       if (e + ahead < last_edge) {
@@ -77,12 +84,35 @@ STRATA_NN_CLONES void PropagateRows(const AdjacencyBlock& b, const PropagationWe
       }
       const uint64_t j = neighbour(e);
       if (kSourceWeights) {
-        AxpyRow(o, w.source[j], in.row(j), f);
+        AxpyRow(sums, w.source[j], in.row(j), f);
       } else {
-        AddRow(o, in.row(j), f);
+        AddRow(sums, in.row(j), f);
       }
     }
-    if (!w.destination.empty()) ScaleRow(o, w.destination[i], f);
+    if (!w.destination.empty()) ScaleRow(sums, w.destination[i], f);
+    if (kCols > 0) InlineCopyRow(o, sums, f);
+  }
+}
+
+// PropagateRows for rows [begin, end), at the widths a sliced or unsliced GCN or SAGE usually
+// gathers fixed when compiled.
+void PropagateRange(const AdjacencyBlock& b, const PropagationWeights& w,
+                    MatrixSpan<const float> in, MatrixSpan<float> out, uint64_t begin,
+                    uint64_t end) {
+  if (!w.source.empty()) return PropagateRows<true, 0>(b, w, in, out, begin, end);
+  switch (in.cols()) {
+    case 8:
+      return PropagateRows<false, 8>(b, w, in, out, begin, end);
+    case 16:
+      return PropagateRows<false, 16>(b, w, in, out, begin, end);
+    case 32:
+      return PropagateRows<false, 32>(b, w, in, out, begin, end);
+    case 48:
+      return PropagateRows<false, 48>(b, w, in, out, begin, end);
+    case 64:
+      return PropagateRows<false, 64>(b, w, in, out, begin, end);
+    default:
+      return PropagateRows<false, 0>(b, w, in, out, begin, end);
   }
 }
 
@@ -129,11 +159,7 @@ void Propagate(const AdjacencyBlock& block, const PropagationWeights& weights,
                MatrixSpan<const float> in, MatrixSpan<float> out, unsigned threads) {
   CheckShapes(block, weights, in.rows(), out.rows(), in.cols(), out.cols());
   ForBlockRanges(block, threads, in.cols(), [&](uint64_t begin, uint64_t end) {
-    if (weights.source.empty()) {
-      PropagateRows<false>(block, weights, in, out, begin, end);
-    } else {
-      PropagateRows<true>(block, weights, in, out, begin, end);
-    }
+    PropagateRange(block, weights, in, out, begin, end);
   });
 }
 

@@ -57,13 +57,15 @@ inline void ZeroRow(T* out, size_t n) {
 }
 
 // acc += x
+// (The tail starts at a bound computed from n, so that where n is a known multiple of
+// kRowBlock, GCC sees the tail is empty rather than warning about its iterations.)
 template <typename T>
 inline void AddRow(T* __restrict acc, const T* __restrict x, size_t n) {
-  size_t i = 0;
-  for (; i + kRowBlock <= n; i += kRowBlock) {
+  const size_t blocks_end = n - n % kRowBlock;
+  for (size_t i = 0; i < blocks_end; i += kRowBlock) {
     for (size_t j = 0; j < kRowBlock; ++j) acc[i + j] += x[i + j];
   }
-  for (; i < n; ++i) acc[i] += x[i];
+  for (size_t i = blocks_end; i < n; ++i) acc[i] += x[i];
 }
 
 // acc += a * x
@@ -89,11 +91,11 @@ inline void ScaledCopyRow(T* __restrict out, T a, const T* __restrict x, size_t 
 // x *= a
 template <typename T>
 inline void ScaleRow(T* x, T a, size_t n) {
-  size_t i = 0;
-  for (; i + kRowBlock <= n; i += kRowBlock) {
+  const size_t blocks_end = n - n % kRowBlock;  // as AddRow's
+  for (size_t i = 0; i < blocks_end; i += kRowBlock) {
     for (size_t j = 0; j < kRowBlock; ++j) x[i + j] *= a;
   }
-  for (; i < n; ++i) x[i] *= a;
+  for (size_t i = blocks_end; i < n; ++i) x[i] *= a;
 }
 
 // Elementwise maps over rows: out[i] = op(a[i]) or op(a[i], b[i]), in blocks of kRowBlock with
