@@ -68,7 +68,8 @@ test-asan: setup
 TSAN_SUITES = ThreadPool TaskThread DirectFeatureStore Stores/FeatureStoreTest Policies/WindowedCacheTest IoEngine \
     HostArena NeighborSampler Labor LaborImportance BatchPipelineTest NeighborBatchSourceTest BoundedQueue LargeBatchTest \
     MacroBatchTest AheadOfTimeTest HistoryTable NeighborLoaderTest Trainer Features/FullGraphTest IdWidths/ InputProducts \
-    SpGemm SpMM TrainCli MultistageCli Placement/IntermediateRowsTest IntermediateRows GraphAttention
+    SpGemm SpMM TrainCli MultistageCli Placement/IntermediateRowsTest IntermediateRows ColumnSlices \
+    GraphAttention
 empty :=
 space := $(empty) $(empty)
 TSAN_REGEX = ^($(subst $(space),|,$(strip $(TSAN_SUITES))))

@@ -359,9 +359,23 @@ void IntermediateRows::Load(MatrixSpan<float> rows) {
   // Each chunk into its rows, two at a time as a read pass's (a buffer's thread and zero bits
   // each); a last chunk whose 4 KiB units overrun the rows goes through its buffer.
   const uint64_t chunks = (rows_ + chunk_rows_ - 1) / chunk_rows_;
-  for (uint64_t chunk = 0; chunk < chunks; ++chunk) {
-    Finish(chunk);
-    Start(chunk, /*write=*/false, InPlace(rows, chunk));
+  try {
+    for (uint64_t chunk = 0; chunk < chunks; ++chunk) {
+      Finish(chunk);
+      Start(chunk, /*write=*/false, InPlace(rows, chunk));
+    }
+  } catch (...) {
+    // A Start that failed (no thread, no memory) leaves the other chunk's read writing into
+    // `rows`: it finishes before the error leaves.
+    for (std::future<Moved>& transfer : transfers_) {
+      if (!transfer.valid()) continue;
+      try {
+        transfer.get();
+      } catch (const std::exception&) {
+        // The first error is the one reported.
+      }
+    }
+    throw;
   }
   FinishAll();
   const uint64_t last = chunks - 1;

@@ -11,17 +11,20 @@
 // read, by the buffer's own thread (task_thread.h) while the caller works on the next or current
 // one (AIRES's phase II/III overlap, for the intermediates). A float32 chunk travels without its
 // zero values when that moves fewer 4 KiB units (bytes, on a file without direct I/O)
-// (zero_elision.h: a hidden layer's ReLU and dropout zero most of it), coded and decoded in place
-// by the helper, a bit per value charged beside each buffer; the file keeps each chunk's full-size
-// slot. The file is unlinked from the start (O_TMPFILE), so nothing is left behind however the
-// process ends, and its space is reserved when it is made, so a full disk is one error before
-// training rather than a failure mid-epoch.
+// (zero_elision.h: a hidden layer's ReLU and dropout zero most of it), coded in place by the
+// helper and decoded by it too (in its buffer, or in the caller's rows for Load), or, in a pass
+// begun for ReadInto, by the caller's threads straight into the caller's rows; a bit per value
+// charged beside each buffer; the file keeps each chunk's full-size slot. The file is unlinked from
+// the start (O_TMPFILE), so nothing is left behind however the process ends, and its space is
+// reserved when it is made, so a full disk is one error before training rather than a failure
+// mid-epoch.
 //
-// Invariants: Write only inside BeginWrite/EndWrite and Read only inside BeginRead/EndRead; a
-// write pass's pieces cover [0, rows) in order (checked: an internal error otherwise); a read pass
-// returns what the last completed write pass wrote; a failed read or write (EIO, ENOSPC) throws
-// strata::Error naming the matrix and the scratch directory, once every transfer still in flight
-// has finished, so no helper writes into a buffer after the call returns.
+// Invariants: Write only inside BeginWrite/EndWrite, and Read (or ReadInto, in a pass begun for
+// it; never both in one pass) only inside BeginRead/EndRead; a write pass's pieces cover
+// [0, rows) in order (checked: an internal error otherwise); a read pass returns what the last
+// completed write pass wrote; a failed read or write (EIO, ENOSPC) throws strata::Error naming
+// the matrix and the scratch directory, once every transfer still in flight has finished, so no
+// helper writes into a buffer, or into the caller's rows, after the call returns.
 #pragma once
 
 #include <algorithm>

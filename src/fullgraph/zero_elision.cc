@@ -114,33 +114,51 @@ __attribute__((target("avx512f"))) void ExpandAvx512(float* values, uint64_t row
   }
 }
 
-// The stored values before element e: the set bits below it.
-uint64_t StoredBefore(const uint64_t* masks, uint64_t e) {
-  uint64_t count = 0;
-  for (uint64_t w = 0; w < e / 64; ++w) count += std::popcount(masks[w]);
-  if (e % 64 != 0) count += std::popcount(masks[e / 64] & ((uint64_t{1} << (e % 64)) - 1));
-  return count;
-}
+// A coded chunk's bits, where ElideZeros put them (after its values, in the chunk's floats):
+// read a word at a time by memcpy, as they lie in memory of another type.
+class CodedBits {
+ public:
+  explicit CodedBits(const std::byte* bits) : bits_(bits) {}
+  uint64_t Word(uint64_t w) const {
+    uint64_t word;
+    std::memcpy(&word, bits_ + w * sizeof(word), sizeof(word));
+    return word;
+  }
+  // The n <= 16 bits of elements [e, e + n), as BitsAt's.
+  unsigned At(uint64_t e, size_t n) const {
+    const uint64_t word = e / 64, shift = e % 64;
+    uint64_t bits = Word(word) >> shift;
+    if (shift + n > 64) bits |= Word(word + 1) << (64 - shift);
+    return static_cast<unsigned>(bits & ((uint64_t{1} << n) - 1));
+  }
+  // The stored values before element e: the set bits below it.
+  uint64_t Before(uint64_t e) const {
+    uint64_t count = 0;
+    for (uint64_t w = 0; w < e / 64; ++w) count += std::popcount(Word(w));
+    if (e % 64 != 0) count += std::popcount(Word(e / 64) & ((uint64_t{1} << (e % 64)) - 1));
+    return count;
+  }
 
-void ExpandRowsScalar(const float* in, size_t width, const uint64_t* masks, uint64_t begin,
-                      uint64_t end, float* out, size_t stride) {
+ private:
+  const std::byte* bits_;
+};
+
+void ExpandRowsScalar(const float* in, size_t width, CodedBits bits, uint64_t begin, uint64_t end,
+                      float* out, size_t stride) {
   for (uint64_t r = begin; r < end; ++r) {
     float* row = out + (r - begin) * stride;
-    for (size_t j = 0; j < width; ++j) {
-      const uint64_t e = r * width + j;
-      row[j] = (masks[e / 64] >> (e % 64)) & 1 ? *in++ : 0.0f;
-    }
+    for (size_t j = 0; j < width; ++j) row[j] = bits.At(r * width + j, 1) ? *in++ : 0.0f;
   }
 }
 
 __attribute__((target("avx512f"))) void ExpandRowsAvx512(const float* in, size_t width,
-                                                         const uint64_t* masks, uint64_t begin,
+                                                         CodedBits bits, uint64_t begin,
                                                          uint64_t end, float* out, size_t stride) {
   for (uint64_t r = begin; r < end; ++r) {
     float* row = out + (r - begin) * stride;
     for (size_t j = 0; j < width; j += 16) {
       const uint64_t e = r * width + j;
-      const auto stored = static_cast<__mmask16>(BitsAt(masks, e, std::min<size_t>(16, width - j)));
+      const auto stored = static_cast<__mmask16>(bits.At(e, std::min<size_t>(16, width - j)));
       const int count = std::popcount(static_cast<unsigned>(stored));
       const __m512 packed = _mm512_maskz_loadu_ps(Leading(count), in);
       _mm512_mask_storeu_ps(row + j, Inside(width, j), _mm512_maskz_expand_ps(stored, packed));
@@ -206,13 +224,12 @@ void RestoreZeros(float* values, uint64_t rows, size_t width, uint64_t* masks, u
 void ExpandRows(const float* coded, uint64_t rows, size_t width, uint64_t nonzeros, uint64_t begin,
                 uint64_t end, float* out, size_t stride, bool vector) {
   if (begin > end || end > rows) throw Error::Internal("ExpandRows: rows outside the chunk");
-  const auto* masks = reinterpret_cast<const uint64_t*>(reinterpret_cast<const std::byte*>(coded) +
-                                                        ValueBytes(nonzeros));
-  const float* in = coded + StoredBefore(masks, begin * width);
+  const CodedBits bits(reinterpret_cast<const std::byte*>(coded) + ValueBytes(nonzeros));
+  const float* in = coded + bits.Before(begin * width);
   if (vector && HasAvx512()) {
-    ExpandRowsAvx512(in, width, masks, begin, end, out, stride);
+    ExpandRowsAvx512(in, width, bits, begin, end, out, stride);
   } else {
-    ExpandRowsScalar(in, width, masks, begin, end, out, stride);
+    ExpandRowsScalar(in, width, bits, begin, end, out, stride);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <bit>
 #include <csignal>
 #include <cstdlib>
@@ -180,14 +181,21 @@ TEST(IntermediateRows, LoadsAlignedRowsInPlace) {
     rows.Store(m.span());
     const uint64_t written = rows.stats().bytes_written;
     EXPECT_LT(written, kMatrixRows * width * 4);
-    void* memory = std::aligned_alloc(4096, RoundUpForTest(kMatrixRows * width * 4, 4096));
+    // The rows, then sentinels up to a whole 4 KiB unit past them: a read in place of the last
+    // chunk would overrun into them.
+    const uint64_t floats = RoundUpForTest(kMatrixRows * width * 4, 4096) / 4 + 1024;
+    void* memory = std::aligned_alloc(4096, floats * 4);
     ASSERT_NE(memory, nullptr);
+    std::fill_n(static_cast<float*>(memory), floats, 9.0f);
     const MatrixSpan<float> back(static_cast<float*>(memory), kMatrixRows, width);
     rows.Load(back);
     for (uint64_t i = 0; i < kMatrixRows; ++i) {
       for (size_t j = 0; j < width; ++j) {
         ASSERT_EQ(std::bit_cast<uint32_t>(back(i, j)), std::bit_cast<uint32_t>(value(i, j))) << i;
       }
+    }
+    for (uint64_t k = kMatrixRows * width; k < floats; ++k) {
+      ASSERT_EQ(static_cast<float*>(memory)[k], 9.0f) << k;
     }
     EXPECT_EQ(rows.stats().bytes_read, written);
     std::free(memory);

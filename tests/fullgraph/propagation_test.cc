@@ -133,32 +133,42 @@ TEST_P(GcnPropagation, BlocksAndThreadsChangeNoBit) {
 
 // Source weights applied to the input once (ScaleBySource) and then left out of the edges: each
 // output is d_i (s_i x_i + Σ s_j x_j) over the rounded products, summed in edge order, bit for
-// bit; close to the weights applied per edge; and weights of 1 given per edge sum the same bits
+// bit, at the widths whose sums the kernel keeps in a local row (8 to 64) and at one it does not
+// (40); close to the weights applied per edge; and weights of 1 given per edge sum the same bits
 // as none.
 TEST_P(GcnPropagation, ScaledSourcesSumTheRoundedProducts) {
   const Graph g = RandomDirectedGraph(GetParam());
-  std::vector<float> scaled = RandomMatrix(kGraphNodes, 3);
-  const std::vector<float> per_edge = PropagateInBlocks(g, scaled, kGraphNodes, 1);
-  ScaleBySource(g.norm, MatrixSpan<float>(scaled.data(), kGraphNodes, kCols), 3);
-  const PropagationWeights weights = PropagationWeights::Gcn(g.norm).OfScaledSources();
-  EXPECT_TRUE(weights.source.empty());
-  EXPECT_TRUE(weights.self_loop);
   const std::vector<float> ones(kGraphNodes, 1.0f);
-  for (const PropagationWeights& w : {weights, PropagationWeights{g.norm, ones, true}}) {
-    for (unsigned threads : {1u, 3u}) {
-      std::vector<float> out(kGraphNodes * kCols, NAN);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> value(-1, 1);
+  for (size_t width : {8, 16, 32, 40, 48, 64}) {
+    std::vector<float> scaled(kGraphNodes * width);
+    for (float& x : scaled) x = value(rng);
+    auto propagate = [&](const PropagationWeights& w, unsigned threads) {
+      std::vector<float> out(kGraphNodes * width, NAN);
       ForBlocks(g, 64, [&](const AdjacencyBlock& b) {
         Propagate(
-            b, w, MatrixSpan<const float>(scaled.data(), kGraphNodes, kCols),
-            MatrixSpan<float>(out.data() + b.rows.begin * kCols, b.rows.end - b.rows.begin, kCols),
+            b, w, MatrixSpan<const float>(scaled.data(), kGraphNodes, width),
+            MatrixSpan<float>(out.data() + b.rows.begin * width, b.rows.end - b.rows.begin, width),
             threads);
       });
-      for (uint64_t i = 0; i < kGraphNodes; ++i) {
-        for (size_t c = 0; c < kCols; ++c) {
-          float sum = scaled[i * kCols + c];
-          for (uint64_t j : g.in[i]) sum += scaled[j * kCols + c];
-          ASSERT_EQ(out[i * kCols + c], sum * g.norm[i]) << "row " << i;
-          ASSERT_NEAR(out[i * kCols + c], per_edge[i * kCols + c], 1e-5) << "row " << i;
+      return out;
+    };
+    const std::vector<float> per_edge = propagate(PropagationWeights::Gcn(g.norm), 1);
+    ScaleBySource(g.norm, MatrixSpan<float>(scaled.data(), kGraphNodes, width), 3);
+    const PropagationWeights weights = PropagationWeights::Gcn(g.norm).OfScaledSources();
+    EXPECT_TRUE(weights.source.empty());
+    EXPECT_TRUE(weights.self_loop);
+    for (const PropagationWeights& w : {weights, PropagationWeights{g.norm, ones, true}}) {
+      for (unsigned threads : {1u, 3u}) {
+        const std::vector<float> out = propagate(w, threads);
+        for (uint64_t i = 0; i < kGraphNodes; ++i) {
+          for (size_t c = 0; c < width; ++c) {
+            float sum = scaled[i * width + c];
+            for (uint64_t j : g.in[i]) sum += scaled[j * width + c];
+            ASSERT_EQ(out[i * width + c], sum * g.norm[i]) << "row " << i << " of " << width;
+            ASSERT_NEAR(out[i * width + c], per_edge[i * width + c], 1e-5) << "row " << i;
+          }
         }
       }
     }
