@@ -116,15 +116,19 @@ IntermediateRows& IntermediateRows::operator=(IntermediateRows&& other) noexcept
   return *this;
 }
 
-void IntermediateRows::Close() {
+void IntermediateRows::DrainTransfers() {
   for (std::future<Moved>& transfer : transfers_) {
     if (!transfer.valid()) continue;
     try {
       transfer.get();
     } catch (const std::exception&) {
-      // Closing after a failure: the error was, or will not be, reported by the pass.
+      // After a failure: the error was, or will not be, reported by the pass.
     }
   }
+}
+
+void IntermediateRows::Close() {
+  DrainTransfers();
   for (std::unique_ptr<TaskThread>& thread : transfer_threads_) thread.reset();
   file_ = ScratchFile();
 }
@@ -255,7 +259,7 @@ void IntermediateRows::EndWrite() {
   FinishAll();
 }
 
-void IntermediateRows::BeginRead(bool into) {
+void IntermediateRows::OpenRead(bool into) {
   if (pass_ == Pass::kWriting || width_ == 0) {
     throw Error::Internal("IntermediateRows: a read pass before a completed write pass");
   }
@@ -263,6 +267,10 @@ void IntermediateRows::BeginRead(bool into) {
   pass_ = Pass::kReading;
   read_into_ = into;
   chunk_valid_ = false;
+}
+
+void IntermediateRows::BeginRead(bool into) {
+  OpenRead(into);
   if (on_disk() && rows_ > 0) Start(0, /*write=*/false);
 }
 
@@ -349,13 +357,7 @@ void IntermediateRows::Load(MatrixSpan<float> rows) {
     EndRead();
     return;
   }
-  if (pass_ == Pass::kWriting || width_ == 0) {
-    throw Error::Internal("IntermediateRows: a read pass before a completed write pass");
-  }
-  FinishAll();
-  pass_ = Pass::kIdle;
-  read_into_ = false;
-  chunk_valid_ = false;
+  OpenRead(/*into=*/false);
   // Each chunk into its rows, two at a time as a read pass's (a buffer's thread and zero bits
   // each); a last chunk whose 4 KiB units overrun the rows goes through its buffer.
   const uint64_t chunks = (rows_ + chunk_rows_ - 1) / chunk_rows_;
@@ -367,17 +369,11 @@ void IntermediateRows::Load(MatrixSpan<float> rows) {
   } catch (...) {
     // A Start that failed (no thread, no memory) leaves the other chunk's read writing into
     // `rows`: it finishes before the error leaves.
-    for (std::future<Moved>& transfer : transfers_) {
-      if (!transfer.valid()) continue;
-      try {
-        transfer.get();
-      } catch (const std::exception&) {
-        // The first error is the one reported.
-      }
-    }
+    DrainTransfers();
+    pass_ = Pass::kIdle;
     throw;
   }
-  FinishAll();
+  EndRead();
   const uint64_t last = chunks - 1;
   if (chunks > 0 && InPlace(rows, last) == nullptr) {
     const uint64_t begin = last * chunk_rows_;

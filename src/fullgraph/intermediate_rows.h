@@ -148,7 +148,10 @@ class IntermediateRows {
   MatrixSpan<float> Reach(uint64_t begin, uint64_t end);
   // Waits for the transfer of the buffer `chunk` uses; rethrows its error.
   void Finish(uint64_t chunk);
-  void FinishAll();  // both buffers, errors included, the first rethrown
+  void FinishAll();       // both buffers, errors included, the first rethrown
+  void DrainTransfers();  // both buffers, errors ignored (reported elsewhere, or not at all)
+  // BeginRead's checks and state, no transfer started.
+  void OpenRead(bool into);
   void Close();
 
   uint64_t rows_ = 0;
