@@ -66,7 +66,7 @@ class BlockEdges {
   uint64_t Source(uint64_t i, uint64_t e) const {
     return Self(i, e) ? i : StoredSource(b_.indptr[i] + e);
   }
-  uint64_t nodes() const { return b_.indptr.size() - 1; }
+  uint64_t nodes() const { return b_.nodes; }
   // Prefetches, of `rows`, the row of the stored edge some edges after row i's e-th, across
   // rows: a node has too few edges to hide the misses of its own.
   void Prefetch(MatrixSpan<const float> rows, uint64_t i, uint64_t e) const {
@@ -89,7 +89,7 @@ class BlockEdges {
 // its layout says.
 void CheckShapes(const AdjacencyBlock& b, MatrixSpan<const float> gathered, size_t gathered_width,
                  MatrixSpan<const float> rows, size_t rows_width) {
-  if (gathered.rows() != b.indptr.size() - 1 || gathered.cols() != gathered_width ||
+  if (gathered.rows() != b.nodes || gathered.cols() != gathered_width ||
       rows.rows() != b.rows.end - b.rows.begin || rows.cols() != rows_width) {
     throw Error::Internal("graph attention: shapes do not match the block");
   }

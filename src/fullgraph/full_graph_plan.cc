@@ -35,6 +35,7 @@ uint64_t WholeFileSpan(uint64_t bytes) {
 struct GroupExtent {
   uint64_t largest_span = 0;     // AlignedSpan of a group's entries
   uint64_t largest_entries = 0;  // entries of a batch
+  uint64_t longest_row = 0;      // entries of a row
 };
 
 // One pass over an offsets file (N + 1 uint64, read in chunks): for groups of `group` rows,
@@ -50,6 +51,9 @@ GroupExtent ScanGroups(const std::string& path, uint64_t n, uint64_t group, uint
     offsets.resize(rows + 1);
     file.ReadExact(base * 8, offsets.data(), (rows + 1) * 8);
     const RowOffset offset_of = [&](uint64_t row) { return offsets[row - base] * entry_bytes; };
+    for (uint64_t i = 0; i < rows; ++i) {
+      extent.longest_row = std::max(extent.longest_row, offsets[i + 1] - offsets[i]);
+    }
     for (uint64_t first = base; first < base + rows; first += group) {
       const uint64_t end = std::min(base + rows, first + group);
       extent.largest_span = std::max(extent.largest_span, AlignedSpan(offset_of, first, end));
@@ -150,14 +154,16 @@ StreamExtents MeasureStreamExtents(const Dataset& dataset) {
   StreamExtents extents;
   // First: it checks the graph's offsets, which the sizes below follow.
   extents.symmetric = GraphIsSymmetric(dataset);
-  extents.adjacency_row_span =
-      ScanGroups(dataset.PathOf(kIndptrFile), meta.num_nodes, 1, 1, meta.node_id_bytes)
-          .largest_span;
+  const GroupExtent rows =
+      ScanGroups(dataset.PathOf(kIndptrFile), meta.num_nodes, 1, 1, meta.node_id_bytes);
+  extents.adjacency_row_span = rows.largest_span;
+  extents.adjacency_longest_row = rows.longest_row;
   if (meta.sparse_features) {
     const GroupExtent groups = ScanGroups(dataset.PathOf(kSparseIndptrFile), meta.num_nodes,
                                           kFullGraphRowGroup, InputGroupRows(true), 4);
     extents.feature_group_span = groups.largest_span;
     extents.feature_group_nonzeros = groups.largest_entries;
+    extents.feature_longest_row = groups.longest_row;
     extents.unit_values = ValuesAreOnes(dataset.PathOf(kSparseValuesFile), meta.feature_nnz);
   }
   return extents;
@@ -280,14 +286,17 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   }
   const uint64_t streams_min = adjacency_min + features_min;
 
-  // Charged whatever the plan: the graph's indptr (and the sparse features' row lengths and
-  // group offsets), the GCN normalisation (SAGE: the inverse in-degrees), the labels (16 bits
-  // when the classes allow), a byte of split membership per node, one chunk's labels and the
-  // input row group, and on an undirected graph (but for GAT) a span of the first layer's dP.
-  // Held but not charged: values, gradients, Adam's two moments and the best-epoch snapshot of
-  // the parameters, and the slack.
+  // Charged whatever the plan: the graph's and the sparse features' row offsets (grouped, and
+  // a piece of the adjacency's, up to a chunk's rows, as the kernels read them), the GCN
+  // normalisation (SAGE: the inverse in-degrees), the labels (16 bits when the classes allow), a
+  // byte of split membership per node, one chunk's labels and the input row group, and on an
+  // undirected graph (but for GAT) a span of the first layer's dP. Held but not charged: values,
+  // gradients, Adam's two moments and the best-epoch snapshot of the parameters, and the slack.
   const uint64_t charged_rest =
-      8 * (n + 1) + (sparse ? GroupedRowOffsets::ChargedBytes(n, kFullGraphRowGroup) : 0) +
+      GroupedRowOffsets::ChargedBytes(n, kFullGraphRowGroup, extents.adjacency_longest_row) +
+      8 * (std::min(n, chunk_rows) + 1) +
+      (sparse ? GroupedRowOffsets::ChargedBytes(n, kFullGraphRowGroup, extents.feature_longest_row)
+              : 0) +
       (gat ? 0 : 4 * n) + (NarrowLabels(meta.num_classes) ? 2 : 4) * n + n +
       4 * std::min(n, chunk_rows) + 4 * plan.input_group_floats +
       (!gat && extents.symmetric ? 4 * std::min(n, kFullGraphSpanRows) * layers[0].out : 0);

@@ -72,6 +72,10 @@ struct StreamExtents {
   // (its values' is the same); of an input group (InputGroupRows), the most nonzeros.
   uint64_t feature_group_span = 0;
   uint64_t feature_group_nonzeros = 0;
+  // The most entries of one row: a node's in-neighbours, and a sparse feature row's nonzeros
+  // (they size GroupedRowOffsets' lengths; the default, at least 2^16, takes 4 bytes a row).
+  uint64_t adjacency_longest_row = uint64_t{1} << 32;
+  uint64_t feature_longest_row = uint64_t{1} << 32;
   // Every stored edge j -> i has its reverse (an undirected graph).
   bool symmetric = false;
   // Sparse features whose stored values are all 1 (binary bag-of-words): their column ids say

@@ -80,7 +80,9 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   const uint64_t id_bytes = meta.node_id_bytes;
   const uint64_t stride = meta.row_stride_bytes;
   const bool sparse = meta.sparse_features;
-  RowOffset adjacency_offset = [this, id_bytes](uint64_t row) { return indptr_[row] * id_bytes; };
+  RowOffset adjacency_offset = [this, id_bytes](uint64_t row) {
+    return adjacency_offsets_.Offset(row) * id_bytes;
+  };
   // Dense rows are strided; a sparse row's ids and values (4 bytes each) start at its offset.
   RowOffset feature_offset = [this, stride, sparse](uint64_t row) {
     return sparse ? feature_offsets_.Offset(row) * 4 : row * stride;
@@ -91,8 +93,10 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   const std::string scratch_dir =
       plan_.intermediates_on_disk ? ScratchDirectory(o.scratch_dir) : std::string();
 
-  indptr_ = ReadRowOffsets(dataset_.PathOf(kIndptrFile), n, meta.num_edges, budget_,
-                           "the graph's indptr");
+  adjacency_offsets_ = GroupedRowOffsets(dataset_.PathOf(kIndptrFile), n, meta.num_edges,
+                                         kFullGraphRowGroup, budget_, "the graph's indptr");
+  piece_offsets_ =
+      ChargedArray<uint64_t>(budget_, std::min(n, chunk_rows_) + 1, "an adjacency piece's offsets");
   if (sparse) {
     feature_offsets_ = GroupedRowOffsets(dataset_.PathOf(kSparseIndptrFile), n, meta.feature_nnz,
                                          kFullGraphRowGroup, budget_, "the features' indptr");
@@ -101,10 +105,17 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   gat_ = config_.kind == ModelKind::kGat;
   if (!gat_) {
     norm_ = ChargedArray<float>(budget_, n, sage_ ? "inverse in-degrees" : "GCN normalisation");
-    if (sage_) {
-      InverseInDegrees({indptr_.data(), n + 1}, {norm_.data(), n});
-    } else {
-      GcnNormalisation({indptr_.data(), n + 1}, {norm_.data(), n});
+    // A piece's rows at a time, through the piece's offsets.
+    for (uint64_t begin = 0; begin < n; begin += piece_offsets_.size() - 1) {
+      const uint64_t rows = std::min(n - begin, piece_offsets_.size() - 1);
+      const std::span<uint64_t> offsets(piece_offsets_.data(), rows + 1);
+      adjacency_offsets_.Offsets(begin, offsets);
+      const std::span<float> norm(norm_.data() + begin, rows);
+      if (sage_) {
+        InverseInDegrees(offsets, norm);
+      } else {
+        GcnNormalisation(offsets, norm);
+      }
     }
   }
   wide_labels_ = dataset_.ReadLabels(budget_);
@@ -370,8 +381,10 @@ void FullGraphRunner::ForEachChunk(const std::function<void(uint64_t, uint64_t)>
 }
 
 AdjacencyBlock FullGraphRunner::AdjacencyPiece(uint64_t begin, uint64_t end,
-                                               const RowAddress& row) const {
-  return {{begin, end}, {indptr_.data(), nodes_ + 1}, row(0, begin), dataset_.meta().node_id_bytes};
+                                               const RowAddress& row) {
+  const std::span<uint64_t> offsets(piece_offsets_.data(), end - begin + 1);
+  adjacency_offsets_.Offsets(begin, offsets);
+  return {{begin, end}, {offsets, begin}, row(0, begin), dataset_.meta().node_id_bytes, nodes_};
 }
 
 // The adjacency's blocks cut at chunk boundaries, so that every piece of a written or read

@@ -17,18 +17,18 @@
 // N-row matrix held beside the gathered one.
 //
 // Memory (all charged to the budget, placed by PlanFullGraph, full_graph_plan.h): the graph's
-// indptr, GCN's normalisation or SAGE's inverse in-degrees, labels, the model and optimizer,
-// and the one N-row matrix a propagation gathers from (P forward; dH backward on an undirected
-// graph, dP on a directed one, whose transpose scatters; GAT: [H W | el], then [dL/dagg |
-// statistics], or on a directed graph [H W | el] beside the scatter's sums) — whole, or
-// when N × its width does not fit, one column slice of it at a time, the slices on disk
-// (column_slices.h): a propagation then runs once per slice, each output column depending on
-// its input column only (GAT: a group of heads at a time, each head depending on its own
-// columns only, attention.h). The other N-row intermediates (the layers' outputs, the gradient that
-// is not gathered, SAGE's self terms, GAT's kept rows, statistics and source gradients) are only
-// ever walked in row order, so they stay in memory when the budget holds them and are row-blocked
-// on disk otherwise (intermediate_rows.h). What is left holds the adjacency and the features
-// resident when they fit, else two RoBW buffers for each stream.
+// row offsets (grouped), GCN's normalisation or SAGE's inverse in-degrees, labels, the model and
+// optimizer, and the one N-row matrix a propagation gathers from (P forward; dH backward on an
+// undirected graph, dP on a directed one, whose transpose scatters; GAT: [H W | el], then [dL/dagg
+// | statistics], or on a directed graph [H W | el] beside the scatter's sums) — whole, or when N ×
+// its width does not fit, one column slice of it at a time, the slices on disk (column_slices.h): a
+// propagation then runs once per slice, each output column depending on its input column only (GAT:
+// a group of heads at a time, each head depending on its own columns only, attention.h). The other
+// N-row intermediates (the layers' outputs, the gradient that is not gathered, SAGE's self terms,
+// GAT's kept rows, statistics and source gradients) are only ever walked in row order, so they stay
+// in memory when the budget holds them and are row-blocked on disk otherwise (intermediate_rows.h).
+// What is left holds the adjacency and the features resident when they fit, else two RoBW buffers
+// for each stream.
 //
 // The model is the mini-batch GCN's, SAGE's or GAT's: the same initialisation, parameter names
 // and dropout streams (nn/model_seeds.h, nn/gcn_conv.h, nn/sage_conv.h, nn/gat_conv.h), so both
@@ -176,7 +176,8 @@ class FullGraphRunner final : public EpochRunner {
   bool Sliced(size_t width) const { return width > plan_.slice_width; }
   void ForEachAdjacencyPiece(const std::function<void(const AdjacencyBlock&)>& fn);
   // Rows [begin, end) of an adjacency block, whose rows' ids `row` addresses.
-  AdjacencyBlock AdjacencyPiece(uint64_t begin, uint64_t end, const RowAddress& row) const;
+  // Its offsets are expanded into piece_offsets_: valid until the next piece is made.
+  AdjacencyBlock AdjacencyPiece(uint64_t begin, uint64_t end, const RowAddress& row);
   // Calls fn(begin, end) for the chunks of [0, N), in order.
   void ForEachChunk(const std::function<void(uint64_t, uint64_t)>& fn) const;
   MatrixSpan<float> Gathered(size_t width) { return {gathered_base_, nodes_, width}; }
@@ -209,8 +210,9 @@ class FullGraphRunner final : public EpochRunner {
   bool sage_ = false;
   bool gat_ = false;
   uint64_t nodes_ = 0;
-  ChargedArray<uint64_t> indptr_;
-  GroupedRowOffsets feature_offsets_;  // sparse features: each row's first stored value
+  GroupedRowOffsets adjacency_offsets_;   // each node's first in-neighbour
+  ChargedArray<uint64_t> piece_offsets_;  // an adjacency piece's, expanded (AdjacencyPiece)
+  GroupedRowOffsets feature_offsets_;     // sparse features: each row's first stored value
   std::array<uint64_t, kFullGraphSpanRows + 1> group_indptr_{};  // the input group's offsets
   ChargedArray<float> norm_;  // GCN: its normalisation; SAGE: 1 / in-degree
   bool row_normalize_ = false;

@@ -32,7 +32,7 @@ namespace {
 
 void CheckShapes(const AdjacencyBlock& block, const PropagationWeights& w, size_t nodes,
                  size_t block_rows, size_t cols_a, size_t cols_b) {
-  const size_t n = block.indptr.size() - 1;
+  const size_t n = block.nodes;
   auto fits = [n](std::span<const float> weights) {
     return weights.empty() || weights.size() == n;
   };

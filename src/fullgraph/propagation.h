@@ -30,11 +30,33 @@
 
 namespace strata {
 
+// The CSR offsets of a run of rows, indexed by node id: offsets[row - first] is row's first
+// edge, for row in [first, first + offsets.size() - 1]. The whole graph's (first 0), or a
+// piece's (the runner keeps only its rows' lengths, grouped_row_offsets.h, and expands a piece
+// at a time).
+class RowOffsetsView {
+ public:
+  RowOffsetsView() = default;
+  RowOffsetsView(std::span<const uint64_t> offsets, uint64_t first = 0)  // NOLINT: whole graphs
+      : offsets_(offsets), first_(first) {}
+
+  uint64_t operator[](uint64_t row) const { return offsets_[row - first_]; }
+  // Offsets of rows [row, row + count), count of them.
+  std::span<const uint64_t> Span(uint64_t row, uint64_t count) const {
+    return offsets_.subspan(row - first_, count);
+  }
+
+ private:
+  std::span<const uint64_t> offsets_;
+  uint64_t first_ = 0;
+};
+
 struct AdjacencyBlock {
   RowBlock rows;
-  std::span<const uint64_t> indptr;  // the whole graph's, num_nodes + 1
+  RowOffsetsView indptr;  // covers rows [rows.begin, rows.end]
   const std::byte* neighbours = nullptr;
   uint32_t id_bytes = 4;
+  uint64_t nodes = 0;  // the graph's, so the gathered matrix's rows
 };
 
 // The weights of a propagation; an empty span weighs every node 1.
@@ -60,7 +82,7 @@ struct PropagationWeights {
 template <typename Fn>
 void ForBlockRanges(const AdjacencyBlock& b, unsigned threads, uint64_t work_per_edge, Fn&& fn) {
   const uint64_t first = b.rows.begin;
-  ForEdgeRanges(threads, b.indptr.subspan(first, b.rows.end - first + 1), work_per_edge,
+  ForEdgeRanges(threads, b.indptr.Span(first, b.rows.end - first + 1), work_per_edge,
                 [&](uint64_t begin, uint64_t end) { fn(first + begin, first + end); });
 }
 

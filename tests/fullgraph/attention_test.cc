@@ -85,10 +85,12 @@ AttentionRows AttendAndBack(const Graph& g, const GraphAttention& a,
   auto for_blocks = [&](auto&& fn) {
     for (uint64_t begin = 0; begin < n; begin += block_rows) {
       const uint64_t end = std::min(n, begin + block_rows);
+      const std::vector<uint64_t> offsets(g.indptr.begin() + begin, g.indptr.begin() + end + 1);
       fn(AdjacencyBlock{{begin, end},
-                        g.indptr,
+                        {offsets, begin},
                         reinterpret_cast<const std::byte*>(g.ids.data() + g.indptr[begin]),
-                        4},
+                        4,
+                        n},
          begin, end - begin);
     }
   };

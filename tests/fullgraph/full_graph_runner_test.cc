@@ -196,7 +196,7 @@ TEST_P(FullGraphTest, SameLossesWhateverTheBudget) {
   FullGraphRunner resident(Options(uint64_t{64} << 20), Dataset::Open(Path()));
   EXPECT_EQ(resident.plan().symmetric, DatasetName() != "directed");
   EXPECT_EQ(resident.plan().unit_values, DatasetName() == "sparse");
-  const BudgetSweep sweep = SweepBudgets(Options, Path(), 32 << 10);
+  const BudgetSweep sweep = SweepBudgets(Options, Path(), 16 << 10);
   EXPECT_TRUE(sweep.plans.contains({true, false})) << "the features were never streamed";
   // Sparse SAGE's and GAT's models (SAGE's W_self and W_neigh of 400 × 16, GAT's 400 × 16 and
   // its wider intermediates, with their gradients, Adam's moments and the best-epoch copy) leave

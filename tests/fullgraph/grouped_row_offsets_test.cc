@@ -1,6 +1,7 @@
 // GroupedRowOffsets: every row's offset and every group's offsets equal the file's, over
-// several read chunks and a last short group; only its arrays charged; offsets that do not
-// start at 0, decrease or stop short are one input error naming the file.
+// several read chunks and a last short group, with lengths of 1, 2 and 4 bytes; only its arrays
+// charged; offsets that do not start at 0, decrease or stop short are one input error naming the
+// file.
 #include "fullgraph/grouped_row_offsets.h"
 
 #include <gtest/gtest.h>
@@ -36,8 +37,9 @@ TEST(GroupedRowOffsets, EveryOffsetIsTheFilesOverSeveralReadChunks) {
   {
     const GroupedRowOffsets grouped(dir / "indptr.bin", kRows, offsets[kRows], 128, budget,
                                     "test offsets");
-    EXPECT_EQ(budget.used(), GroupedRowOffsets::ChargedBytes(kRows, 128));
-    EXPECT_EQ(GroupedRowOffsets::ChargedBytes(kRows, 128), 4 * kRows + 8 * (8195 + 1));
+    // Rows of at most 49 entries: a byte a row's length.
+    EXPECT_EQ(budget.used(), GroupedRowOffsets::ChargedBytes(kRows, 128, 49));
+    EXPECT_EQ(GroupedRowOffsets::ChargedBytes(kRows, 128, 49), kRows + 8 * (8195 + 1));
     for (uint64_t r = 0; r <= kRows; r += 7) ASSERT_EQ(grouped.Offset(r), offsets[r]) << r;
     EXPECT_EQ(grouped.Offset(kRows), offsets[kRows]);
     std::vector<uint64_t> group(129);
@@ -49,7 +51,9 @@ TEST(GroupedRowOffsets, EveryOffsetIsTheFilesOverSeveralReadChunks) {
     group.resize(kRows - last + 1);
     grouped.Offsets(last, group);
     EXPECT_EQ(group.back(), offsets[kRows]);
-    EXPECT_THROW(grouped.Offsets(5, group), Error);  // inside a group
+    // From inside a group (an adjacency piece starts at any row), across the next one.
+    grouped.Offsets(5, group);
+    for (uint64_t i = 0; i < group.size(); ++i) ASSERT_EQ(group[i], offsets[5 + i]) << i;
     // Several groups at once (the trainer's sparse input groups are spans of 8): the last ends
     // at the file's end, past a short group.
     std::vector<uint64_t> span(kRows - 128 * 8190 + 1);
@@ -59,6 +63,36 @@ TEST(GroupedRowOffsets, EveryOffsetIsTheFilesOverSeveralReadChunks) {
     EXPECT_THROW(grouped.Offsets(128 * 8190, span), Error);  // past the end
   }
   EXPECT_EQ(budget.used(), 0u);
+}
+
+TEST(GroupedRowOffsets, LengthsTakeTheBytesTheLongestRowNeeds) {
+  EXPECT_EQ(GroupedRowOffsets::LengthBytes(0), 1u);
+  EXPECT_EQ(GroupedRowOffsets::LengthBytes(255), 1u);
+  EXPECT_EQ(GroupedRowOffsets::LengthBytes(256), 2u);
+  EXPECT_EQ(GroupedRowOffsets::LengthBytes(65535), 2u);
+  EXPECT_EQ(GroupedRowOffsets::LengthBytes(65536), 4u);
+  ScratchDir dir;
+  for (const uint64_t longest : {uint64_t{255}, uint64_t{256}, uint64_t{65535}, uint64_t{70000}}) {
+    // 1000 rows in groups of 16, row 333 the longest, the others up to 300 entries.
+    constexpr uint64_t kRows = 1000;
+    std::vector<uint64_t> offsets(kRows + 1, 0);
+    Rng rng(longest);
+    for (uint64_t r = 0; r < kRows; ++r) {
+      offsets[r + 1] =
+          offsets[r] + (r == 333 ? longest : rng.Next() % std::min<uint64_t>(301, longest));
+    }
+    WriteOffsets(dir / "indptr.bin", offsets);
+    MemoryBudget budget(uint64_t{64} << 20);
+    const GroupedRowOffsets grouped(dir / "indptr.bin", kRows, offsets[kRows], 16, budget,
+                                    "test offsets");
+    EXPECT_EQ(budget.used(), GroupedRowOffsets::ChargedBytes(kRows, 16, longest)) << longest;
+    EXPECT_EQ(budget.used(),
+              GroupedRowOffsets::LengthBytes(longest) * kRows + 8 * (kRows / 16 + 1 + 1));
+    for (uint64_t r = 0; r <= kRows; ++r) ASSERT_EQ(grouped.Offset(r), offsets[r]) << longest;
+    std::vector<uint64_t> run(kRows - 7 + 1);
+    grouped.Offsets(7, run);
+    for (uint64_t i = 0; i < run.size(); ++i) ASSERT_EQ(run[i], offsets[7 + i]) << longest;
+  }
 }
 
 TEST(GroupedRowOffsets, BadOffsetsAreOneErrorNamingTheFile) {

@@ -63,13 +63,18 @@ std::vector<double> DenseAdjacency(const Graph& g) {
   return a;
 }
 
-// Runs `fn(block)` over blocks of `rows_per_block` rows.
+// Runs `fn(block)` over blocks of `rows_per_block` rows, each with its own rows' offsets only
+// (as the runner's pieces have).
 template <typename Fn>
 void ForBlocks(const Graph& g, uint64_t rows_per_block, Fn&& fn) {
   for (uint64_t begin = 0; begin < kGraphNodes; begin += rows_per_block) {
     const uint64_t end = std::min(kGraphNodes, begin + rows_per_block);
-    fn(AdjacencyBlock{
-        {begin, end}, g.indptr, g.neighbours.data() + g.indptr[begin] * g.id_bytes, g.id_bytes});
+    const std::vector<uint64_t> offsets(g.indptr.begin() + begin, g.indptr.begin() + end + 1);
+    fn(AdjacencyBlock{{begin, end},
+                      {offsets, begin},
+                      g.neighbours.data() + g.indptr[begin] * g.id_bytes,
+                      g.id_bytes,
+                      kGraphNodes});
   }
 }
 
