@@ -90,7 +90,8 @@ class BlockEdges {
 void CheckShapes(const AdjacencyBlock& b, MatrixSpan<const float> gathered, size_t gathered_width,
                  MatrixSpan<const float> rows, size_t rows_width) {
   if (gathered.rows() != b.nodes || gathered.cols() != gathered_width ||
-      rows.rows() != b.rows.end - b.rows.begin || rows.cols() != rows_width) {
+      rows.rows() != b.rows.end - b.rows.begin || rows.cols() != rows_width ||
+      !b.indptr.Covers(b.rows.begin, b.rows.end)) {
     throw Error::Internal("graph attention: shapes do not match the block");
   }
 }

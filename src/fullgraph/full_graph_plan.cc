@@ -40,7 +40,7 @@ struct GroupExtent {
 
 // One pass over an offsets file (N + 1 uint64, read in chunks): for groups of `group` rows,
 // whose entries are `entry_bytes` each, the largest direct-I/O span; for batches of `batch`
-// rows (a multiple of `group`, from a multiple of it), the most entries.
+// rows (a multiple of `group`, from a multiple of it), the most entries; and the longest row.
 GroupExtent ScanGroups(const std::string& path, uint64_t n, uint64_t group, uint64_t batch,
                        uint64_t entry_bytes) {
   FileReader file(path);
@@ -268,6 +268,8 @@ FullGraphPlan PlanFullGraph(const DatasetMeta& meta, const TrainOptions& o,
   plan.symmetric = extents.symmetric;
   const bool sparse = meta.sparse_features;
   plan.unit_values = sparse && extents.unit_values;
+  plan.adjacency_longest_row = extents.adjacency_longest_row;
+  plan.feature_longest_row = extents.feature_longest_row;
   // A sparse row's column ids and values (the ids alone when the values are all 1).
   const uint64_t files = sparse && !plan.unit_values ? 2 : 1;
   const uint64_t adjacency_bytes = WholeFileSpan(meta.num_edges * meta.node_id_bytes);

@@ -2,11 +2,12 @@
 // the N-row intermediates in memory or row-blocked on disk, and the adjacency and the input
 // features resident or streamed through RoBW buffers (AIRES §III; MaxMemory, §V, as the
 // baseline). PlanFullGraph is a pure function of the dataset's meta, the options, the budget
-// and what only the graph's files know, read in chunks before it (MeasureStreamExtents: three
-// sizes from the offsets files, and whether the graph is symmetric), so plans are tested on
-// hand-made shapes.
+// and what only the graph's files know, read in chunks before it (MeasureStreamExtents: sizes
+// and longest rows from the offsets files, and whether the graph is symmetric), so plans are
+// tested on hand-made shapes.
 //
-// Order of claims: what is held whatever the plan (the graph's indptr, GCN's or SAGE's
+// Order of claims: what is held whatever the plan (the graph's and the features' row offsets,
+// grouped, and an adjacency piece's expanded; GCN's or SAGE's
 // normalisation, the labels, one input row group, the model, the optimizer and a best-epoch
 // snapshot); the propagation input, N × the widest layer (GAT: the widest of its gathered
 // rows, attention.h), resident, or when that cannot fit (or --full-graph-slices asks) as the
@@ -113,6 +114,10 @@ struct FullGraphPlan {
   // The graph is undirected (StreamExtents::symmetric): Âᵀ = Â, and the backward pass
   // propagates with the row-parallel gather instead of the scatter.
   bool symmetric = false;
+  // The longest rows the row offsets were charged for (StreamExtents): the runner's
+  // GroupedRowOffsets hold their lengths in as many bytes.
+  uint64_t adjacency_longest_row = 0;
+  uint64_t feature_longest_row = 0;
 
   // Known once the streams are open; set by the runner, not by PlanFullGraph.
   uint64_t adjacency_blocks = 1;

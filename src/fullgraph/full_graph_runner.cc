@@ -93,13 +93,15 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
   const std::string scratch_dir =
       plan_.intermediates_on_disk ? ScratchDirectory(o.scratch_dir) : std::string();
 
-  adjacency_offsets_ = GroupedRowOffsets(dataset_.PathOf(kIndptrFile), n, meta.num_edges,
-                                         kFullGraphRowGroup, budget_, "the graph's indptr");
+  adjacency_offsets_ =
+      GroupedRowOffsets(dataset_.PathOf(kIndptrFile), n, meta.num_edges, kFullGraphRowGroup,
+                        plan_.adjacency_longest_row, budget_, "the graph's indptr");
   piece_offsets_ =
       ChargedArray<uint64_t>(budget_, std::min(n, chunk_rows_) + 1, "an adjacency piece's offsets");
   if (sparse) {
     feature_offsets_ = GroupedRowOffsets(dataset_.PathOf(kSparseIndptrFile), n, meta.feature_nnz,
-                                         kFullGraphRowGroup, budget_, "the features' indptr");
+                                         kFullGraphRowGroup, plan_.feature_longest_row, budget_,
+                                         "the features' indptr");
   }
   sage_ = config_.kind == ModelKind::kSage;
   gat_ = config_.kind == ModelKind::kGat;
@@ -107,10 +109,9 @@ FullGraphRunner::FullGraphRunner(const TrainOptions& o, Dataset dataset)
     norm_ = ChargedArray<float>(budget_, n, sage_ ? "inverse in-degrees" : "GCN normalisation");
     // A piece's rows at a time, through the piece's offsets.
     for (uint64_t begin = 0; begin < n; begin += piece_offsets_.size() - 1) {
-      const uint64_t rows = std::min(n - begin, piece_offsets_.size() - 1);
-      const std::span<uint64_t> offsets(piece_offsets_.data(), rows + 1);
-      adjacency_offsets_.Offsets(begin, offsets);
-      const std::span<float> norm(norm_.data() + begin, rows);
+      const uint64_t end = std::min(n, begin + piece_offsets_.size() - 1);
+      const std::span<const uint64_t> offsets = PieceOffsets(begin, end);
+      const std::span<float> norm(norm_.data() + begin, end - begin);
       if (sage_) {
         InverseInDegrees(offsets, norm);
       } else {
@@ -380,11 +381,22 @@ void FullGraphRunner::ForEachChunk(const std::function<void(uint64_t, uint64_t)>
   }
 }
 
-AdjacencyBlock FullGraphRunner::AdjacencyPiece(uint64_t begin, uint64_t end,
-                                               const RowAddress& row) {
+std::span<const uint64_t> FullGraphRunner::PieceOffsets(uint64_t begin, uint64_t end) {
+  if (end - begin >= piece_offsets_.size()) {
+    throw Error::Internal("FullGraphRunner: an adjacency piece longer than a chunk");
+  }
   const std::span<uint64_t> offsets(piece_offsets_.data(), end - begin + 1);
   adjacency_offsets_.Offsets(begin, offsets);
-  return {{begin, end}, {offsets, begin}, row(0, begin), dataset_.meta().node_id_bytes, nodes_};
+  return offsets;
+}
+
+AdjacencyBlock FullGraphRunner::AdjacencyPiece(uint64_t begin, uint64_t end,
+                                               const RowAddress& row) {
+  return {{begin, end},
+          RowOffsetsView(PieceOffsets(begin, end), begin),
+          row(0, begin),
+          dataset_.meta().node_id_bytes,
+          nodes_};
 }
 
 // The adjacency's blocks cut at chunk boundaries, so that every piece of a written or read

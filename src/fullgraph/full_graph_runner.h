@@ -178,6 +178,9 @@ class FullGraphRunner final : public EpochRunner {
   // Rows [begin, end) of an adjacency block, whose rows' ids `row` addresses.
   // Its offsets are expanded into piece_offsets_: valid until the next piece is made.
   AdjacencyBlock AdjacencyPiece(uint64_t begin, uint64_t end, const RowAddress& row);
+  // Offsets of rows [begin, end] of the adjacency, expanded into piece_offsets_ (at most a
+  // chunk's rows: an internal error otherwise).
+  std::span<const uint64_t> PieceOffsets(uint64_t begin, uint64_t end);
   // Calls fn(begin, end) for the chunks of [0, N), in order.
   void ForEachChunk(const std::function<void(uint64_t, uint64_t)>& fn) const;
   MatrixSpan<float> Gathered(size_t width) { return {gathered_base_, nodes_, width}; }

@@ -7,57 +7,17 @@
 #include <limits>
 #include <vector>
 
+#include "fullgraph/csr_files.h"
 #include "storage/file.h"
 #include "strata/error.h"
 
 namespace strata {
 namespace {
 
-constexpr uint64_t kChunkRows = uint64_t{1} << 20;
-
-// Calls fn(row, offsets[row], offsets[row + 1]) for every row of the file, checked as the
-// constructor says.
-template <typename Fn>
-void ForEachRow(const std::string& path, uint64_t rows, uint64_t end, Fn&& fn) {
-  FileReader file(path);
-  std::vector<uint64_t> offsets;
-  for (uint64_t base = 0; base < rows || base == 0; base += kChunkRows) {
-    const uint64_t count = std::min(kChunkRows, rows - base);
-    offsets.resize(count + 1);
-    file.ReadExact(base * 8, offsets.data(), (count + 1) * 8);
-    if (base == 0 && offsets[0] != 0) {
-      throw Error::Input(fmt::format("offsets do not run from 0 to {}", end), path);
-    }
-    for (uint64_t i = 0; i < count; ++i) {
-      const uint64_t row = base + i;
-      if (offsets[i + 1] < offsets[i]) {
-        throw Error::Input(fmt::format("offsets decrease at row {}", row), path);
-      }
-      if (offsets[i + 1] - offsets[i] > std::numeric_limits<uint32_t>::max()) {
-        throw Error::Input(fmt::format("row {} holds 2^32 entries or more", row), path);
-      }
-      fn(row, offsets[i], offsets[i + 1]);
-    }
-    if (base + count == rows) {
-      if (offsets[count] != end) {
-        throw Error::Input(fmt::format("offsets do not run from 0 to {}", end), path);
-      }
-      break;
-    }
-  }
-}
-
-// A row's length in the `bytes` at `at` (1, 2 or 4 of them, as its width's integer).
-void StoreLength(uint8_t* at, uint32_t length, uint32_t bytes) {
-  if (bytes == 1) {
-    const auto narrow = static_cast<uint8_t>(length);
-    std::memcpy(at, &narrow, 1);
-  } else if (bytes == 2) {
-    const auto narrow = static_cast<uint16_t>(length);
-    std::memcpy(at, &narrow, 2);
-  } else {
-    std::memcpy(at, &length, 4);
-  }
+template <typename Length>
+void StoreLength(uint8_t* lengths, uint64_t row, uint64_t length) {
+  const auto narrow = static_cast<Length>(length);
+  std::memcpy(lengths + row * sizeof(Length), &narrow, sizeof(Length));
 }
 
 template <typename Length>
@@ -70,22 +30,46 @@ uint64_t LengthAt(const uint8_t* lengths, uint64_t row) {
 }  // namespace
 
 GroupedRowOffsets::GroupedRowOffsets(const std::string& path, uint64_t rows, uint64_t end,
-                                     uint64_t group, MemoryBudget& budget, std::string_view what)
-    : rows_(rows), group_(group) {
-  uint64_t longest = 0;
-  ForEachRow(path, rows, end,
-             [&](uint64_t, uint64_t from, uint64_t to) { longest = std::max(longest, to - from); });
-  length_bytes_ = LengthBytes(longest);
-  lengths_ = ChargedArray<uint8_t>(budget, rows * length_bytes_, what);
-  group_starts_ = ChargedArray<uint64_t>(budget, (rows + group - 1) / group + 1, what);
-  ForEachRow(path, rows, end, [&](uint64_t row, uint64_t from, uint64_t to) {
-    if (row % group == 0) group_starts_[row / group] = from;
-    if (to - from > longest) {
-      throw Error::Input(fmt::format("changed while it was read (row {})", row), path);
+                                     uint64_t group, uint64_t longest, MemoryBudget& budget,
+                                     std::string_view what)
+    : rows_(rows),
+      group_(group),
+      length_bytes_(LengthBytes(longest)),
+      lengths_(budget, rows * length_bytes_, what),
+      group_starts_(budget, (rows + group - 1) / group + 1, what) {
+  constexpr uint64_t kChunkRows = uint64_t{1} << 20;
+  FileReader file(path);
+  std::vector<uint64_t> offsets;
+  for (uint64_t base = 0; base < rows || base == 0; base += kChunkRows) {
+    const uint64_t count = std::min(kChunkRows, rows - base);
+    offsets.resize(count + 1);
+    file.ReadExact(base * 8, offsets.data(), (count + 1) * 8);
+    CheckRowOffsets(offsets, base, rows, end, path);
+    for (uint64_t i = 0; i < count; ++i) {
+      const uint64_t row = base + i, length = offsets[i + 1] - offsets[i];
+      if (length > std::min<uint64_t>(longest, std::numeric_limits<uint32_t>::max())) {
+        throw Error::Input(
+            length > std::numeric_limits<uint32_t>::max()
+                ? fmt::format("row {} holds 2^32 entries or more", row)
+                : fmt::format("row {} holds {} entries, more than the {} it held when the run "
+                              "was planned (the file changed)",
+                              row, length, longest),
+            path);
+      }
+      if (row % group == 0) group_starts_[row / group] = offsets[i];
+      switch (length_bytes_) {
+        case 1:
+          StoreLength<uint8_t>(lengths_.data(), row, length);
+          break;
+        case 2:
+          StoreLength<uint16_t>(lengths_.data(), row, length);
+          break;
+        default:
+          StoreLength<uint32_t>(lengths_.data(), row, length);
+      }
     }
-    StoreLength(lengths_.data() + row * length_bytes_, static_cast<uint32_t>(to - from),
-                length_bytes_);
-  });
+    if (base + count == rows) break;
+  }
   group_starts_[group_starts_.size() - 1] = end;
 }
 
@@ -113,7 +97,6 @@ void GroupedRowOffsets::Fill(uint64_t first, std::span<uint64_t> out) const {
 }
 
 uint64_t GroupedRowOffsets::Offset(uint64_t row) const {
-  if (row == rows_) return group_starts_[group_starts_.size() - 1];
   uint64_t offset;
   Offsets(row, {&offset, 1});
   return offset;

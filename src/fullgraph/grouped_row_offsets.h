@@ -3,9 +3,10 @@
 // at a time; the sparse features, whose input groups start on multiples of kFullGraphRowGroup
 // rows): each row's length in the fewest of 1, 2 or 4 bytes that hold the longest row's, and
 // each group's first offset in 64 bits.
-// At 1M nodes of ~10 neighbours and ~40 feature nonzeros that is 2.1 MB instead of 16 MB, for
-// memory the budget gives to everything else (it decides, at a quarter of the in-memory peak,
-// whether the propagation input fits unsliced).
+// At 1M nodes of ~10 neighbours and ~40 feature nonzeros that is 2.1 MB for both files, where
+// the graph's uint64 offsets and the features' 32-bit lengths took 12 MB: memory the budget gives
+// to everything else (at 292 MiB on that graph, it is what lets the propagation input fit
+// unsliced).
 //
 // Invariant: Offset(r) is the file's offsets[r] for every r in [0, rows].
 #pragma once
@@ -22,11 +23,12 @@ namespace strata {
 class GroupedRowOffsets {
  public:
   GroupedRowOffsets() = default;
-  // Reads rows + 1 offsets of `path` in chunks, twice (the longest row's length picks the
-  // lengths' width, then they are stored), checking that they rise from 0 to `end` and that no
-  // row holds 2^32 entries or more; throws an input error naming the file otherwise.
+  // Reads rows + 1 offsets of `path` in chunks, its lengths stored in LengthBytes(longest)
+  // bytes (`longest`: the longest row the plan measured, StreamExtents), checking that they rise
+  // from 0 to `end` (CheckRowOffsets) and that no row holds more than `longest` entries (the file
+  // changed since) or 2^32 or more; throws an input error naming the file otherwise.
   GroupedRowOffsets(const std::string& path, uint64_t rows, uint64_t end, uint64_t group,
-                    MemoryBudget& budget, std::string_view what);
+                    uint64_t longest, MemoryBudget& budget, std::string_view what);
 
   // Bytes a row's length takes when the longest row holds `longest` entries.
   static uint32_t LengthBytes(uint64_t longest);

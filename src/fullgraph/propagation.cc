@@ -37,7 +37,8 @@ void CheckShapes(const AdjacencyBlock& block, const PropagationWeights& w, size_
     return weights.empty() || weights.size() == n;
   };
   if (!fits(w.destination) || !fits(w.source) || nodes != n ||
-      block_rows != block.rows.end - block.rows.begin || cols_a != cols_b || block.rows.end > n) {
+      block_rows != block.rows.end - block.rows.begin || cols_a != cols_b || block.rows.end > n ||
+      !block.indptr.Covers(block.rows.begin, block.rows.end)) {
     throw Error::Internal("graph propagation: shapes do not match the block");
   }
 }

@@ -9,8 +9,8 @@
 //   gather with d = 1 and s = 1 / in-degree.
 // So either path trains the model the mini-batch path does.
 //
-// A block is rows [begin, end): indptr holds the whole graph's offsets (global edge ids) and
-// `neighbours` the block's ids, edge indptr[begin] first, each `id_bytes` wide.
+// A block is rows [begin, end): indptr holds those rows' offsets (global edge ids, indexed by
+// node id) and `neighbours` the block's ids, edge indptr[begin] first, each `id_bytes` wide.
 //
 // Determinism: Propagate gives each output row to one thread and sums its terms in edge order.
 // PropagateTransposed scatters row i's terms to its neighbours' rows in row order, threads
@@ -37,10 +37,14 @@ namespace strata {
 class RowOffsetsView {
  public:
   RowOffsetsView() = default;
-  RowOffsetsView(std::span<const uint64_t> offsets, uint64_t first = 0)  // NOLINT: whole graphs
+  RowOffsetsView(std::span<const uint64_t> offsets, uint64_t first)
       : offsets_(offsets), first_(first) {}
 
   uint64_t operator[](uint64_t row) const { return offsets_[row - first_]; }
+  // Whether the offsets of rows [begin, end] are here.
+  bool Covers(uint64_t begin, uint64_t end) const {
+    return begin >= first_ && end - first_ < offsets_.size();
+  }
   // Offsets of rows [row, row + count), count of them.
   std::span<const uint64_t> Span(uint64_t row, uint64_t count) const {
     return offsets_.subspan(row - first_, count);
@@ -90,8 +94,8 @@ void ForBlockRanges(const AdjacencyBlock& b, unsigned threads, uint64_t work_per
 // destinations: about 128 cache lines in flight, 16 to 64 rows.
 uint64_t PrefetchDistance(size_t cols);
 
-// norm[v] = 1 / sqrt(in-degree(v) + 1) for each node v, from the whole graph's indptr (one
-// more entry than norm).
+// norm[v] = 1 / sqrt(in-degree(v) + 1) for each node v of a run of nodes, from their offsets
+// (one more entry than norm).
 void GcnNormalisation(std::span<const uint64_t> indptr, std::span<float> norm);
 // inv_degree[v] = 1 / in-degree(v), 0 for a node without in-edges.
 void InverseInDegrees(std::span<const uint64_t> indptr, std::span<float> inv_degree);

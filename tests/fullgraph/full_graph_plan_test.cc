@@ -294,7 +294,7 @@ TEST(FullGraphPlan, SparseFeaturesStreamTwoFilesOrTheirIdsAloneAndDecodeTheirLar
   const StreamExtents extents = {
       .adjacency_row_span = 8192, .feature_group_span = 8192, .feature_group_nonzeros = 1200};
   // The features' row lengths (4 bytes a row) and group offsets (8 bytes a group of 128 rows,
-  // and the end) beside the graph's indptr, and the largest group's values as scratch. The
+  // and the end) beside the graph's, and the largest group's values as scratch. The
   // graph is directed: the gradient is as wide as the hidden layer.
   const uint64_t charged = kAdjacencyOffsets + 4 * kNodes + 8 * (79 + 1) + 7 * kNodes + 4 * 1024 +
                            4 * (kNodes * 16 + kGatheredAlignFloats) + 4 * 1200;
@@ -321,6 +321,17 @@ TEST(FullGraphPlan, SparseFeaturesStreamTwoFilesOrTheirIdsAloneAndDecodeTheirLar
   EXPECT_TRUE(PlanFullGraph(meta, Options(), ones, held + kAdjacencyBytes + ids).features_resident);
   EXPECT_FALSE(
       PlanFullGraph(meta, Options(), ones, held + kAdjacencyBytes + ids - 1).features_resident);
+
+  // Rows of at most 200 neighbours and 300 nonzeros: their lengths take 1 and 2 bytes, 3 and 2
+  // bytes a row less charged, which the features' buffers get; the plan names the longest rows
+  // for the runner's offsets.
+  StreamExtents short_rows = extents;
+  short_rows.adjacency_longest_row = 200;
+  short_rows.feature_longest_row = 300;
+  const FullGraphPlan narrow = PlanFullGraph(meta, Options(), short_rows, held + left);
+  EXPECT_EQ(narrow.feature_buffer_bytes, (left + 5 * kNodes - kAdjacencyBytes) / 4);
+  EXPECT_EQ(narrow.adjacency_longest_row, 200u);
+  EXPECT_EQ(narrow.feature_longest_row, 300u);
 }
 
 // GAT, 2 heads of 8 and one head of the 4 logits: no normalisation array; what it gathers is
@@ -453,6 +464,18 @@ TEST(FullGraphPlan, ExtentsAreMeasuredAcrossTheScansChunks) {
   FileReader(dataset.PathOf(kIndptrFile)).ReadExact(0, indptr.data(), indptr.size() * 8);
   const RowOffset offset_of = [&](uint64_t row) { return indptr[row] * meta.node_id_bytes; };
   EXPECT_EQ(extents.adjacency_row_span, LargestGroupSpan(meta.num_nodes, 1, offset_of));
+  uint64_t longest = 0;
+  for (uint64_t v = 0; v < meta.num_nodes; ++v)
+    longest = std::max(longest, indptr[v + 1] - indptr[v]);
+  EXPECT_EQ(extents.adjacency_longest_row, longest);
+  std::vector<uint64_t> feature_indptr(meta.num_nodes + 1);
+  FileReader(dataset.PathOf(kSparseIndptrFile))
+      .ReadExact(0, feature_indptr.data(), feature_indptr.size() * 8);
+  longest = 0;
+  for (uint64_t v = 0; v < meta.num_nodes; ++v) {
+    longest = std::max(longest, feature_indptr[v + 1] - feature_indptr[v]);
+  }
+  EXPECT_EQ(extents.feature_longest_row, longest);
   EXPECT_GT(extents.feature_group_nonzeros, 0u);
   // The generated bag-of-words's values are all 1, until the last one (past the first chunk) is
   // not.

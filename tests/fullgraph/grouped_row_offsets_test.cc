@@ -1,7 +1,7 @@
 // GroupedRowOffsets: every row's offset and every group's offsets equal the file's, over
-// several read chunks and a last short group, with lengths of 1, 2 and 4 bytes; only its arrays
-// charged; offsets that do not start at 0, decrease or stop short are one input error naming the
-// file.
+// several read chunks and a last short group, from any row, with lengths of 1, 2 and 4 bytes;
+// only its arrays charged; offsets that do not start at 0, decrease or stop short, and a row
+// longer than planned or of 2^32 entries, are one input error naming the file.
 #include "fullgraph/grouped_row_offsets.h"
 
 #include <gtest/gtest.h>
@@ -35,7 +35,7 @@ TEST(GroupedRowOffsets, EveryOffsetIsTheFilesOverSeveralReadChunks) {
   WriteOffsets(dir / "indptr.bin", offsets);
   MemoryBudget budget(uint64_t{64} << 20);
   {
-    const GroupedRowOffsets grouped(dir / "indptr.bin", kRows, offsets[kRows], 128, budget,
+    const GroupedRowOffsets grouped(dir / "indptr.bin", kRows, offsets[kRows], 128, 49, budget,
                                     "test offsets");
     // Rows of at most 49 entries: a byte a row's length.
     EXPECT_EQ(budget.used(), GroupedRowOffsets::ChargedBytes(kRows, 128, 49));
@@ -51,9 +51,18 @@ TEST(GroupedRowOffsets, EveryOffsetIsTheFilesOverSeveralReadChunks) {
     group.resize(kRows - last + 1);
     grouped.Offsets(last, group);
     EXPECT_EQ(group.back(), offsets[kRows]);
-    // From inside a group (an adjacency piece starts at any row), across the next one.
-    grouped.Offsets(5, group);
-    for (uint64_t i = 0; i < group.size(); ++i) ASSERT_EQ(group[i], offsets[5 + i]) << i;
+    // From inside a group (an adjacency piece starts at any row), across the next one, and
+    // from inside the last group to the end.
+    group.resize(129);
+    grouped.Offsets(100, group);
+    for (uint64_t i = 0; i < group.size(); ++i) ASSERT_EQ(group[i], offsets[100 + i]) << i;
+    group.resize(11);
+    grouped.Offsets(kRows - 10, group);
+    for (uint64_t i = 0; i < group.size(); ++i) ASSERT_EQ(group[i], offsets[kRows - 10 + i]) << i;
+    group.resize(1);
+    grouped.Offsets(kRows, group);
+    EXPECT_EQ(group[0], offsets[kRows]);
+    EXPECT_THROW(grouped.Offset(kRows + 1), Error);
     // Several groups at once (the trainer's sparse input groups are spans of 8): the last ends
     // at the file's end, past a short group.
     std::vector<uint64_t> span(kRows - 128 * 8190 + 1);
@@ -83,7 +92,7 @@ TEST(GroupedRowOffsets, LengthsTakeTheBytesTheLongestRowNeeds) {
     }
     WriteOffsets(dir / "indptr.bin", offsets);
     MemoryBudget budget(uint64_t{64} << 20);
-    const GroupedRowOffsets grouped(dir / "indptr.bin", kRows, offsets[kRows], 16, budget,
+    const GroupedRowOffsets grouped(dir / "indptr.bin", kRows, offsets[kRows], 16, longest, budget,
                                     "test offsets");
     EXPECT_EQ(budget.used(), GroupedRowOffsets::ChargedBytes(kRows, 16, longest)) << longest;
     EXPECT_EQ(budget.used(),
@@ -95,13 +104,24 @@ TEST(GroupedRowOffsets, LengthsTakeTheBytesTheLongestRowNeeds) {
   }
 }
 
+TEST(GroupedRowOffsets, NoRowsAreTheEndOffsetAlone) {
+  ScratchDir dir;
+  WriteOffsets(dir / "indptr.bin", {0});
+  MemoryBudget budget(uint64_t{64} << 20);
+  const GroupedRowOffsets grouped(dir / "indptr.bin", 0, 0, 128, 0, budget, "test offsets");
+  EXPECT_EQ(budget.used(), GroupedRowOffsets::ChargedBytes(0, 128, 0));
+  EXPECT_EQ(budget.used(), 8u);
+  EXPECT_EQ(grouped.Offset(0), 0u);
+}
+
 TEST(GroupedRowOffsets, BadOffsetsAreOneErrorNamingTheFile) {
   ScratchDir dir;
   MemoryBudget budget(uint64_t{64} << 20);
-  auto error = [&](const std::vector<uint64_t>& offsets, uint64_t rows, uint64_t end) {
+  auto error = [&](const std::vector<uint64_t>& offsets, uint64_t rows, uint64_t end,
+                   uint64_t longest = uint64_t{1} << 32) {
     WriteOffsets(dir / "indptr.bin", offsets);
     try {
-      GroupedRowOffsets(dir / "indptr.bin", rows, end, 4, budget, "test offsets");
+      GroupedRowOffsets(dir / "indptr.bin", rows, end, 4, longest, budget, "test offsets");
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), Error::Kind::kInput);
       EXPECT_NE(std::string(e.what()).find("indptr.bin"), std::string::npos) << e.what();
@@ -114,6 +134,13 @@ TEST(GroupedRowOffsets, BadOffsetsAreOneErrorNamingTheFile) {
   EXPECT_NE(error({0, 2, 5, 8}, 3, 9).find("do not run from 0 to 9"), std::string::npos);
   EXPECT_NE(error({0, 6, 5, 9}, 3, 9).find("decrease at row 1"), std::string::npos);
   EXPECT_NE(error({0, 2, 5}, 3, 9).find("truncated"), std::string::npos);
+  // A row longer than the plan measured: the file changed since.
+  EXPECT_EQ(error({0, 2, 5, 9}, 3, 9, 4), "accepted");
+  EXPECT_NE(error({0, 2, 5, 9}, 3, 9, 3).find("row 2 holds 4 entries, more than the 3"),
+            std::string::npos);
+  EXPECT_NE(error({0, 2, 5, uint64_t{1} << 32 | 5}, 3, uint64_t{1} << 32 | 5)
+                .find("row 2 holds 2^32 entries or more"),
+            std::string::npos);
   EXPECT_EQ(budget.used(), 0u);
 }
 
