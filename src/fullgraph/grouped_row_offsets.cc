@@ -20,6 +20,19 @@ void StoreLength(uint8_t* lengths, uint64_t row, uint64_t length) {
   std::memcpy(lengths + row * sizeof(Length), &narrow, sizeof(Length));
 }
 
+// Calls fn(Length{}) with the integer type a row's length is stored as, `bytes` wide.
+template <typename Fn>
+void WithLengthType(uint32_t bytes, Fn&& fn) {
+  switch (bytes) {
+    case 1:
+      return fn(uint8_t{});
+    case 2:
+      return fn(uint16_t{});
+    default:
+      return fn(uint32_t{});
+  }
+}
+
 template <typename Length>
 uint64_t LengthAt(const uint8_t* lengths, uint64_t row) {
   Length length;
@@ -57,16 +70,8 @@ GroupedRowOffsets::GroupedRowOffsets(const std::string& path, uint64_t rows, uin
             path);
       }
       if (row % group == 0) group_starts_[row / group] = offsets[i];
-      switch (length_bytes_) {
-        case 1:
-          StoreLength<uint8_t>(lengths_.data(), row, length);
-          break;
-        case 2:
-          StoreLength<uint16_t>(lengths_.data(), row, length);
-          break;
-        default:
-          StoreLength<uint32_t>(lengths_.data(), row, length);
-      }
+      WithLengthType(length_bytes_,
+                     [&](auto type) { StoreLength<decltype(type)>(lengths_.data(), row, length); });
     }
     if (base + count == rows) break;
   }
@@ -111,14 +116,7 @@ void GroupedRowOffsets::Offsets(uint64_t first, std::span<uint64_t> out) const {
     out[0] = group_starts_[group_starts_.size() - 1];
     return;
   }
-  switch (length_bytes_) {
-    case 1:
-      return Fill<uint8_t>(first, out);
-    case 2:
-      return Fill<uint16_t>(first, out);
-    default:
-      return Fill<uint32_t>(first, out);
-  }
+  WithLengthType(length_bytes_, [&](auto type) { Fill<decltype(type)>(first, out); });
 }
 
 }  // namespace strata
