@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cli_test_helpers.h"
-#include "planetoid_dataset.h"
+#include "repository_dataset.h"
 #include "storage/zip_builder.h"
 #include "strata/npy.h"
 #include "test_util.h"
@@ -31,9 +31,10 @@ using testing::ScratchDir;
 using testing::WriteTextFile;
 namespace fs = std::filesystem;
 
-// The repository's Planetoid arrays as directories of .npy files (tests/planetoid_dataset.h).
-std::string Cora() { return testing::PlanetoidArrays("cora"); }
-std::string Citeseer() { return testing::PlanetoidArrays("citeseer"); }
+// The repository's Cora and CiteSeer arrays as directories of .npy files
+// (tests/repository_dataset.h).
+std::string Cora() { return testing::RepositoryArrays("cora"); }
+std::string Citeseer() { return testing::RepositoryArrays("citeseer"); }
 
 EdgeArrays ReadEdgeIndex(const std::string& path) {
   NpyReader reader(path);
@@ -164,8 +165,8 @@ TEST(ImportCli, AnNpzArchiveImportsAsTheDirectoryOfItsMembers) {
     SCOPED_TRACE(name);
     const std::string from_archive = s / (std::string(name) + "-npz");
     const std::string from_directory = s / (std::string(name) + "-npy");
-    ImportOrFail({"import", from_archive, "--npy", testing::PlanetoidArchive(name)});
-    ImportOrFail({"import", from_directory, "--npy", testing::PlanetoidArrays(name)});
+    ImportOrFail({"import", from_archive, "--npy", testing::RepositoryArchive(name)});
+    ImportOrFail({"import", from_directory, "--npy", testing::RepositoryArrays(name)});
     ExpectSameFiles(from_archive, from_directory);
   }
 }

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cli_test_helpers.h"
-#include "planetoid_dataset.h"
+#include "repository_dataset.h"
 #include "strata/dataset.h"
 #include "strata/generate.h"
 #include "test_util.h"
@@ -249,7 +249,7 @@ TEST(MpirunCora, TwoRanksReachOneProcessAccuracy) {
   // bench/sampler_accuracy.py's recipe (SAGE-2, hidden 64, fanouts 10,10, batches of 32, 30
   // epochs, dropout 0.5), 10 seeds, one process against 2 ranks of 16 seeds a step: the same
   // steps up to the order of float sums, so the same accuracy within a node or two.
-  const std::string cora = testing::PlanetoidDataset("cora");
+  const std::string cora = testing::RepositoryDataset("cora");
   ScratchDir dir;
   double sum[2] = {0, 0};
   constexpr int kSeeds = 10;

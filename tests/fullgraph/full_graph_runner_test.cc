@@ -15,7 +15,7 @@
 
 #include "common/random.h"
 #include "minibatch/session.h"
-#include "planetoid_dataset.h"
+#include "repository_dataset.h"
 #include "storage/file.h"
 #include "strata/error.h"
 #include "strata/generate.h"
@@ -482,7 +482,7 @@ TEST(FullGraphBinaryFeatures, OnesInTheScratchTrainAsStoredValues) {
 // row-normalised features, after a few epochs of full-graph training, for GCN, SAGE and GAT (4
 // heads of 8 with ELU, the logits' 2 heads averaged).
 TEST(FullGraphCora, LogitsAreTheMiniBatchPathsOverFullNeighbourhoods) {
-  const std::string cora = testing::PlanetoidDataset("cora");
+  const std::string cora = testing::RepositoryDataset("cora");
   for (ModelKind kind : {ModelKind::kGcn, ModelKind::kSage, ModelKind::kGat}) {
     SCOPED_TRACE(ModelKindName(kind));
     TrainOptions o;
@@ -580,7 +580,7 @@ TEST(FullGraphSlices, SlicesLowerTheSmallestBudget) {
 // The acceptance run: Cora, Kipf's recipe, with a quarter of the memory the resident run
 // peaked at; the features then stream and the losses are those of the resident run.
 TEST(FullGraphCora, AQuarterOfTheMemoryGivesTheSameLosses) {
-  const std::string cora = testing::PlanetoidDataset("cora");
+  const std::string cora = testing::RepositoryDataset("cora");
   TrainOptions o;
   o.dataset = cora;
   o.full_graph = true;

@@ -17,7 +17,7 @@
 
 #include "common/random.h"
 #include "minibatch/evaluate.h"
-#include "planetoid_dataset.h"
+#include "repository_dataset.h"
 #include "strata/error.h"
 #include "strata/generate.h"
 #include "strata/train.h"
@@ -180,7 +180,7 @@ TEST(LayerwiseInference, MatchesFullNeighbourhoodBatches) {
 }
 
 TEST(LayerwiseInference, MatchesFullNeighbourhoodBatchesOnCora) {
-  const std::string cora = testing::PlanetoidDataset("cora");
+  const std::string cora = testing::RepositoryDataset("cora");
   for (ModelKind kind : {ModelKind::kSage, ModelKind::kGcn, ModelKind::kGat}) {
     TrainOptions o = Options(cora, kind);
     o.features.store = FeatureStoreKind::kMemory;

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "planetoid_dataset.h"
+#include "repository_dataset.h"
 #include "strata/train.h"
 #include "test_util.h"
 
@@ -165,12 +165,12 @@ void ExpectParity(const std::string& fixture_name, const std::string& dataset,
 class RecipeParity : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(RecipeParity, CoraRowNormalised) {
-  const std::string cora = testing::PlanetoidDataset("cora");
+  const std::string cora = testing::RepositoryDataset("cora");
   ExpectParity(std::string("cora-") + GetParam(), cora);
 }
 
 TEST_P(RecipeParity, CoraRaw) {
-  const std::string cora = testing::PlanetoidDataset("cora");
+  const std::string cora = testing::RepositoryDataset("cora");
   ExpectParity(std::string("cora-raw-") + GetParam(), cora);
 }
 
@@ -182,7 +182,7 @@ TEST_P(RecipeParity, DenseBinary) {
 // The full-graph path (fullgraph/) trains Kipf's GCN recipe exactly as the reference does: the
 // whole graph per epoch.
 TEST(FullGraphRecipeParity, GcnCoraRowNormalised) {
-  const std::string cora = testing::PlanetoidDataset("cora");
+  const std::string cora = testing::RepositoryDataset("cora");
   ExpectParity("cora-gcn", cora, true);
 }
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <numeric>
 
-#include "planetoid_dataset.h"
+#include "repository_dataset.h"
 #include "storage/file.h"
 #include "strata/error.h"
 #include "strata/generate.h"
@@ -17,7 +17,7 @@
 namespace strata {
 namespace {
 
-using testing::PlanetoidDataset;
+using testing::RepositoryDataset;
 
 TrainOptions FullBatch(const std::string& dataset, ModelKind model) {
   TrainOptions o;
@@ -70,7 +70,7 @@ TrainOptions GcnPaperSettings(const std::string& dataset) {
 }
 
 TEST(TrainAccuracy, GcnOnCiteseerReachesThePaper) {
-  std::string citeseer = PlanetoidDataset("citeseer");
+  std::string citeseer = RepositoryDataset("citeseer");
   TrainOptions o = GcnPaperSettings(citeseer);
   o.sampling.batch_size = 120;
   double accuracy = MeanTestAccuracy(o, 5);
@@ -79,7 +79,7 @@ TEST(TrainAccuracy, GcnOnCiteseerReachesThePaper) {
 }
 
 TEST(TrainAccuracy, GraphSageOnCoraWithSampledNeighbourhoods) {
-  std::string cora = PlanetoidDataset("cora");
+  std::string cora = RepositoryDataset("cora");
   TrainOptions o = FullBatch(cora, ModelKind::kSage);
   o.sampling.fanouts = {10, 10};
   o.model.hidden = 64;

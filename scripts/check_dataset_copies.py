@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Checks that the repository's Planetoid archives (datasets/NAME.npz) import to the same
+"""Checks that the repository's dataset archives (datasets/NAME.npz) import to the same
 dataset, file for file, as the .npy directories they were made from.
 
-Usage: check_planetoid_copies.py STRATA SHARED_DATASETS [REPO]
+Usage: check_dataset_copies.py STRATA SHARED_DATASETS [REPO]
 
-STRATA is the strata binary; SHARED_DATASETS holds cora/ and citeseer/ as .npy files. Prints one
+STRATA is the strata binary; SHARED_DATASETS holds cora/, citeseer/ and amazon-computers/ as
+.npy files. Prints one
 line per difference and exits 1, or exits 0 silently. A maintainer's check, run by hand where
 the .npy copies exist; `make test` does not run it (the repository's tests read nothing outside
 it).
@@ -15,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-NAMES = ("cora", "citeseer")
+NAMES = ("cora", "citeseer", "amazon-computers")
 
 
 def files_under(root):

@@ -1,7 +1,7 @@
-// The Planetoid datasets (Cora, Citeseer) the repository carries as datasets/<name>.npz
-// (datasets/README.md), for the tests that train on or import real data: the archive, its
-// arrays as a directory of .npy files, and the dataset imported from it, each made once per
-// test binary run.
+// The real datasets the repository carries as datasets/<name>.npz (Cora, CiteSeer, Amazon
+// Computers; datasets/README.md), for the tests that train on or import real data: the
+// archive, its arrays as a directory of .npy files, and the dataset imported from it, each made
+// once per test binary run.
 #pragma once
 
 #include <filesystem>
@@ -13,21 +13,21 @@
 
 namespace strata::testing {
 
-inline std::string PlanetoidArchive(const std::string& name) {
+inline std::string RepositoryArchive(const std::string& name) {
   return std::string(STRATA_SOURCE_DIR) + "/datasets/" + name + ".npz";
 }
 
 // A scratch directory that lives for the whole run.
-inline const ScratchDir& PlanetoidScratch() {
+inline const ScratchDir& RepositoryScratch() {
   static const ScratchDir* dir = new ScratchDir();
   return *dir;
 }
 
 // The archive's members (edge_index.npy, features.npy, ...) extracted into one directory.
-inline std::string PlanetoidArrays(const std::string& name) {
-  const std::string out = PlanetoidScratch() / (name + "-arrays");
+inline std::string RepositoryArrays(const std::string& name) {
+  const std::string out = RepositoryScratch() / (name + "-arrays");
   if (!std::filesystem::exists(out)) {
-    const ZipArchive archive(PlanetoidArchive(name));
+    const ZipArchive archive(RepositoryArchive(name));
     std::filesystem::create_directories(out);
     for (const ZipMember& member : archive.members()) {
       archive.Extract(member, out + "/" + member.name);
@@ -37,13 +37,13 @@ inline std::string PlanetoidArrays(const std::string& name) {
 }
 
 // The dataset imported from the archive.
-inline std::string PlanetoidDataset(const std::string& name) {
-  const std::string out = PlanetoidScratch() / name;
+inline std::string RepositoryDataset(const std::string& name) {
+  const std::string out = RepositoryScratch() / name;
   if (!std::filesystem::exists(out)) {
     ImportOptions o;
     o.out = out;
     o.memory_budget_bytes = uint64_t{256} << 20;
-    ImportNpyDirectory(PlanetoidArchive(name), o);
+    ImportNpyDirectory(RepositoryArchive(name), o);
   }
   return out;
 }
