@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/dataset.h"
 #include "strata/generate.h"
 #include "strata/memory_budget.h"
 
@@ -69,6 +70,12 @@ ChargedArray<T> ChargedArrayOf(MemoryBudget& budget, const std::vector<T>& value
   ChargedArray<T> array(budget, values.size(), "test arrays");
   std::copy(values.begin(), values.end(), array.data());
   return array;
+}
+
+// Dataset::Verify (checksums and contents) with room for any test dataset.
+inline void VerifyDataset(const Dataset& dataset) {
+  MemoryBudget budget(uint64_t{1} << 30);
+  dataset.Verify(budget);
 }
 
 }  // namespace strata::testing

@@ -159,9 +159,11 @@ class Dataset {
   // labels.bin (num_nodes labels, -1 for unlabelled), charged to `budget`.
   ChargedArray<int32_t> ReadLabels(MemoryBudget& budget) const;
 
-  // Recomputes the size and xxh64 of every listed file; throws an input error naming the
-  // first file that does not match.
-  void Verify() const;
+  // Recomputes the size and xxh64 of every listed file, then checks what the files mean
+  // (offsets, ids, labels, splits, the partitioned layout; src/dataset/dataset_contents.h),
+  // charging a bit per node to `budget`; throws an input error naming the first file that is
+  // wrong, and the position where there is one.
+  void Verify(MemoryBudget& budget) const;
 
  private:
   Dataset(std::string dir, DatasetMeta meta) : dir_(std::move(dir)), meta_(std::move(meta)) {}

@@ -10,11 +10,17 @@
 
 namespace strata {
 
+// `text` with its control bytes (NUL, ESC, newlines, ...) written as \xNN: a message quotes
+// input, which must neither cut the line short, break it in two, nor drive a terminal.
+std::string EscapeControlBytes(std::string_view text);
+
 class Error : public std::runtime_error {
  public:
   enum class Kind { kInput, kInternal, kInterrupted };
 
-  Error(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  // The message's control bytes are escaped (EscapeControlBytes).
+  Error(Kind kind, std::string_view message)
+      : std::runtime_error(EscapeControlBytes(message)), kind_(kind) {}
 
   // Bad input named by a file: "what (file)" or "what (file:position)".
   static Error Input(std::string_view what, std::string_view file = {},

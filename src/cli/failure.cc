@@ -1,6 +1,8 @@
 #include "cli/failure.h"
 
 #include <new>
+#include <string>
+#include <string_view>
 
 #include "strata/error.h"
 
@@ -14,7 +16,7 @@ Failure DescribeFailure(std::exception_ptr error) {
   } catch (const std::bad_alloc&) {
     return {1, "out of memory; lower --memory-budget"};
   } catch (const std::exception& e) {
-    return {1, std::string("internal failure: ") + e.what()};
+    return {1, "internal failure: " + EscapeControlBytes(e.what())};
   }
 }
 

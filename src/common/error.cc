@@ -1,5 +1,7 @@
 #include "strata/error.h"
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -18,6 +20,20 @@ std::string WithLocation(std::string_view what, std::string_view file, std::stri
   return message;
 }
 
+std::string EscapeControlBytes(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 Error Error::Input(std::string_view what, std::string_view file, std::string_view position) {
   return Error(Kind::kInput, WithLocation(what, file, position));
 }
@@ -28,7 +44,8 @@ Error Error::System(std::string_view what, std::string_view file, int errnum) {
   message += std::strerror(errnum);
   bool users_to_fix = errnum == ENOSPC || errnum == EACCES || errnum == ENOENT || errnum == EROFS ||
                       errnum == EDQUOT || errnum == ENOTDIR || errnum == EISDIR ||
-                      errnum == EEXIST || errnum == EPERM || errnum == EBUSY || errnum == EFBIG;
+                      errnum == EEXIST || errnum == EPERM || errnum == EBUSY || errnum == EFBIG ||
+                      errnum == ENAMETOOLONG || errnum == ELOOP;
   return Error(users_to_fix ? Kind::kInput : Kind::kInternal, WithLocation(message, file, {}));
 }
 

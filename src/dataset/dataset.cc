@@ -8,6 +8,8 @@
 
 #include "common/enum_names.h"
 #include "common/json_fields.h"
+#include "dataset/dataset_contents.h"
+#include "dataset/stored_ids.h"
 #include "storage/file.h"
 #include "strata/error.h"
 
@@ -278,11 +280,14 @@ std::vector<uint64_t> Dataset::ReadSplit(Split split) const {
 
 ChargedArray<int32_t> Dataset::ReadLabels(MemoryBudget& budget) const {
   ChargedArray<int32_t> labels(budget, meta_.num_nodes, "labels");
-  FileReader(PathOf(kLabelsFile)).ReadExact(0, labels.data(), meta_.num_nodes * sizeof(int32_t));
+  const std::string path = PathOf(kLabelsFile);
+  FileReader(path).ReadExact(0, labels.data(), meta_.num_nodes * sizeof(int32_t));
+  // The losses and accuracies index by them.
+  CheckStoredLabels(labels.data(), meta_.num_nodes, 0, meta_.num_classes, path);
   return labels;
 }
 
-void Dataset::Verify() const {
+void Dataset::Verify(MemoryBudget& budget) const {
   for (const auto& [name, expected] : meta_.files) {
     const std::string path = PathOf(name);
     FileDigest actual = DigestFile(path);
@@ -298,6 +303,7 @@ void Dataset::Verify() const {
                          path);
     }
   }
+  CheckDatasetContents(*this, budget);
 }
 
 }  // namespace strata

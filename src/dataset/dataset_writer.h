@@ -1,11 +1,14 @@
 // DatasetWriter assembles a dataset directory in a staging directory and publishes it whole:
 // components write their files at PathOf(name) and Record() their digests; Publish() checks
 // that every file of the format is there, writes meta.json last and renames the directory
-// into place. Destroyed unpublished, it leaves nothing behind (see StagingDir).
+// into place. Destroyed unpublished, it leaves nothing behind (see StagingDir). It replaces
+// (with --force) only what is safe to lose: an empty directory or a Strata dataset that holds
+// none of the command's inputs.
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "storage/staging_dir.h"
 #include "strata/dataset.h"
@@ -14,7 +17,12 @@ namespace strata {
 
 class DatasetWriter {
  public:
-  DatasetWriter(const std::string& out, bool replace_existing);
+  // `inputs`: the files and directories the command reads (empty ones ignored). With
+  // replace_existing, an existing `out` that is a symbolic link, not a directory, a non-empty
+  // directory without a Strata dataset's meta.json, or that holds one of the inputs is refused
+  // (input error) before anything is written.
+  DatasetWriter(const std::string& out, bool replace_existing,
+                const std::vector<std::string>& inputs = {});
 
   // Staging path of a dataset file, e.g. PathOf(kIndptrFile).
   std::string PathOf(std::string_view name) const { return staging_ / std::string(name); }

@@ -2,7 +2,8 @@
 // the stored dtype and zero-padded to row_stride_bytes, and the file padded to a whole block
 // so that direct I/O can read its last row.
 //
-// Invariant: rows() rows have been written, each exactly row_stride_bytes long.
+// Invariant: rows() rows have been written, each exactly row_stride_bytes long, every value
+// finite (CheckFeatureValues).
 #pragma once
 
 #include <cstdint>
@@ -15,11 +16,21 @@
 
 namespace strata {
 
+// Refuses, in an input error naming `source` and the row and column, a value of `values` (rows
+// first_row, first_row + 1, ... of `dim` values each) that is NaN or infinite, or that float16
+// cannot hold when `dtype` is float16 (beyond ±65504, which would be stored as infinity): either
+// would train to a loss of NaN.
+void CheckFeatureValues(std::span<const float> values, uint64_t dim, uint64_t first_row,
+                        FeatureDtype dtype, const std::string& source);
+
 class FeatureWriter {
  public:
-  FeatureWriter(const std::string& path, uint64_t feature_dim, FeatureDtype dtype);
+  // `source`: what the rows are read from, for the errors of CheckFeatureValues.
+  FeatureWriter(const std::string& path, uint64_t feature_dim, FeatureDtype dtype,
+                std::string source);
 
-  // Appends rows.size() / feature_dim rows given as float32, row-major.
+  // Appends rows.size() / feature_dim rows given as float32, row-major, after
+  // CheckFeatureValues.
   void AppendRows(std::span<const float> rows);
   // Appends whole rows already in the stored form (row_stride_bytes each), as another
   // features.bin of the same dim and dtype holds them.
@@ -30,6 +41,7 @@ class FeatureWriter {
 
  private:
   FileWriter file_;
+  std::string source_;
   uint64_t feature_dim_;
   FeatureDtype dtype_;
   uint64_t stride_;

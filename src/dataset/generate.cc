@@ -141,10 +141,27 @@ void GenerateEdges(const Model& model, const GenerateOptions& o, unsigned thread
 
 // Writes features (class centroid + Gaussian noise, binary words, or sparse words as CSR),
 // labels and splits in one pass over the nodes, each node's numbers drawn from its own stream.
+// What the feature model holds for --feature-dim `dim` (in double: a huge dim must not wrap):
+// the class centroids, the word models' tables (classes x dim weights with their construction
+// scratch and a row's scratch per thread, or a CDF and two permutations over the words) and the
+// writer's row.
+double FeatureModelBytes(const GenerateOptions& o, unsigned threads) {
+  const double dim = static_cast<double>(o.feature_dim), classes = o.classes;
+  double bytes =
+      classes * dim * 4 + static_cast<double>(RowStrideBytes(o.feature_dim, o.feature_dtype));
+  if (o.binary_ones > 0) bytes += classes * dim * 4 + dim * 20 + threads * dim * 8;
+  if (o.feature_density > 0) bytes += dim * 16;
+  return bytes;
+}
+
 template <typename Model>
 void GenerateNodes(const Model& model, const GenerateOptions& o, unsigned threads,
                    MemoryBudget& budget, DatasetWriter& writer, ProgressBar* progress) {
   const uint64_t dim = o.feature_dim;
+  // Charged before anything of the feature dimension's size is allocated, so that a dimension
+  // the budget cannot hold is refused at once rather than by the allocator.
+  TrackedCharge model_charge(budget, "the feature model");
+  model_charge.Update(static_cast<uint64_t>(std::min(FeatureModelBytes(o, threads), 0x1p62)));
   std::vector<float> centroids(static_cast<size_t>(o.classes) * dim);
   Rng centroid_rng(MixSeed(o.seed, kCentroidStream));
   const double centroid_scale = dim == 0 ? 0 : 1.0 / std::sqrt(static_cast<double>(dim));
@@ -175,11 +192,12 @@ void GenerateNodes(const Model& model, const GenerateOptions& o, unsigned thread
   std::unique_ptr<FeatureWriter> features;
   std::unique_ptr<SparseFeatureWriter> sparse_features;
   if (sparse) {
-    sparse_features = std::make_unique<SparseFeatureWriter>(writer.PathOf(kSparseIndptrFile),
-                                                            writer.PathOf(kSparseIndicesFile),
-                                                            writer.PathOf(kSparseValuesFile));
+    sparse_features = std::make_unique<SparseFeatureWriter>(
+        writer.PathOf(kSparseIndptrFile), writer.PathOf(kSparseIndicesFile),
+        writer.PathOf(kSparseValuesFile), writer.PathOf(kSparseValuesFile));
   } else {
-    features = std::make_unique<FeatureWriter>(writer.PathOf(kFeaturesFile), dim, o.feature_dtype);
+    features = std::make_unique<FeatureWriter>(writer.PathOf(kFeaturesFile), dim, o.feature_dtype,
+                                               writer.PathOf(kFeaturesFile));
   }
   FileWriter label_file(writer.PathOf(kLabelsFile));
   FileWriter train(writer.PathOf(SplitFile(Split::kTrain))),

@@ -80,13 +80,14 @@ class NpyArrays {
 void ImportSplits(const NpyArrays* arrays, bool require_one, const std::string& where,
                   uint64_t num_nodes, MemoryBudget& budget, DatasetWriter& writer) {
   bool any = false;
+  NodeBits seen(num_nodes, budget);
   for (Split split : kAllSplits) {
     std::optional<NpyReader> ids;
     if (arrays) ids = arrays->Open(fmt::format("{}_idx", SplitName(split)));
     any |= ids.has_value();
     if (ids) CheckSplitShape(*ids);
     const std::optional<IntColumn> column = ids ? std::optional(NpyColumn(*ids)) : std::nullopt;
-    ImportSplit(split, column ? &*column : nullptr, num_nodes, budget, writer);
+    ImportSplit(split, column ? &*column : nullptr, seen, writer);
   }
   if (require_one && !any) {
     throw Error::Input("no train_idx.npy, val_idx.npy or test_idx.npy found", where);
@@ -139,7 +140,7 @@ DatasetMeta ImportNpyDirectory(const std::string& npy_dir, const ImportOptions& 
   NpyArrays::CheckSource(npy_dir);
   MemoryBudget budget(o.memory_budget_bytes);
   // Made before the inputs are opened: an .npz is extracted into its staging directory.
-  DatasetWriter writer(o.out, o.replace_existing);
+  DatasetWriter writer(o.out, o.replace_existing, {npy_dir});
   const NpyArrays arrays(npy_dir, writer);
   NpyReader edges = arrays.Require("edge_index");
   FeatureInput features;
@@ -184,7 +185,8 @@ DatasetMeta ImportEdgeList(const EdgeListSources& sources, const ImportOptions& 
   CheckImportOptions(o);
   MemoryBudget budget(o.memory_budget_bytes);
   // Made before the inputs are opened: an .npz is extracted into its staging directory.
-  DatasetWriter writer(o.out, o.replace_existing);
+  DatasetWriter writer(o.out, o.replace_existing,
+                       {sources.edge_list, sources.features, sources.labels, sources.split_dir});
   std::optional<FeatureInput> features;
   std::optional<NpyReader> labels;
   std::optional<uint64_t> known_nodes;  // from the node data; else from the largest id

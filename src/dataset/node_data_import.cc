@@ -67,7 +67,7 @@ void ImportFeatures(const NpyReader& features, FeatureDtype dtype, MemoryBudget&
                     DatasetWriter& writer) {
   const uint64_t rows = features.header().shape[0];
   const uint64_t dim = features.header().shape[1];
-  FeatureWriter out(writer.PathOf(kFeaturesFile), dim, dtype);
+  FeatureWriter out(writer.PathOf(kFeaturesFile), dim, dtype, features.path());
   if (dim > 0) {
     uint64_t rows_per_chunk = std::max<uint64_t>(1, kImportChunkElements / dim);
     ChargedArray<float> chunk(budget, rows_per_chunk * dim, "the feature import buffer");
@@ -91,7 +91,7 @@ void RecordFeatures(FeatureWriter& out, uint64_t dim, FeatureDtype dtype, Datase
 }
 
 void WriteNoFeatures(DatasetWriter& writer) {
-  FeatureWriter out(writer.PathOf(kFeaturesFile), 0, FeatureDtype::kFloat32);
+  FeatureWriter out(writer.PathOf(kFeaturesFile), 0, FeatureDtype::kFloat32, "");
   writer.Record(kFeaturesFile, out.Finish());
   writer.meta().feature_dim = 0;
   writer.meta().row_stride_bytes = 0;
@@ -139,9 +139,8 @@ void CheckSplitShape(const NpyReader& ids) {
   }
 }
 
-void ImportSplit(Split split, const IntColumn* ids, uint64_t num_nodes, MemoryBudget& budget,
-                 DatasetWriter& writer) {
-  SplitWriter out(writer.PathOf(SplitFile(split)), num_nodes, writer.meta().node_id_bytes, budget);
+void ImportSplit(Split split, const IntColumn* ids, NodeBits& seen, DatasetWriter& writer) {
+  SplitWriter out(writer.PathOf(SplitFile(split)), writer.meta().node_id_bytes, seen);
   if (ids != nullptr) {
     ids->for_each([&](uint64_t index, int64_t id) {
       auto error = [&](const std::string& what) {
@@ -152,10 +151,12 @@ void ImportSplit(Split split, const IntColumn* ids, uint64_t num_nodes, MemoryBu
         case SplitWriter::AddResult::kAdded:
           break;
         case SplitWriter::AddResult::kOutOfRange:
-          throw error(fmt::format("node id {} is >= num_nodes {}", id, num_nodes));
+          throw error(fmt::format("node id {} is >= num_nodes {}", id, seen.num_nodes()));
         case SplitWriter::AddResult::kRepeated:
-          throw error(
-              fmt::format("node id {} appears twice in the {} split", id, SplitName(split)));
+          throw error(fmt::format(
+              "node id {} appears twice in the {} split, or in an earlier split too (train, "
+              "val, test): the splits must not overlap",
+              id, SplitName(split)));
       }
     });
   }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "dataset/dataset_writer.h"
+#include "dataset/node_bits.h"
 #include "strata/dataset.h"
 #include "strata/memory_budget.h"
 #include "strata/npy.h"
@@ -49,8 +50,8 @@ void WriteNoLabels(uint64_t num_nodes, DatasetWriter& writer);
 
 // Throws unless `ids` is a 1-D integer array.
 void CheckSplitShape(const NpyReader& ids);
-// `ids` may be null for an empty split.
-void ImportSplit(Split split, const IntColumn* ids, uint64_t num_nodes, MemoryBudget& budget,
-                 DatasetWriter& writer);
+// `ids` may be null for an empty split. `seen`: the nodes of the splits imported before, shared
+// by the three calls for a dataset, so that a node in two splits is refused.
+void ImportSplit(Split split, const IntColumn* ids, NodeBits& seen, DatasetWriter& writer);
 
 }  // namespace strata

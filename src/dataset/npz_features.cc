@@ -190,7 +190,7 @@ void NpzFeatures::CheckIndptr(MemoryBudget& budget) const {
 void NpzFeatures::Import(MemoryBudget& budget, DatasetWriter& writer) const {
   CheckIndptr(budget);
   SparseFeatureWriter out(writer.PathOf(kSparseIndptrFile), writer.PathOf(kSparseIndicesFile),
-                          writer.PathOf(kSparseValuesFile));
+                          writer.PathOf(kSparseValuesFile), path_);
   if (csc_) {
     WriteCsc(budget, out);
   } else {

@@ -99,7 +99,7 @@ void ReadFeatureCsv(const std::string& path, uint64_t num_nodes, FeatureDtype dt
   CsvReader csv(path);
   if (!csv.Next()) throw Error::Input("is empty: expected one line of features per node", path);
   const uint64_t dim = csv.fields();
-  FeatureWriter out(writer.PathOf(kFeaturesFile), dim, dtype);
+  FeatureWriter out(writer.PathOf(kFeaturesFile), dim, dtype, path);
   const uint64_t rows_per_chunk = std::max<uint64_t>(1, (uint64_t{1} << 20) / dim);
   ChargedArray<float> chunk(budget, rows_per_chunk * dim, "the feature import buffer");
   if (progress) progress->Restart("reading features", num_nodes);
@@ -252,6 +252,7 @@ ChargedArray<uint64_t> LabeledNodes(uint64_t num_nodes, MemoryBudget& budget,
 void ImportSplits(const std::string& split_dir, uint64_t num_nodes, MemoryBudget& budget,
                   DatasetWriter& writer) {
   const ChargedArray<uint64_t> labeled = LabeledNodes(num_nodes, budget, writer);
+  NodeBits seen(num_nodes, budget);
   for (Split split : kAllSplits) {
     const std::string path =
         fmt::format("{}/{}.csv.gz", split_dir, split == Split::kVal ? "valid" : SplitName(split));
@@ -267,7 +268,7 @@ void ImportSplits(const std::string& split_dir, uint64_t num_nodes, MemoryBudget
         visit(index, id);
       });
     };
-    ImportSplit(split, &ids, num_nodes, budget, writer);
+    ImportSplit(split, &ids, seen, writer);
   }
 }
 
@@ -367,7 +368,7 @@ DatasetMeta ImportOgbDirectory(const std::string& dir, const std::string& split_
   }
   const std::string split_dir = SplitDirectory(dir, split_name);
   MemoryBudget budget(o.memory_budget_bytes);
-  DatasetWriter writer(o.out, o.replace_existing);
+  DatasetWriter writer(o.out, o.replace_existing, {dir});
   auto progress = MakeImportProgress(o);
   uint64_t num_nodes = 0;
   if (binary) {

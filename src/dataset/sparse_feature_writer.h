@@ -3,7 +3,8 @@
 // a row) and features/values.bin (float32): the sparse alternative to features.bin (format
 // minor version 2, docs/format.md).
 //
-// Invariant: rows() rows and nnz() values have been written; indptr holds rows() + 1 offsets.
+// Invariant: rows() rows and nnz() values have been written, every value finite (a NaN or
+// infinity is an input error naming the source); indptr holds rows() + 1 offsets.
 #pragma once
 
 #include <cstdint>
@@ -20,9 +21,9 @@ struct SparseFeatureDigests {
 
 class SparseFeatureWriter {
  public:
-  // Creates the files' directory if needed.
+  // Creates the files' directory if needed. `source`: what the rows are read from, for errors.
   SparseFeatureWriter(const std::string& indptr_path, const std::string& indices_path,
-                      const std::string& values_path);
+                      const std::string& values_path, std::string source);
 
   // Appends one row: `columns` ascending and below the feature dimension, one value each.
   void AppendRow(std::span<const uint32_t> columns, std::span<const float> values);
@@ -33,6 +34,7 @@ class SparseFeatureWriter {
 
  private:
   FileWriter indptr_, indices_, values_;
+  std::string source_;
   uint64_t rows_ = 0;
   uint64_t nnz_ = 0;
 };

@@ -1,13 +1,13 @@
 // SplitWriter writes one split file (split/train.bin, ...): node ids in the dataset's id
-// width, in the order given. It rejects ids out of range and ids given twice, using a bitmap
-// of num_nodes bits charged to the budget.
+// width, in the order given. It rejects ids out of range and ids already met in `seen`, the
+// bits that the writers of a dataset's splits share, so that no node is in two splits.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "dataset/node_bits.h"
 #include "storage/file.h"
-#include "strata/memory_budget.h"
 
 namespace strata {
 
@@ -15,8 +15,7 @@ class SplitWriter {
  public:
   enum class AddResult { kAdded, kOutOfRange, kRepeated };
 
-  SplitWriter(const std::string& path, uint64_t num_nodes, uint32_t node_id_bytes,
-              MemoryBudget& budget);
+  SplitWriter(const std::string& path, uint32_t node_id_bytes, NodeBits& seen);
 
   AddResult Add(uint64_t id);
   uint64_t size() const { return size_; }
@@ -24,9 +23,8 @@ class SplitWriter {
 
  private:
   FileWriter file_;
-  uint64_t num_nodes_;
   uint32_t node_id_bytes_;
-  ChargedArray<uint64_t> seen_;
+  NodeBits& seen_;
   uint64_t size_ = 0;
 };
 

@@ -19,20 +19,6 @@ ChargedArray<uint64_t> ReadRowOffsets(const std::string& path, uint64_t rows, ui
   return offsets;
 }
 
-void CheckRowOffsets(std::span<const uint64_t> offsets, uint64_t first, uint64_t rows, uint64_t end,
-                     const std::string& path) {
-  const uint64_t last = first + offsets.size() - 1;
-  if ((first == 0 && offsets.front() != 0) || (last == rows && offsets.back() != end) ||
-      offsets.back() > end) {
-    throw Error::Input(fmt::format("offsets do not run from 0 to {}", end), path);
-  }
-  for (uint64_t i = 0; i + 1 < offsets.size(); ++i) {
-    if (offsets[i + 1] < offsets[i]) {
-      throw Error::Input(fmt::format("offsets decrease at row {}", first + i), path);
-    }
-  }
-}
-
 ChargedCsr ReadNormalisedAdjacency(const Dataset& dataset, uint64_t rows, MemoryBudget& budget) {
   const DatasetMeta& meta = dataset.meta();
   const uint64_t n = meta.num_nodes;

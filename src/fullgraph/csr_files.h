@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "dataset/stored_ids.h"
 #include "nn/spgemm.h"
 #include "strata/dataset.h"
 #include "strata/memory_budget.h"
@@ -35,12 +36,6 @@ struct ChargedCsr {
             {values.data(), values.size()}};
   }
 };
-
-// Throws an input error naming `path` unless `offsets`, those of rows [first, first +
-// offsets.size() - 1] of a file of rows + 1 offsets, never decrease and stay within [0, end],
-// the file's first being 0 and its last `end`.
-void CheckRowOffsets(std::span<const uint64_t> offsets, uint64_t first, uint64_t rows, uint64_t end,
-                     const std::string& path);
 
 // Reads rows + 1 offsets of `path`, checking them (CheckRowOffsets).
 ChargedArray<uint64_t> ReadRowOffsets(const std::string& path, uint64_t rows, uint64_t end,

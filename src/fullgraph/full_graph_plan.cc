@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "common/random.h"
+#include "dataset/stored_ids.h"
 #include "fullgraph/column_slices.h"
-#include "fullgraph/csr_files.h"
 #include "fullgraph/grouped_row_offsets.h"
 #include "fullgraph/intermediate_rows.h"
 #include "fullgraph/row_blocks.h"
@@ -94,7 +94,9 @@ bool GraphIsSymmetric(const Dataset& dataset) {
           ids_begin = e;
           ids_end = e + count;
         }
-        const uint64_t j = LoadNodeId(ids.data() + (e - ids_begin) * id_bytes, id_bytes);
+        const uint64_t j =
+            CheckedStoredId(LoadNodeId(ids.data() + (e - ids_begin) * id_bytes, id_bytes), e, n,
+                            dataset.PathOf(kIndicesFile));
         forward += hash(j, i);
         reverse += hash(i, j);
       }

@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "common/random.h"
+#include "dataset/stored_ids.h"
 #include "features/row_codec.h"
-#include "fullgraph/csr_files.h"
 #include "fullgraph/input_products.h"
 #include "fullgraph/propagation.h"
 #include "nn/dropout.h"
@@ -392,11 +392,14 @@ std::span<const uint64_t> FullGraphRunner::PieceOffsets(uint64_t begin, uint64_t
 
 AdjacencyBlock FullGraphRunner::AdjacencyPiece(uint64_t begin, uint64_t end,
                                                const RowAddress& row) {
-  return {{begin, end},
-          RowOffsetsView(PieceOffsets(begin, end), begin),
-          row(0, begin),
-          dataset_.meta().node_id_bytes,
-          nodes_};
+  const std::span<const uint64_t> offsets = PieceOffsets(begin, end);
+  const uint32_t id_bytes = dataset_.meta().node_id_bytes;
+  // The kernels index rows by these ids: checked at each use, since the file is read again
+  // every pass (one sequential scan of ids the kernel reads anyway, against a random row
+  // access per id in the kernel).
+  CheckStoredIds(row(0, begin), offsets.back() - offsets.front(), id_bytes, offsets.front(), nodes_,
+                 dataset_.PathOf(kIndicesFile));
+  return {{begin, end}, RowOffsetsView(offsets, begin), row(0, begin), id_bytes, nodes_};
 }
 
 // The adjacency's blocks cut at chunk boundaries, so that every piece of a written or read

@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "fullgraph/csr_files.h"
+#include "dataset/stored_ids.h"
 #include "storage/file.h"
 #include "strata/error.h"
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "dataset/stored_ids.h"
 #include "strata/dataset.h"
 #include "strata/error.h"
 
@@ -17,8 +18,12 @@ constexpr uint64_t kFillChunkEdges = uint64_t{1} << 20;
 }  // namespace
 
 DiskAdjacency::DiskAdjacency(const std::string& indices_path, uint32_t id_bytes, uint64_t num_edges,
-                             const IoEngineOptions& io, MemoryBudget& budget)
-    : id_bytes_(id_bytes), num_edges_(num_edges), slot_bytes_(kMaxReadBytes) {
+                             uint64_t num_nodes, const IoEngineOptions& io, MemoryBudget& budget)
+    : path_(indices_path),
+      id_bytes_(id_bytes),
+      num_edges_(num_edges),
+      num_nodes_(num_nodes),
+      slot_bytes_(kMaxReadBytes) {
   engine_ = MakeIoEngine(io);
   staging_ = AlignedBuffer(budget, uint64_t{engine_->depth()} * slot_bytes_,
                            "the adjacency reader's buffers");
@@ -152,7 +157,10 @@ void DiskAdjacency::ReadEntries(std::span<const uint64_t> unique_edges) {
         const PlannedRead& read = plan_.reads[slot_read_[slot]];
         const std::byte* buffer = staging_.data() + slot * slot_bytes_;
         for (uint32_t r = read.first_row; r < read.first_row + read.row_count; ++r) {
-          values_[plan_.rows[r].key] = LoadNodeId(buffer + plan_.rows[r].offset_in_read, id_bytes_);
+          const uint32_t key = plan_.rows[r].key;
+          values_[key] =
+              CheckedStoredId(LoadNodeId(buffer + plan_.rows[r].offset_in_read, id_bytes_),
+                              unique_edges[key], num_nodes_, path_);
         }
         free_slots_.push_back(slot);
       }

@@ -6,7 +6,8 @@
 // within its list, so they usually share one read).
 //
 // Invariants: Resolve returns exactly what the file holds, whether an entry came from the
-// cache or the disk; the cache and the read buffers are charged to the budget.
+// cache or the disk, and only ids below num_nodes (another is an input error naming the file);
+// the cache and the read buffers are charged to the budget.
 // Thread safety: Resolve may be called from several threads; calls are serialised.
 #pragma once
 
@@ -28,9 +29,10 @@ namespace strata {
 
 class DiskAdjacency {
  public:
-  // Opens `indices_path`, whose entries are `id_bytes` wide; the cache starts empty.
+  // Opens `indices_path`, whose num_edges entries are `id_bytes` wide, each a node id below
+  // num_nodes; the cache starts empty.
   DiskAdjacency(const std::string& indices_path, uint32_t id_bytes, uint64_t num_edges,
-                const IoEngineOptions& io, MemoryBudget& budget);
+                uint64_t num_nodes, const IoEngineOptions& io, MemoryBudget& budget);
   ~DiskAdjacency();
   DiskAdjacency(const DiskAdjacency&) = delete;
   DiskAdjacency& operator=(const DiskAdjacency&) = delete;
@@ -58,8 +60,10 @@ class DiskAdjacency {
   // Reads the entries `unique_edges` (sorted, distinct) into values_.
   void ReadEntries(std::span<const uint64_t> unique_edges);
 
+  std::string path_;
   uint32_t id_bytes_;
   uint64_t num_edges_;
+  uint64_t num_nodes_;
   AlignedBuffer staging_;
   std::unique_ptr<IoEngine> engine_;
   int file_ = -1;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/enum_names.h"
+#include "dataset/stored_ids.h"
 #include "graph/disk_adjacency.h"
 #include "graph/hotness.h"
 #include "storage/file.h"
@@ -30,6 +31,7 @@ class EdgeScan {
         width_(width),
         sources_(budget, std::min(capacity, graph.num_edges()), "edge scan buffer") {
     if (path.empty()) return;
+    path_ = path;
     raw_ = ChargedArray<std::byte>(budget, sources_.size() * width, "edge scan buffer");
     file_ = std::make_unique<FileReader>(path);
   }
@@ -39,7 +41,8 @@ class EdgeScan {
     if (file_) {
       file_->ReadExact(first * width_, raw_.data(), count * width_);
       for (uint64_t i = 0; i < count; ++i) {
-        sources_[i] = LoadNodeId(raw_.data() + i * width_, width_);
+        sources_[i] = CheckedStoredId(LoadNodeId(raw_.data() + i * width_, width_), first + i,
+                                      graph_.num_nodes(), path_);
       }
     } else {
       for (uint64_t i = 0; i < count; ++i) sources_[i] = graph_.Source(first + i);
@@ -49,6 +52,7 @@ class EdgeScan {
 
  private:
   const CscGraph& graph_;
+  std::string path_;
   uint32_t width_;
   ChargedArray<uint64_t> sources_;
   ChargedArray<std::byte> raw_;
@@ -75,17 +79,14 @@ CscGraph::CscGraph(const Dataset& dataset, MemoryBudget& budget, const TopologyO
   const std::string indptr_path = dataset.PathOf(kIndptrFile);
   indptr_ = ChargedArray<uint64_t>(budget, num_nodes_ + 1, "the graph's indptr");
   ReadArrayFile(indptr_path, indptr_.data(), num_nodes_ + 1);
-  if (indptr_[0] != 0 || indptr_[num_nodes_] != num_edges_) {
-    throw Error::Input(fmt::format("indptr does not run from 0 to num_edges {}", num_edges_),
-                       indptr_path);
-  }
+  CheckRowOffsets({indptr_.data(), num_nodes_ + 1}, 0, num_nodes_, num_edges_, indptr_path);
   const uint64_t topology_bytes = (num_nodes_ + 1) * 8 + num_edges_ * id_bytes;
   const bool on_disk =
       options.placement == TopologyPlacement::kDisk ||
       (options.placement == TopologyPlacement::kAuto && topology_bytes > budget.limit() / 2);
   if (on_disk) {
-    adjacency_ =
-        std::make_unique<DiskAdjacency>(indices_path_, id_bytes, num_edges_, options.io, budget);
+    adjacency_ = std::make_unique<DiskAdjacency>(indices_path_, id_bytes, num_edges_, num_nodes_,
+                                                 options.io, budget);
     const uint64_t cache_bytes = options.adjacency_cache_bytes >= 0
                                      ? static_cast<uint64_t>(options.adjacency_cache_bytes)
                                      : budget.limit() / 8;
@@ -102,9 +103,13 @@ CscGraph::CscGraph(const Dataset& dataset, MemoryBudget& budget, const TopologyO
   } else if (wide_) {
     indices64_ = ChargedArray<uint64_t>(budget, num_edges_, "the graph's indices");
     ReadArrayFile(indices_path_, indices64_.data(), num_edges_);
+    CheckStoredIds(reinterpret_cast<const std::byte*>(indices64_.data()), num_edges_, 8, 0,
+                   num_nodes_, indices_path_);
   } else {
     indices32_ = ChargedArray<uint32_t>(budget, num_edges_, "the graph's indices");
     ReadArrayFile(indices_path_, indices32_.data(), num_edges_);
+    CheckStoredIds(reinterpret_cast<const std::byte*>(indices32_.data()), num_edges_, 4, 0,
+                   num_nodes_, indices_path_);
   }
 }
 

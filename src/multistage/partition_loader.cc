@@ -10,6 +10,7 @@
 
 #include "common/interrupt.h"
 #include "common/random.h"
+#include "dataset/stored_ids.h"
 #include "multistage/macro_batch_size.h"
 #include "storage/file.h"
 #include "strata/error.h"
@@ -33,6 +34,14 @@ ChargedArray<uint64_t> ReadValues(const std::string& path, uint32_t width, Memor
     values[i] = LoadNodeId(reinterpret_cast<const std::byte*>(bytes.data()) + i * width, width);
   }
   return values;
+}
+
+// ReadValues of a file of node ids, each checked to be below num_nodes.
+ChargedArray<uint64_t> ReadNodeIds(const std::string& path, uint32_t width, uint64_t num_nodes,
+                                   MemoryBudget& budget) {
+  ChargedArray<uint64_t> ids = ReadValues(path, width, budget);
+  CheckStoredIds(reinterpret_cast<const std::byte*>(ids.data()), ids.size(), 8, 0, num_nodes, path);
+  return ids;
 }
 
 constexpr uint64_t kPartitionOrderStream = 0x6d61637200000000ull;  // "macr"
@@ -67,8 +76,11 @@ PartitionLoader::PartitionLoader(const Dataset& dataset, const CscGraph& graph,
                                    history_values_ > 0 ? "pbs" : "partition"),
                        dataset.dir());
   }
-  const ChargedArray<uint64_t> offsets =
-      ReadValues(dataset.PathOf(kPartitionOffsetsFile), 8, budget);
+  const std::string offsets_path = dataset.PathOf(kPartitionOffsetsFile);
+  const ChargedArray<uint64_t> offsets = ReadValues(offsets_path, 8, budget);
+  // Partitions are runs of node ids: the offsets rise from 0 to num_nodes.
+  CheckRowOffsets({offsets.data(), offsets.size()}, 0, offsets.size() - 1, graph.num_nodes(),
+                  offsets_path);
   offsets_.assign(offsets.data(), offsets.data() + offsets.size());
   partition_of_ = PartitionLookup(offsets_, budget);
   for (uint32_t p = 0; p < parts(); ++p) {
@@ -121,7 +133,8 @@ PartitionLoader::PartitionLoader(const Dataset& dataset, const CscGraph& graph,
   engine_ = MakeIoEngine(io);
   engine_->RegisterBuffer(buffers_.span());
   features_file_ = engine_->OpenFile(dataset.PathOf(kFeaturesFile));
-  indices_file_ = engine_->OpenFile(dataset.PathOf(kIndicesFile));
+  indices_path_ = dataset.PathOf(kIndicesFile);
+  indices_file_ = engine_->OpenFile(indices_path_);
 }
 
 PartitionLoader::~PartitionLoader() = default;
@@ -236,11 +249,14 @@ std::vector<uint64_t> PartitionLoader::HubsWithin(const ChargedArray<uint64_t>& 
 }
 
 void PartitionLoader::LoadHubs(const Dataset& dataset) {
+  const uint64_t n = graph_.num_nodes();
   const ChargedArray<uint64_t> all_ids =
-      ReadValues(dataset.PathOf(kHubIdsFile), id_bytes_, budget_);
-  const ChargedArray<uint64_t> indptr = ReadValues(dataset.PathOf(kHubIndptrFile), 8, budget_);
+      ReadNodeIds(dataset.PathOf(kHubIdsFile), id_bytes_, n, budget_);
   const ChargedArray<uint64_t> indices =
-      ReadValues(dataset.PathOf(kHubIndicesFile), id_bytes_, budget_);
+      ReadNodeIds(dataset.PathOf(kHubIndicesFile), id_bytes_, n, budget_);
+  const std::string indptr_path = dataset.PathOf(kHubIndptrFile);
+  const ChargedArray<uint64_t> indptr = ReadValues(indptr_path, 8, budget_);
+  CheckRowOffsets({indptr.data(), indptr.size()}, 0, all_ids.size(), indices.size(), indptr_path);
   const std::vector<uint64_t> kept = HubsWithin(all_ids, indptr, indices, budget_.available());
   if (kept.size() < all_ids.size()) {
     std::fprintf(stderr, "%s\n",
@@ -568,7 +584,9 @@ void PartitionLoader::BuildGraph(MacroBatch& batch, std::span<const uint32_t> pa
     for (uint64_t v = offsets_[p]; v < offsets_[p + 1]; ++v) {
       const std::byte* list = indices_at[i] + (graph_.EdgeBegin(v) - first_edge) * id_bytes_;
       for (uint64_t k = 0; k < graph_.InDegree(v); ++k) {
-        const uint64_t u = LoadNodeId(list + k * id_bytes_, id_bytes_);
+        const uint64_t u =
+            CheckedStoredId(LoadNodeId(list + k * id_bytes_, id_bytes_), graph_.EdgeBegin(v) + k,
+                            graph_.num_nodes(), indices_path_);
         const int64_t s = local_of(u);
         if (s >= 0) {
           kept.push_back(static_cast<uint32_t>(s));

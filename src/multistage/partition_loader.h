@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -158,6 +159,7 @@ class PartitionLoader final : public MacroBatchLoader {
   uint64_t buffer_bytes_ = 0;
   std::unique_ptr<IoEngine> engine_;
   int features_file_ = 0, indices_file_ = 0;
+  std::string indices_path_;
   std::vector<uint64_t> sorted_spans_;  // per-partition buffer bytes, largest first
   std::vector<uint64_t> sorted_nodes_;  // per-partition nodes, largest first
   std::vector<uint64_t> sorted_edges_;  // per-partition in-edges, most first

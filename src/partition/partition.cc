@@ -89,7 +89,7 @@ DatasetMeta PartitionDataset(const PartitionOptions& o) {
   const std::vector<uint64_t> hubs = SelectHubs(graph, partitioning, train_ids, hub_count,
                                                 o.hub_walk_steps, budget, progress.get());
 
-  DatasetWriter writer(o.out, o.replace_existing);
+  DatasetWriter writer(o.out, o.replace_existing, {o.input});
   writer.MakeSubdir("partition");
   WritePartitionedLayout(input, graph, partitioning, hubs, o.row_pass_bytes, writer, budget,
                          progress.get());

@@ -134,8 +134,9 @@ void WriteFeatureRows(const Dataset& input, const IdMaps& maps, std::span<const 
                       std::span<const uint64_t> hub_inputs, uint64_t row_pass_bytes,
                       DatasetWriter& writer, MemoryBudget& budget, ProgressBar* progress) {
   const DatasetMeta& in = input.meta();
-  FeatureWriter rows_out(writer.PathOf(kFeaturesFile), in.feature_dim, in.feature_dtype);
-  FeatureWriter hubs_out(writer.PathOf(kHubFeaturesFile), in.feature_dim, in.feature_dtype);
+  const std::string source = input.PathOf(kFeaturesFile);
+  FeatureWriter rows_out(writer.PathOf(kFeaturesFile), in.feature_dim, in.feature_dtype, source);
+  FeatureWriter hubs_out(writer.PathOf(kHubFeaturesFile), in.feature_dim, in.feature_dtype, source);
   if (in.feature_dim > 0 && in.num_nodes > 0) {
     const uint64_t reads =
         std::clamp<uint64_t>(kRowReadChunk / in.row_stride_bytes, 1, in.num_nodes) *
@@ -252,7 +253,8 @@ void WritePartitionedLayout(const Dataset& input, const CscGraph& graph,
     std::vector<uint64_t> ids = input.ReadSplit(split);
     for (uint64_t& id : ids) id = maps.new_of[id];
     std::sort(ids.begin(), ids.end());
-    SplitWriter out(writer.PathOf(SplitFile(split)), in.num_nodes, id_bytes, budget);
+    NodeBits seen(in.num_nodes, budget);
+    SplitWriter out(writer.PathOf(SplitFile(split)), id_bytes, seen);
     for (uint64_t id : ids) out.Add(id);
     writer.Record(SplitFile(split), out.Finish());
   }

@@ -126,7 +126,13 @@ void BindDataset(py::module_& m) {
                                          out.mutable_data());
                                return out;
                              })
-      .def("verify", &Dataset::Verify, py::call_guard<py::gil_scoped_release>())
+      .def(
+          "verify",
+          [](const Dataset& d) {
+            MemoryBudget budget(~uint64_t{0});
+            d.Verify(budget);
+          },
+          py::call_guard<py::gil_scoped_release>())
       .def("__repr__", [](const Dataset& d) {
         const DatasetMeta& meta = d.meta();
         return "strata.Dataset('" + d.dir() + "', nodes=" + std::to_string(meta.num_nodes) +

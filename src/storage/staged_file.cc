@@ -13,6 +13,15 @@
 namespace strata {
 
 StagedFile::StagedFile(std::string final_path) : final_path_(std::move(final_path)) {
+  // The rename would put a regular file in place of a device, a pipe or a link (as root,
+  // /dev/null itself), or fail late on a directory.
+  struct stat existing;
+  if (::lstat(final_path_.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
+    throw Error::Input(
+        "output exists and is not a regular file (a directory, device, pipe, socket or symbolic "
+        "link); not replacing it",
+        final_path_);
+  }
   RemoveAbandonedStaging(final_path_);
   std::string pattern = StagingTemplate(final_path_);
   int fd = ::mkstemp(pattern.data());

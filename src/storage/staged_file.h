@@ -1,7 +1,8 @@
 // StagedFile writes one file under a temporary sibling name and renames it over the final
 // path only in Publish(), so readers see either the old file or the complete new one, and a
 // crash (or power cut: the file and then its directory are fsynced) leaves one of the two.
-// Not published, the destructor removes the temporary file.
+// Not published, the destructor removes the temporary file. It replaces only a regular file:
+// an existing final path of any other kind is refused when the StagedFile is made.
 #pragma once
 
 #include <memory>

@@ -1,5 +1,7 @@
 #include "storage/staging_name.h"
 
+#include <fmt/format.h>
+#include <limits.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -8,6 +10,7 @@
 #include <filesystem>
 
 #include "storage/file.h"
+#include "strata/error.h"
 
 namespace strata {
 namespace {
@@ -31,7 +34,16 @@ pid_t WriterOf(std::string_view name, std::string_view base) {
 }  // namespace
 
 std::string StagingTemplate(const std::string& final_path) {
-  return final_path + std::string(kMarker) + std::to_string(::getpid()) + "-XXXXXX";
+  const std::string suffix = std::string(kMarker) + std::to_string(::getpid()) + "-XXXXXX";
+  const size_t name_bytes = std::filesystem::path(final_path).filename().string().size();
+  if (name_bytes + suffix.size() > NAME_MAX) {
+    throw Error::Input(
+        fmt::format("the output's name is {} bytes; it is written under a temporary name {} "
+                    "bytes longer, and a name holds at most {}: use a name of at most {} bytes",
+                    name_bytes, suffix.size(), NAME_MAX, NAME_MAX - suffix.size()),
+        final_path);
+  }
+  return final_path + suffix;
 }
 
 void RemoveAbandonedStaging(const std::string& final_path) {

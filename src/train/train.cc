@@ -40,7 +40,11 @@ std::string PrepareCheckpoint(const TrainOptions& o) {
     if (o.resume) throw Error::Input("--resume needs --checkpoint DIR");
     return {};
   }
-  std::filesystem::create_directories(o.checkpoint_dir);
+  std::error_code error;
+  std::filesystem::create_directories(o.checkpoint_dir, error);
+  if (error) {
+    throw Error::System("cannot create the checkpoint directory", o.checkpoint_dir, error.value());
+  }
   return CheckpointPath(o.checkpoint_dir);
 }
 

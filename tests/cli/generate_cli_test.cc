@@ -49,7 +49,7 @@ void GenerateOrFail(const std::vector<std::string>& args) {
 // below num_nodes, labels in range, disjoint in-range splits of the recorded sizes.
 void ExpectWellFormed(const std::string& ds, uint32_t classes) {
   DatasetMeta meta = Dataset::Open(ds).meta();
-  Dataset::Open(ds).Verify();
+  testing::VerifyDataset(Dataset::Open(ds));
   Csc csc = testing::ReadCsc(ds);
   ASSERT_EQ(csc.indptr.size(), meta.num_nodes + 1);
   EXPECT_EQ(csc.indptr.front(), 0u);
@@ -132,7 +132,7 @@ TEST(GenerateCli, Float16AndEightByteIdsAreWellFormed) {
   EXPECT_EQ(meta.node_id_bytes, 8u);
   EXPECT_EQ(fs::file_size(s / "ds/graph/indices.bin"), meta.num_edges * 8);
   EXPECT_EQ(fs::file_size(s / "ds/split/train.bin"), meta.train_size * 8);
-  Dataset::Open(s / "ds").Verify();
+  testing::VerifyDataset(Dataset::Open(s / "ds"));
 }
 
 TEST(GenerateCli, SameSeedGivesIdenticalFiles) {
@@ -190,17 +190,20 @@ TEST(GenerateCli, MemoryBudgetDoesNotChangeFiles) {
   EXPECT_TRUE(SameDigests(Dataset::Open(s / "small").meta(), Dataset::Open(s / "large").meta()));
 }
 
-TEST(GenerateCli, RefusesExistingOutputWithoutForce) {
+TEST(GenerateCli, RefusesExistingOutputWithoutForceAndAForeignOneWithIt) {
   ScratchDir s;
   fs::create_directory(s / "out");
   WriteTextFile(s / "out/keep.txt", "precious");
   ExpectInputError(RunStrata(GenerateArgs(s / "out", "100")), {"out", "--force"});
+  // Not a dataset: --force does not replace it either.
+  ExpectInputError(RunStrata(GenerateArgs(s / "out", "100", {"--force"})),
+                   {"out", "Strata dataset"});
   EXPECT_EQ(ReadFileBytes(s / "out/keep.txt"), "precious");
   ExpectOnlyEntries(s.path(), {"out"});
-  GenerateOrFail(GenerateArgs(s / "out", "100", {"--force"}));
-  EXPECT_FALSE(fs::exists(s / "out/keep.txt"));
-  EXPECT_EQ(Dataset::Open(s / "out").meta().num_nodes, 100u);
-  ExpectOnlyEntries(s.path(), {"out"});
+  GenerateOrFail(GenerateArgs(s / "ds", "50"));
+  GenerateOrFail(GenerateArgs(s / "ds", "100", {"--force"}));
+  EXPECT_EQ(Dataset::Open(s / "ds").meta().num_nodes, 100u);
+  ExpectOnlyEntries(s.path(), {"ds", "out"});
 }
 
 TEST(GenerateCli, RefusesBadOptions) {

@@ -72,7 +72,7 @@ TEST(ImportCli, ImportsCora) {
   EXPECT_EQ(meta.train_size, 140u);
   EXPECT_EQ(meta.val_size, 500u);
   EXPECT_EQ(meta.test_size, 1000u);
-  Dataset::Open(s / "cora").Verify();
+  testing::VerifyDataset(Dataset::Open(s / "cora"));
 
   ExpectCscEquals(ReadCsc(s / "cora"),
                   ReferenceCsc(2708, ReadEdgeIndex(Cora() + "/edge_index.npy"), false, false));
@@ -502,7 +502,7 @@ TEST(ImportCli, EmptyEdgeIndexGivesGraphWithoutEdges) {
   EXPECT_EQ(meta.in_degree.zero_count, testing::kSmallNodes);
   EXPECT_EQ(ReadArrayFile<uint64_t>(s / "out/graph/indptr.bin"),
             std::vector<uint64_t>(testing::kSmallNodes + 1, 0));
-  Dataset::Open(s / "out").Verify();
+  testing::VerifyDataset(Dataset::Open(s / "out"));
 }
 
 TEST(ImportCli, EmptyEdgeListWithFeaturesGivesGraphWithoutEdges) {
@@ -551,7 +551,7 @@ void ExpectFixtureFeatures(const std::string& dataset) {
             (std::vector<uint32_t>{1, 4, 0, 3, 1, 2, 4}));
   EXPECT_EQ(ReadArrayFile<float>(dataset + "/features/values.bin"),
             (std::vector<float>{1.5f, -2.0f, 3.0f, 0.25f, 7.0f, 8.0f, 9.5f}));
-  Dataset::Open(dataset).Verify();
+  testing::VerifyDataset(Dataset::Open(dataset));
 }
 
 TEST(ImportCli, EdgeListWithScipyNpzFeaturesStoresThemSparse) {
@@ -602,7 +602,7 @@ TEST(ImportCli, NpyDirectoryTakesFeaturesNpzWhenThereIsNoFeaturesNpy) {
             (std::vector<float>{1, 2, 3, 4, 5, 6}));
   EXPECT_EQ(ReadArrayFile<int32_t>(s / "out/labels.bin"),
             (std::vector<int32_t>{0, 1, 2, 0, 1, -1}));
-  Dataset::Open(s / "out").Verify();
+  testing::VerifyDataset(Dataset::Open(s / "out"));
 }
 
 TEST(ImportCli, RefusesFloat16ForSparseFeatures) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -242,6 +243,41 @@ TEST(ImportCli, RefusesRepeatedSplitId) {
   ExpectOnlyEntries(s.path(), {"in"});
 }
 
+TEST(ImportCli, RefusesANodeInTwoSplits) {
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  testing::WriteInt64Npy(s / "in/test_idx.npy", {2}, {3, 1});  // 1 is a training node
+  ExpectInputError(ImportNpyDir(s), {"test_idx.npy", "element [1]", "node id 1", "overlap"});
+  ExpectOnlyEntries(s.path(), {"in"});
+}
+
+TEST(ImportCli, RefusesFeaturesThatAreNotFiniteOrBeyondFloat16) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const float bad : {nan, inf, -inf}) {
+    ScratchDir s;
+    testing::WriteSmallNpyDir(s / "in");
+    std::vector<float> features = testing::SmallFeatures();
+    features[4 * testing::kSmallDim + 2] = bad;
+    testing::WriteFloat32Npy(s / "in/features.npy", {testing::kSmallNodes, testing::kSmallDim},
+                             features);
+    ExpectInputError(ImportNpyDir(s), {"features.npy", "row 4, column 2", "not finite"});
+    ExpectOnlyEntries(s.path(), {"in"});
+  }
+  ScratchDir s;
+  testing::WriteSmallNpyDir(s / "in");
+  std::vector<float> features = testing::SmallFeatures();
+  features[1] = 1e30f;
+  testing::WriteFloat32Npy(s / "in/features.npy", {testing::kSmallNodes, testing::kSmallDim},
+                           features);
+  ExpectInputError(
+      RunStrata({"import", s / "out", "--npy", s / "in", "--feature-dtype", "float16"}),
+      {"features.npy", "row 0, column 1", "float16"});
+  ExpectOnlyEntries(s.path(), {"in"});
+  // float32 holds it.
+  ASSERT_EQ(ImportNpyDir(s).exit_status, 0);
+}
+
 TEST(ImportCli, RefusesSplitIdOutOfRangeWithEdgeList) {
   ScratchDir s;
   WriteTextFile(s / "edges.txt", "0 1\n1 2\n");
@@ -267,30 +303,33 @@ TEST(ImportCli, RefusesExistingOutputWithoutForceAndLeavesItIntact) {
   EXPECT_EQ(ReadFileBytes(s / "out/keep.txt"), "precious");
 }
 
-TEST(ImportCli, ForceReplacesExistingOutput) {
+TEST(ImportCli, ForceReplacesAnExistingDataset) {
   ScratchDir s;
+  WriteTextFile(s / "edges.txt", "0 1\n1 2\n");
+  ASSERT_EQ(RunStrata({"import", s / "out", "--edge-list", s / "edges.txt"}).exit_status, 0);
   testing::WriteSmallNpyDir(s / "in");
-  fs::create_directory(s / "out");
-  WriteTextFile(s / "out/keep.txt", "old");
   CommandResult r = RunStrata({"import", s / "out", "--npy", s / "in", "--force"});
   ASSERT_EQ(r.exit_status, 0) << r.err;
-  ExpectOnlyEntries(s.path(), {"in", "out"});
-  EXPECT_FALSE(fs::exists(s / "out/keep.txt"));
+  ExpectOnlyEntries(s.path(), {"edges.txt", "in", "out"});
   DatasetMeta meta = Dataset::Open(s / "out").meta();
   EXPECT_EQ(meta.num_nodes, testing::kSmallNodes);
   EXPECT_EQ(meta.num_edges, testing::kSmallDistinctEdges);
 }
 
-TEST(ImportCli, ForceReplacesExistingFile) {
+TEST(ImportCli, ForceRefusesToReplaceAFileOrAForeignDirectory) {
   ScratchDir s;
   testing::WriteSmallNpyDir(s / "in");
   WriteTextFile(s / "out", "a file, not a dataset");
   ExpectInputError(ImportNpyDir(s), {"out", "--force"});
+  ExpectInputError(RunStrata({"import", s / "out", "--npy", s / "in", "--force"}),
+                   {"out", "not a directory"});
   EXPECT_EQ(ReadFileBytes(s / "out"), "a file, not a dataset");
-  CommandResult r = RunStrata({"import", s / "out", "--npy", s / "in", "--force"});
-  ASSERT_EQ(r.exit_status, 0) << r.err;
-  ExpectOnlyEntries(s.path(), {"in", "out"});
-  EXPECT_EQ(Dataset::Open(s / "out").meta().num_nodes, testing::kSmallNodes);
+  fs::create_directory(s / "dir");
+  WriteTextFile(s / "dir/keep.txt", "precious");
+  ExpectInputError(RunStrata({"import", s / "dir", "--npy", s / "in", "--force"}),
+                   {"dir", "Strata dataset"});
+  EXPECT_EQ(ReadFileBytes(s / "dir/keep.txt"), "precious");
+  ExpectOnlyEntries(s.path(), {"dir", "in", "out"});
 }
 
 TEST(ImportCli, FailedForcedImportLeavesExistingOutputIntact) {
@@ -298,12 +337,13 @@ TEST(ImportCli, FailedForcedImportLeavesExistingOutputIntact) {
   EdgeArrays edges = testing::SmallEdges();
   edges.dst[17] = 99;
   testing::WriteSmallNpyDir(s / "in", edges);
-  fs::create_directory(s / "out");
-  WriteTextFile(s / "out/keep.txt", "precious");
+  WriteTextFile(s / "edges.txt", "0 1\n1 2\n");
+  ASSERT_EQ(RunStrata({"import", s / "out", "--edge-list", s / "edges.txt"}).exit_status, 0);
+  const DatasetMeta before = Dataset::Open(s / "out").meta();
   CommandResult r = RunStrata({"import", s / "out", "--npy", s / "in", "--force"});
   ExpectInputError(r, {"edge_index.npy", "element [1, 17]"});
-  ExpectOnlyEntries(s.path(), {"in", "out"});
-  EXPECT_EQ(ReadFileBytes(s / "out/keep.txt"), "precious");
+  ExpectOnlyEntries(s.path(), {"edges.txt", "in", "out"});
+  EXPECT_TRUE(testing::SameDigests(before, Dataset::Open(s / "out").meta()));
 }
 
 TEST(ImportCli, RefusesOutputWhoseParentIsMissing) {

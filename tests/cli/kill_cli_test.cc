@@ -96,7 +96,7 @@ void KillDatasetWrites(const std::string& name, const ScratchDir& s,
     CommandResult r = testing::RunCommand(Strata(make(after, out)), {.kill_after_s = moments[i]});
     ASSERT_TRUE(r.exit_status == 0 || r.exit_status == kKilled) << r.err;
     const Dataset left = Dataset::Open(out);
-    left.Verify();
+    testing::VerifyDataset(left);
     const bool is_before = testing::SameDigests(left.meta(), ref[before]);
     const bool is_after = testing::SameDigests(left.meta(), ref[after]);
     ASSERT_TRUE(is_before || is_after) << "kill " << i << " at " << moments[i] << " s";

@@ -224,7 +224,7 @@ TEST(Generate, SparseFeaturesAreCsrBagsOfWords) {
   EXPECT_EQ(meta.feature_nnz, o.nodes * 20);
   EXPECT_FALSE(meta.files.contains("features.bin"));
   const Dataset dataset = Dataset::Open(dir / "a");
-  dataset.Verify();
+  testing::VerifyDataset(dataset);
 
   const auto indptr = ReadArray<uint64_t>(dir / "a/features/indptr.bin");
   const auto columns = ReadArray<uint32_t>(dir / "a/features/indices.bin");

@@ -157,11 +157,28 @@ TEST(NpzFeatures, ConvertsIntegerBoolAndFloat16Data) {
            {Npy1d("<i8", std::vector<int64_t>{-3, 70000}), {-3.0f, 70000.0f}},
            {Npy1d("|b1", std::vector<uint8_t>{1, 0}), {1.0f, 0.0f}},
            {Npy1d("<f2", std::vector<uint16_t>{0x3c00, 0xc000}), {1.0f, -2.0f}},
-           {Npy1d("<f8", std::vector<double>{0.1, 1e300}), {0.1f, INFINITY}}}) {
+           {Npy1d("<f8", std::vector<double>{0.1, 1e30}), {0.1f, 1e30f}}}) {
     ScratchDir dir;
     Csr csr = ImportNpz(WriteNpz(dir, Replace(SparseNpzEntries(m), "data.npy", data)));
     EXPECT_EQ(csr.indices, (std::vector<uint32_t>{0, 2}));
     EXPECT_EQ(csr.values, expected);
+  }
+}
+
+// A value float32 cannot hold would be stored as infinity and train to a loss of NaN.
+TEST(NpzFeatures, RefusesValuesThatAreNotFiniteAsFloat32) {
+  SparseArrays m{.rows = 1, .cols = 3, .indptr = {0, 2}, .indices = {0, 2}, .data = {0, 0}};
+  for (const double bad : {1e300, static_cast<double>(NAN)}) {
+    ScratchDir dir;
+    const std::string npz = WriteNpz(
+        dir, Replace(SparseNpzEntries(m), "data.npy", Npy1d("<f8", std::vector<double>{0.1, bad})));
+    try {
+      ImportNpz(npz);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), Error::Kind::kInput);
+      EXPECT_NE(std::string(e.what()).find("row 0, column 2"), std::string::npos) << e.what();
+    }
   }
 }
 

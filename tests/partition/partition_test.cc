@@ -38,7 +38,7 @@ TEST_F(PartitionDatasetTest, RecordsTheQualityOfThePartitioningItsLayoutShows) {
   const DatasetMeta written = PartitionDataset(Options("gap", PartitionMethod::kGap));
   const Dataset in = Dataset::Open(dir_ / "in");
   const Dataset out = Dataset::Open(dir_ / "gap");
-  out.Verify();
+  testing::VerifyDataset(out);
   ASSERT_TRUE(out.meta().partition.has_value());
   const PartitionMeta& meta = *out.meta().partition;
   EXPECT_EQ(meta.method, "gap");
@@ -85,7 +85,7 @@ TEST_F(PartitionDatasetTest, GapCutsFewerEdgesThanRandomAndBalancesLabels) {
 TEST_F(PartitionDatasetTest, MetisMinimisesTheCutButNotTheLabelImbalance) {
   const DatasetMeta metis = PartitionDataset(Options("metis", PartitionMethod::kMetis));
   const DatasetMeta gap = PartitionDataset(Options("gap", PartitionMethod::kGap));
-  Dataset::Open(dir_ / "metis").Verify();
+  testing::VerifyDataset(Dataset::Open(dir_ / "metis"));
   EXPECT_LT(metis.partition->edge_cut_ratio, gap.partition->edge_cut_ratio);
   EXPECT_GT(metis.partition->label_balance, gap.partition->label_balance);
 }

@@ -81,7 +81,7 @@ class PartitionedLayoutWriterTest : public GeneratedInputTest {
 
 TEST_F(PartitionedLayoutWriterTest, NumbersNodesByPartitionThenByInputId) {
   const Dataset out = Write("out");
-  out.Verify();
+  testing::VerifyDataset(out);
   EXPECT_EQ(out.meta().minor_version, kDatasetFormatMinorVersion);
   EXPECT_EQ(ReadNodeIds(out, kPartitionOriginalIdsFile), ExpectedInputIds());
   uint64_t sizes[kLayoutParts] = {};
