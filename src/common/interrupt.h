@@ -1,7 +1,7 @@
-// InterruptScope turns SIGINT and SIGTERM into a flag that long-running loops poll with
-// ThrowIfInterrupted(), so that an interrupted import unwinds normally and its destructors
-// remove every temporary file. The flag is process-wide because a signal handler can reach
-// nothing else; outside a scope the default signal behaviour is restored.
+// InterruptScope turns SIGINT, SIGTERM and SIGHUP (a closed terminal) into a flag that long-running
+// loops poll with ThrowIfInterrupted(), so that an interrupted import unwinds normally and its
+// destructors remove every temporary file. The flag is process-wide because a signal handler can
+// reach nothing else; outside a scope the default signal behaviour is restored.
 #pragma once
 
 namespace strata {
@@ -14,7 +14,7 @@ class InterruptScope {
   InterruptScope& operator=(const InterruptScope&) = delete;
 };
 
-// Throws Error(kInterrupted) once SIGINT or SIGTERM has arrived inside an InterruptScope.
+// Throws Error(kInterrupted) once SIGINT, SIGTERM or SIGHUP has arrived inside an InterruptScope.
 void ThrowIfInterrupted();
 
 }  // namespace strata

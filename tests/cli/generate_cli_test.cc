@@ -251,6 +251,7 @@ void ExpectInterruptLeavesNothing(int signal_number) {
     // A test run in the background may inherit SIGINT ignored; give strata the defaults.
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
+    ::signal(SIGHUP, SIG_DFL);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -296,6 +297,9 @@ void ExpectInterruptLeavesNothing(int signal_number) {
 TEST(GenerateCli, SigintExits130AndLeavesNothingBehind) { ExpectInterruptLeavesNothing(SIGINT); }
 
 TEST(GenerateCli, SigtermExits130AndLeavesNothingBehind) { ExpectInterruptLeavesNothing(SIGTERM); }
+
+// A closed terminal: before, the staging directory was left behind.
+TEST(GenerateCli, SighupExits130AndLeavesNothingBehind) { ExpectInterruptLeavesNothing(SIGHUP); }
 
 }  // namespace
 }  // namespace strata
