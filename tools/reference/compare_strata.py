@@ -4,14 +4,17 @@
 For every fixture in tests/fixtures/recipes (one dataset x model, recorded by
 record_fixtures.py), builds the dataset with the fixture's own `strata` command line, trains
 `strata train` full-batch with the same recipe for the fixture's seeds, and prints one
-markdown row: Strata's and the reference's final test accuracy (mean ± std over seeds), their
-difference, and the largest gap between the two mean training-loss curves (each smoothed
-over 10 epochs, relative to the reference). `--variant defaults` trains with what Strata did
-before the recipe options existed (biases everywhere, weight decay on every parameter, ReLU),
-which shows what those options change. Needs only the standard library: no torch.
+markdown row: Strata's and the reference's final test accuracy (mean ± standard error over
+seeds, and the sample standard deviation), their difference, with --above the share of seeds
+at or above that accuracy, and the largest gap between the two mean training-loss curves (each
+smoothed over 10 epochs, relative to the reference). Full batch is the mini-batch path with
+one batch of every training node and full neighbourhoods, or with --full-graph the full-graph
+path. `--variant defaults` trains with what Strata did before the recipe options existed
+(biases everywhere, weight decay on every parameter, ReLU), which shows what those options
+change. Needs only the standard library: no torch.
 
 Usage: compare_strata.py --strata build/strata [--fixtures DIR] [--only NAME...]
-                         [--variant recipe|defaults] [--seeds N]
+                         [--variant recipe|defaults] [--seeds N] [--full-graph] [--above ACC]
 """
 import argparse
 import glob
@@ -35,8 +38,10 @@ RECIPE_FLAGS = {
 }
 # What each recipe flag was before the recipe options: Strata's defaults.
 DEFAULTS = {"--bias": "true", "--weight-decay-scope": "all", "--activation": "relu"}
-COMMON = ["--layers", "2", "--fanouts=-1,-1", "--batch-size", "100000000",
-          "--feature-store", "memory", "--eval-every", "1", "--threads", "2"]
+COMMON = ["--layers", "2", "--eval-every", "1", "--threads", "2"]
+# One batch of every training node with full neighbourhoods, or the full-graph path.
+PATHS = {"minibatch": ["--fanouts=-1,-1", "--batch-size", "100000000", "--feature-store", "memory"],
+         "fullgraph": ["--full-graph"]}
 
 
 def flags(model, variant):
@@ -51,17 +56,30 @@ def smoothed(curve, window=10):
     return [statistics.fmean(curve[i:i + window]) for i in range(0, len(curve), window)]
 
 
-def mean_std(values):
-    return statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else 0.0
+def spread(values):
+    """Mean, its standard error and the sample standard deviation."""
+    std = statistics.stdev(values) if len(values) > 1 else 0.0
+    return statistics.fmean(values), std / len(values) ** 0.5, std
 
 
-def train(strata, dataset, fixture, seed, variant, tmp):
+def accuracy_text(values):
+    mean, sem, std = spread(values)
+    return f"{100 * mean:.2f} ± {100 * sem:.2f} (sd {100 * std:.1f})"
+
+
+def share_text(values, above):
+    return f"{sum(v >= above for v in values)} of {len(values)}"
+
+
+def train(strata, dataset, fixture, seed, variant, path, tmp):
     metrics = os.path.join(tmp, "metrics.jsonl")
-    cmd = [strata, "train", dataset, *flags(fixture["model"], variant), *COMMON,
+    cmd = [strata, "train", dataset, *flags(fixture["model"], variant), *COMMON, *PATHS[path],
            "--epochs", str(fixture["epochs"]), "--seed", str(seed), "--metrics-out", metrics]
     if fixture["recipe"]["row_normalize"]:
         cmd.append("--row-normalize")
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    run = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if run.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{run.stderr}")
     records = [json.loads(line) for line in open(metrics)]
     losses = [r["train_loss"] for r in records if r.get("event") != "final"]
     return losses, records[-1]
@@ -76,10 +94,16 @@ def main():
     ap.add_argument("--only", nargs="+", help="fixture names, e.g. cora-gcn")
     ap.add_argument("--variant", choices=["recipe", "defaults"], default="recipe")
     ap.add_argument("--seeds", type=int, help="default: the fixture's")
+    ap.add_argument("--full-graph", action="store_true",
+                    help="train Strata's full-graph path instead of one full mini-batch")
+    ap.add_argument("--above", type=float,
+                    help="also print how many seeds end at or above this test accuracy (0-1)")
     a = ap.parse_args()
-    print("| fixture | variant | Strata test acc | reference test acc | Δ (points) "
-          "| Strata best-val test acc | max loss-curve gap |")
-    print("|---|---|---|---|---|---|---|")
+    strata_path = "fullgraph" if a.full_graph else "minibatch"
+    share = f" Strata ≥ {a.above:g} | reference ≥ {a.above:g} |" if a.above is not None else ""
+    print(f"| fixture | path | variant | Strata test acc | reference test acc | Δ (points) |{share}"
+          " Strata best-val test acc | max loss-curve gap |")
+    print("|---" * (10 if a.above is not None else 8) + "|")
     with tempfile.TemporaryDirectory(prefix="strata-parity-") as tmp:
         built = {}
         for path in sorted(glob.glob(os.path.join(a.fixtures, "*.json"))):
@@ -97,18 +121,21 @@ def main():
             seeds = range(a.seeds or len(fixture["final_test_acc"]))
             curves, finals, bests = [], [], []
             for seed in seeds:
-                losses, final = train(a.strata, built[key], fixture, seed, a.variant, tmp)
+                losses, final = train(a.strata, built[key], fixture, seed, a.variant, strata_path,
+                                      tmp)
                 curves.append(losses)
                 finals.append(final["final_test_acc"])
                 bests.append(final["best_test_acc"])
             strata_curve = smoothed([statistics.fmean(c) for c in zip(*curves)])
             ref_curve = smoothed(fixture["train_loss_mean"])
             gap = max(abs(s - r) / r for s, r in zip(strata_curve, ref_curve))
-            (sm, ss), (rm, rs) = mean_std(finals), mean_std(fixture["final_test_acc"])
-            bm, bs = mean_std(bests)
-            print(f"| {name} | {a.variant} | {100 * sm:.2f} ± {100 * ss:.2f} "
-                  f"| {100 * rm:.2f} ± {100 * rs:.2f} | {100 * (sm - rm):+.2f} "
-                  f"| {100 * bm:.2f} ± {100 * bs:.2f} | {100 * gap:.1f}% |", flush=True)
+            theirs = fixture["final_test_acc"]
+            shares = (f" {share_text(finals, a.above)} | {share_text(theirs, a.above)} |"
+                      if a.above is not None else "")
+            delta = statistics.fmean(finals) - statistics.fmean(theirs)
+            print(f"| {name} | {strata_path} | {a.variant} | {accuracy_text(finals)} "
+                  f"| {accuracy_text(theirs)} | {100 * delta:+.2f} |{shares} "
+                  f"{accuracy_text(bests)} | {100 * gap:.1f}% |", flush=True)
 
 
 if __name__ == "__main__":

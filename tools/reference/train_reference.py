@@ -167,6 +167,13 @@ class GCN(torch.nn.Module):
                 values = streams.glorot_uniform(w.shape[0], w.shape[1], streams.mix_seed(seed, l))
                 w.copy_(torch.from_numpy(values.astype(np.float32)))
 
+    def alive_hidden_units(self, x):
+        """How many of the first layer's units are positive for some node (eval mode): on wide,
+        raw inputs the first steps can push a unit below zero for every node, where it stays."""
+        with torch.no_grad():
+            h = F.relu(self.adj @ (x @ self.weights[0]))
+        return int(((h > 0).sum(0) > 0).sum())
+
     def forward(self, h):
         for i, w in enumerate(self.weights):
             p = self.r["input_dropout"] if i == 0 else self.r["dropout"]
@@ -302,7 +309,8 @@ def train(g, model_name, recipe, seed, strata_init=False, strata_dropout=False):
     elapsed = time.perf_counter() - start
 
     best = int(np.argmax(val))  # the first epoch with the highest validation accuracy
-    return {"train_loss": losses, "val_acc": val,
+    alive = {"alive_hidden_units": model.alive_hidden_units(x)} if model_name == "gcn" else {}
+    return {"train_loss": losses, "val_acc": val, **alive,
             "final_val_acc": val[-1], "final_test_acc": test[-1],
             "best_epoch": best, "best_val_acc": val[best], "best_test_acc": test[best],
             "epoch_time_s": elapsed / r["epochs"]}
@@ -352,9 +360,12 @@ def main():
         return
     for epoch, (loss, acc) in enumerate(zip(result["train_loss"], result["val_acc"])):
         print(f"epoch {epoch:4d}  train loss {loss:.4f}  val acc {acc:.4f}")
+    alive = (f"; {result['alive_hidden_units']} of {recipe['hidden']} hidden units alive"
+             if "alive_hidden_units" in result else "")
     print(f"final: val {result['final_val_acc']:.4f} test {result['final_test_acc']:.4f}; "
           f"best val {result['best_val_acc']:.4f} at epoch {result['best_epoch']} "
-          f"(test {result['best_test_acc']:.4f}); {result['epoch_time_s'] * 1e3:.1f} ms/epoch")
+          f"(test {result['best_test_acc']:.4f}){alive}; "
+          f"{result['epoch_time_s'] * 1e3:.1f} ms/epoch")
 
 
 if __name__ == "__main__":
