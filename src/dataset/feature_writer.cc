@@ -35,13 +35,15 @@ void CheckFeatureValues(std::span<const float> values, uint64_t dim, uint64_t fi
 }
 
 FeatureWriter::FeatureWriter(const std::string& path, uint64_t feature_dim, FeatureDtype dtype,
-                             std::string source)
+                             std::string source, MemoryBudget& budget)
     : file_(path),
       source_(std::move(source)),
       feature_dim_(feature_dim),
       dtype_(dtype),
       stride_(RowStrideBytes(feature_dim, dtype)),
-      row_(stride_) {}
+      row_(budget, stride_, "a feature row") {
+  std::fill_n(row_.data(), row_.size(), std::byte{0});  // the padding past the values
+}
 
 void FeatureWriter::AppendRows(std::span<const float> rows) {
   if (feature_dim_ == 0) return;

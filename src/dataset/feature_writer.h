@@ -13,6 +13,7 @@
 
 #include "storage/file.h"
 #include "strata/dataset.h"
+#include "strata/memory_budget.h"
 
 namespace strata {
 
@@ -25,9 +26,10 @@ void CheckFeatureValues(std::span<const float> values, uint64_t dim, uint64_t fi
 
 class FeatureWriter {
  public:
-  // `source`: what the rows are read from, for the errors of CheckFeatureValues.
+  // `source`: what the rows are read from, for the errors of CheckFeatureValues. The one row
+  // of stored bytes the writer converts into is charged to `budget`.
   FeatureWriter(const std::string& path, uint64_t feature_dim, FeatureDtype dtype,
-                std::string source);
+                std::string source, MemoryBudget& budget);
 
   // Appends rows.size() / feature_dim rows given as float32, row-major, after
   // CheckFeatureValues.
@@ -45,7 +47,7 @@ class FeatureWriter {
   uint64_t feature_dim_;
   FeatureDtype dtype_;
   uint64_t stride_;
-  std::vector<std::byte> row_;
+  ChargedArray<std::byte> row_;
   uint64_t rows_ = 0;
 };
 

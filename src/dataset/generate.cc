@@ -178,7 +178,9 @@ void GenerateNodes(const Model& model, const GenerateOptions& o, unsigned thread
         dim, o.classes, SparseOnes(o), 1 / (1 + o.noise), MixSeed(o.seed, kVocabularyStream));
   }
 
-  const uint64_t chunk_rows = kRowsPerChunk * threads;
+  // No more rows than the graph has: a few very wide rows need no full chunk.
+  const uint64_t chunk_rows =
+      std::min<uint64_t>(kRowsPerChunk * threads, std::max<uint64_t>(o.nodes, 1));
   // Dense rows, or each row's sparse words.
   ChargedArray<float> rows(budget, sparse ? 1 : chunk_rows * std::max<uint64_t>(dim, 1),
                            "feature rows");
@@ -197,7 +199,7 @@ void GenerateNodes(const Model& model, const GenerateOptions& o, unsigned thread
         writer.PathOf(kSparseValuesFile), writer.PathOf(kSparseValuesFile));
   } else {
     features = std::make_unique<FeatureWriter>(writer.PathOf(kFeaturesFile), dim, o.feature_dtype,
-                                               writer.PathOf(kFeaturesFile));
+                                               writer.PathOf(kFeaturesFile), budget);
   }
   FileWriter label_file(writer.PathOf(kLabelsFile));
   FileWriter train(writer.PathOf(SplitFile(Split::kTrain))),

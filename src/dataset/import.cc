@@ -242,7 +242,7 @@ DatasetMeta ImportEdgeList(const EdgeListSources& sources, const ImportOptions& 
     if (progress) progress->Restart("writing features", 0);
     WriteFeatures(*features, o.feature_dtype, budget, writer);
   } else {
-    WriteNoFeatures(writer);
+    WriteNoFeatures(budget, writer);
   }
   if (labels) {
     ImportLabels(NpyColumn(*labels), num_nodes, writer);

@@ -67,7 +67,7 @@ void ImportFeatures(const NpyReader& features, FeatureDtype dtype, MemoryBudget&
                     DatasetWriter& writer) {
   const uint64_t rows = features.header().shape[0];
   const uint64_t dim = features.header().shape[1];
-  FeatureWriter out(writer.PathOf(kFeaturesFile), dim, dtype, features.path());
+  FeatureWriter out(writer.PathOf(kFeaturesFile), dim, dtype, features.path(), budget);
   if (dim > 0) {
     uint64_t rows_per_chunk = std::max<uint64_t>(1, kImportChunkElements / dim);
     ChargedArray<float> chunk(budget, rows_per_chunk * dim, "the feature import buffer");
@@ -90,8 +90,8 @@ void RecordFeatures(FeatureWriter& out, uint64_t dim, FeatureDtype dtype, Datase
   meta.row_stride_bytes = RowStrideBytes(dim, dtype);
 }
 
-void WriteNoFeatures(DatasetWriter& writer) {
-  FeatureWriter out(writer.PathOf(kFeaturesFile), 0, FeatureDtype::kFloat32, "");
+void WriteNoFeatures(MemoryBudget& budget, DatasetWriter& writer) {
+  FeatureWriter out(writer.PathOf(kFeaturesFile), 0, FeatureDtype::kFloat32, "", budget);
   writer.Record(kFeaturesFile, out.Finish());
   writer.meta().feature_dim = 0;
   writer.meta().row_stride_bytes = 0;

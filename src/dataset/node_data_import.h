@@ -38,7 +38,7 @@ void CheckLabelShape(const NpyReader& labels, uint64_t num_nodes);
 void ImportFeatures(const NpyReader& features, FeatureDtype dtype, MemoryBudget& budget,
                     DatasetWriter& writer);
 // Writes empty features (feature_dim 0) for datasets given without them.
-void WriteNoFeatures(DatasetWriter& writer);
+void WriteNoFeatures(MemoryBudget& budget, DatasetWriter& writer);
 
 // Finishes `rows` (feature_dim `dim`, stored as `dtype`) into the dataset's features.
 void RecordFeatures(FeatureWriter& rows, uint64_t dim, FeatureDtype dtype, DatasetWriter& writer);

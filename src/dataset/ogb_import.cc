@@ -99,7 +99,7 @@ void ReadFeatureCsv(const std::string& path, uint64_t num_nodes, FeatureDtype dt
   CsvReader csv(path);
   if (!csv.Next()) throw Error::Input("is empty: expected one line of features per node", path);
   const uint64_t dim = csv.fields();
-  FeatureWriter out(writer.PathOf(kFeaturesFile), dim, dtype, path);
+  FeatureWriter out(writer.PathOf(kFeaturesFile), dim, dtype, path, budget);
   const uint64_t rows_per_chunk = std::max<uint64_t>(1, (uint64_t{1} << 20) / dim);
   ChargedArray<float> chunk(budget, rows_per_chunk * dim, "the feature import buffer");
   if (progress) progress->Restart("reading features", num_nodes);
@@ -297,7 +297,7 @@ void ImportTextForm(const std::string& raw, uint64_t num_nodes, const ImportOpti
   if (fs::exists(raw + "/node-feat.csv.gz")) {
     ReadFeatureCsv(raw + "/node-feat.csv.gz", num_nodes, o.feature_dtype, budget, writer, progress);
   } else {
-    WriteNoFeatures(writer);
+    WriteNoFeatures(budget, writer);
   }
   if (fs::exists(raw + "/node-label.csv.gz")) {
     ImportLabels(LabelCsvColumn(raw + "/node-label.csv.gz"), num_nodes, writer);
@@ -339,7 +339,7 @@ void ImportBinaryForm(const std::string& raw, const ImportOptions& o, MemoryBudg
     features.reset();
     fs::remove(writer.spill_dir() + "/ogb-node_feat.npy");
   } else {
-    WriteNoFeatures(writer);
+    WriteNoFeatures(budget, writer);
   }
   if (fs::exists(raw + "/node-label.npz")) {
     const ZipArchive label_archive(raw + "/node-label.npz");

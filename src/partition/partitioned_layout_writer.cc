@@ -135,8 +135,10 @@ void WriteFeatureRows(const Dataset& input, const IdMaps& maps, std::span<const 
                       DatasetWriter& writer, MemoryBudget& budget, ProgressBar* progress) {
   const DatasetMeta& in = input.meta();
   const std::string source = input.PathOf(kFeaturesFile);
-  FeatureWriter rows_out(writer.PathOf(kFeaturesFile), in.feature_dim, in.feature_dtype, source);
-  FeatureWriter hubs_out(writer.PathOf(kHubFeaturesFile), in.feature_dim, in.feature_dtype, source);
+  FeatureWriter rows_out(writer.PathOf(kFeaturesFile), in.feature_dim, in.feature_dtype, source,
+                         budget);
+  FeatureWriter hubs_out(writer.PathOf(kHubFeaturesFile), in.feature_dim, in.feature_dtype, source,
+                         budget);
   if (in.feature_dim > 0 && in.num_nodes > 0) {
     const uint64_t reads =
         std::clamp<uint64_t>(kRowReadChunk / in.row_stride_bytes, 1, in.num_nodes) *
