@@ -24,6 +24,9 @@ class MemoryBudget {
   MemoryBudget& operator=(const MemoryBudget&) = delete;
 
   void Charge(uint64_t bytes, std::string_view what);
+  // Charges `bytes` if that leaves at least `keep_free` unused, else charges nothing; for
+  // allocations that can wait or do without.
+  bool TryCharge(uint64_t bytes, uint64_t keep_free = 0);
   void Release(uint64_t bytes);
 
   uint64_t limit() const { return limit_; }
@@ -32,6 +35,8 @@ class MemoryBudget {
   uint64_t peak() const { return peak_.load(std::memory_order_relaxed); }
 
  private:
+  void NotePeak(uint64_t used);
+
   const uint64_t limit_;
   std::atomic<uint64_t> used_{0};
   std::atomic<uint64_t> peak_{0};
@@ -61,6 +66,35 @@ class TrackedCharge {
   uint64_t bytes_ = 0;
 };
 
+// HeldCharge is a charge that travels with what it pays for (a sampled batch's blocks, from
+// the sampler thread to the training step) and is released where that is dropped.
+class HeldCharge {
+ public:
+  HeldCharge() = default;
+  // Takes over `bytes` already charged to `budget`.
+  HeldCharge(MemoryBudget& budget, uint64_t bytes) : budget_(&budget), bytes_(bytes) {}
+  ~HeldCharge() { Reset(); }
+  HeldCharge(HeldCharge&& other) noexcept { *this = std::move(other); }
+  HeldCharge& operator=(HeldCharge&& other) noexcept {
+    if (this != &other) {
+      Reset();
+      budget_ = std::exchange(other.budget_, nullptr);
+      bytes_ = std::exchange(other.bytes_, 0);
+    }
+    return *this;
+  }
+  void Reset() {
+    if (budget_ != nullptr) budget_->Release(bytes_);
+    budget_ = nullptr;
+    bytes_ = 0;
+  }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  MemoryBudget* budget_ = nullptr;
+  uint64_t bytes_ = 0;
+};
+
 // ChargedArray<T> is a heap array of trivially constructible T whose bytes are charged to a
 // MemoryBudget for as long as it lives. The elements are left uninitialised: filling them is
 // the first touch, and callers fill only what they use.
@@ -72,6 +106,14 @@ class ChargedArray {
       : budget_(&budget), count_(count) {
     budget.Charge(count * sizeof(T), what);
     data_.reset(new T[count]);
+  }
+  // An array of `count` whose bytes the caller has charged to `budget` already.
+  static ChargedArray Adopt(MemoryBudget& budget, size_t count) {
+    ChargedArray array;
+    array.budget_ = &budget;
+    array.count_ = count;
+    array.data_.reset(new T[count]);
+    return array;
   }
   ~ChargedArray() { Reset(); }
   ChargedArray(ChargedArray&& other) noexcept { *this = std::move(other); }

@@ -21,10 +21,22 @@ void MemoryBudget::Charge(uint64_t bytes, std::string_view what) {
                       FormatBytes(limit_), what, FormatBytes(bytes), FormatBytes(used)));
     }
   } while (!used_.compare_exchange_weak(used, used + bytes, std::memory_order_relaxed));
-  uint64_t now = used + bytes;
+  NotePeak(used + bytes);
+}
+
+void MemoryBudget::NotePeak(uint64_t used) {
   uint64_t peak = peak_.load(std::memory_order_relaxed);
-  while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  while (used > peak && !peak_.compare_exchange_weak(peak, used, std::memory_order_relaxed)) {
   }
+}
+
+bool MemoryBudget::TryCharge(uint64_t bytes, uint64_t keep_free) {
+  uint64_t used = used_.load(std::memory_order_relaxed);
+  do {
+    if (used > limit_ || bytes > limit_ - used || keep_free > limit_ - used - bytes) return false;
+  } while (!used_.compare_exchange_weak(used, used + bytes, std::memory_order_relaxed));
+  NotePeak(used + bytes);
+  return true;
 }
 
 void MemoryBudget::Release(uint64_t bytes) { used_.fetch_sub(bytes, std::memory_order_relaxed); }

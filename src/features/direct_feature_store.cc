@@ -17,15 +17,18 @@ constexpr size_t kCompletionsBetweenRefills = 32;
 
 }  // namespace
 
+uint64_t DirectStoreSlotBytes(uint64_t row_bytes, uint32_t max_read_bytes) {
+  const uint64_t row_span = (row_bytes + 2 * kBlockBytes - 1) / kBlockBytes * kBlockBytes;
+  return std::max<uint64_t>(max_read_bytes, row_span);
+}
+
 DirectFeatureStore::DirectFeatureStore(const std::string& path, const RowLayout& layout,
                                        const DirectStoreOptions& options, MemoryBudget& budget)
     : layout_(layout) {
   if (options.max_read_bytes < kBlockBytes || options.max_read_bytes % kBlockBytes != 0) {
     throw Error::Input("the maximum read size must be a positive multiple of 4096 bytes");
   }
-  // A slot holds the largest coalesced read, or one row's blocks when a row is larger.
-  const uint64_t row_span = (layout.row_bytes() + 2 * kBlockBytes - 1) / kBlockBytes * kBlockBytes;
-  slot_bytes_ = std::max<uint64_t>(options.max_read_bytes, row_span);
+  slot_bytes_ = DirectStoreSlotBytes(layout.row_bytes(), options.max_read_bytes);
   shape_.max_read_bytes = static_cast<uint32_t>(slot_bytes_);
   shape_.coalesce = options.coalesce;
   engine_ = MakeIoEngine(options.io);

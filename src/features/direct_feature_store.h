@@ -33,6 +33,10 @@
 
 namespace strata {
 
+// Bytes of one of the store's read buffers: the largest coalesced read, or one row's blocks
+// when a row is larger. The store holds one per read in flight.
+uint64_t DirectStoreSlotBytes(uint64_t row_bytes, uint32_t max_read_bytes);
+
 class DirectFeatureStore final : public FeatureStore {
  public:
   DirectFeatureStore(const std::string& path, const RowLayout& layout,

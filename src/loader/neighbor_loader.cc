@@ -121,7 +121,6 @@ NeighborLoader::NeighborLoader(const LoaderOptions& o)
   store.features = o.features;
   store.io_depth = o.io_depth;
   store.max_run_ahead = o.max_run_ahead;
-  store.hidden = o.hidden;
   s.store = OpenTrainingStore(s.dataset, *s.graph, *s.sampler, seeds, store, s.budget);
   PipelineOptions pipeline;
   pipeline.max_run_ahead = o.max_run_ahead;

@@ -5,6 +5,7 @@
 
 #include "common/clock.h"
 #include "common/interrupt.h"
+#include "minibatch/batch_bound.h"
 
 namespace strata {
 namespace {
@@ -22,10 +23,11 @@ struct WindowEntry {
   }
 };
 
-// Takes `batch` into a window entry, noting which of its rows to read when some are left out.
-WindowEntry EntryFor(SampledBatch batch, const NodeSet* left_out) {
+// Takes a sampled batch into a window entry, noting which of its rows to read when some are
+// left out.
+WindowEntry EntryFor(ReadyBatch sampled, const NodeSet* left_out) {
   WindowEntry entry;
-  entry.ready.batch = std::move(batch);
+  entry.ready = std::move(sampled);
   if (left_out != nullptr) {
     entry.ready.partial = true;
     const std::vector<uint64_t>& input = entry.ready.batch.input_nodes();
@@ -67,6 +69,9 @@ BatchPipeline::BatchPipeline(const NeighborSampler& sampler, FeatureStore& store
       sampled_(options.max_run_ahead),
       ready_(1),
       store_stats_(store.stats()) {
+  if (options.batch_reserve != nullptr) {
+    memory_.emplace(budget, *options.batch_reserve, options.first_batch);
+  }
   sampler_thread_ = std::thread([this] { SampleLoop(); });
   fetch_thread_ = std::thread([this] { FetchLoop(); });
 }
@@ -81,7 +86,9 @@ BatchPipeline::~BatchPipeline() {
 
 std::optional<ReadyBatch> BatchPipeline::Next(const std::function<void()>& poll) {
   // An mmap store thrashing the page cache, say, can hold a batch back for seconds.
-  return ready_.PopPolling(std::chrono::milliseconds(100), poll);
+  std::optional<ReadyBatch> ready = ready_.PopPolling(std::chrono::milliseconds(100), poll);
+  if (ready && memory_) memory_->HandedOut();
+  return ready;
 }
 
 FeatureStoreStats BatchPipeline::store_stats() const {
@@ -106,9 +113,16 @@ void BatchPipeline::SampleLoop() {
     const uint64_t batches = sampler_.batches_per_epoch();
     for (uint64_t b = options_.first_batch; b < batches && !stopping_; ++b) {
       uint64_t start = MonotonicNs();
-      SampledBatch batch = sampler_.Sample(options_.epoch, b);
+      ReadyBatch sampled;
+      sampled.batch = sampler_.Sample(options_.epoch, b);
       sample_ns_ += MonotonicNs() - start;
-      if (!sampled_.Push(std::move(batch))) return;
+      if (memory_) {
+        const uint64_t bytes = BlockBytes(sampled.batch);
+        MemoryBudget* charged = memory_->Charge(b, bytes, stopping_);
+        if (charged == nullptr) return;
+        sampled.blocks_charge = HeldCharge(*charged, bytes);
+      }
+      if (!sampled_.Push(std::move(sampled))) return;
     }
     sampled_.Close();
   } catch (...) {
@@ -128,7 +142,7 @@ void BatchPipeline::FetchLoop() {
       while (!input_done && window.size() < options_.max_run_ahead) {
         // closed() is read before TryPop: closed and then empty means drained.
         const bool was_closed = sampled_.closed();
-        std::optional<SampledBatch> batch = window.empty() ? sampled_.Pop() : sampled_.TryPop();
+        std::optional<ReadyBatch> batch = window.empty() ? sampled_.Pop() : sampled_.TryPop();
         if (!batch) {
           input_done = window.empty() || was_closed;
           break;
@@ -140,10 +154,11 @@ void BatchPipeline::FetchLoop() {
         fetch_ns_ += MonotonicNs() - start;
       }
       if (window.empty()) break;
-      // Submit gathers in order. The oldest batch always goes; the one after it goes as soon
-      // as the budget holds its matrix, so its reads queue behind the oldest's and the device
-      // never idles between batches; later ones go while fewer reads are queued than the
-      // accumulator's target.
+      // Submit gathers in order. The oldest batch always goes (into the reserve, when there is
+      // one and it is one of the reserve's); the one after it goes as soon as there is room
+      // for its matrix, so its reads queue behind the oldest's and the device never idles
+      // between batches; later ones go while fewer reads are queued than the accumulator's
+      // target.
       uint64_t start = MonotonicNs();
       uint64_t in_flight = 0;
       for (size_t i = 0; i < window.size(); ++i) {
@@ -153,11 +168,15 @@ void BatchPipeline::FetchLoop() {
           continue;
         }
         const uint64_t rows = entry.ids().size();
-        const bool fits = RowBuffer::Fits(budget_, options_.output_arena, rows * dim);
+        // The window's oldest is always one of the reserve's (the ready queue holds one batch
+        // at most), even before Next() has counted the batch the consumer just took.
+        const bool reserved = memory_ && (i == 0 || memory_->Reserved(entry.ready.batch.index));
+        MemoryBudget& budget = reserved ? memory_->reserve() : budget_;
+        const bool fits = reserved || RowBuffer::Fits(budget, options_.output_arena, rows * dim);
         const bool device_has_room = store_.reads_in_flight() < accumulator.target();
         if (i > 0 && !(fits && (i == 1 || device_has_room))) break;
         std::optional<RowBuffer> features =
-            RowBuffer::Allocate(budget_, options_.output_arena, rows * dim, stopping_);
+            RowBuffer::Allocate(budget, options_.output_arena, rows * dim, stopping_);
         if (!features) break;  // stopping while the consumer held the arena
         entry.ready.rows = rows;
         entry.ready.features = std::move(*features);

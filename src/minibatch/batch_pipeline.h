@@ -13,11 +13,17 @@
 // it then waits for the oldest gather, unpins its rows and hands it on. The target comes
 // from the StorageAccessAccumulator, which measures the device's rate and latency on the fly.
 //
+// Memory: with a batch reserve (the run's memory plan), batches take their blocks and
+// features as BatchMemory (minibatch/batch_memory.h) says, so the pipeline never stops for
+// memory; this needs a consumer that drops each batch before it asks for the next (the
+// training loop).
+//
 // Invariants: batches come out in index order; at most max_run_ahead (≥ 1) batches are pinned
 // or have a gather in flight at once (the queues around the fetch thread hold at most
 // max_run_ahead sampled and one ready batch more); every feature matrix is charged to the
-// budget; an error in any stage is rethrown by Next(). Stopping early — destruction or an
-// error — waits for the gathers already submitted and releases every pin the pipeline holds.
+// budget or the reserve, and with a reserve every batch's blocks too; an error in any stage is
+// rethrown by Next(). Stopping early — destruction or an error — waits for the gathers already
+// submitted and releases every pin the pipeline holds.
 #pragma once
 
 #include <atomic>
@@ -29,6 +35,7 @@
 #include <vector>
 
 #include "common/bounded_queue.h"
+#include "minibatch/batch_memory.h"
 #include "minibatch/batch_source.h"
 #include "minibatch/storage_access_accumulator.h"
 #include "strata/feature_store.h"
@@ -48,6 +55,9 @@ struct PipelineOptions {
   HostArena* output_arena = nullptr;
   // Rows the consumer holds already: not read, left out of the batches' features.
   const NodeSet* left_out = nullptr;
+  // The memory plan's reserve for the oldest batches (see above); without one, the oldest
+  // batch's features are charged to the budget whatever it has free, and blocks not at all.
+  MemoryBudget* batch_reserve = nullptr;
 };
 
 class BatchPipeline final : public BatchStream {
@@ -74,9 +84,10 @@ class BatchPipeline final : public BatchStream {
   FeatureStore& store_;
   PipelineOptions options_;
   MemoryBudget& budget_;
-  BoundedQueue<SampledBatch> sampled_;
+  BoundedQueue<ReadyBatch> sampled_;  // the batch and its blocks' charge, no features yet
   BoundedQueue<ReadyBatch> ready_;
   std::atomic<bool> stopping_{false};
+  std::optional<BatchMemory> memory_;  // with a batch reserve
   std::atomic<uint64_t> sample_ns_{0}, fetch_ns_{0}, fetch_wait_ns_{0}, max_in_flight_{0};
   std::atomic<uint64_t> target_{0};
   std::atomic<double> peak_iops_{0}, latency_us_{0};

@@ -38,6 +38,7 @@ struct ReadyBatch {
   uint64_t macro_batch = 0;  // macro-batch sources: the one it was sampled in
   // Partition-based sampling: what the step exchanges with the historical embeddings.
   std::unique_ptr<BatchHistory> history;
+  HeldCharge blocks_charge;  // the blocks' bytes, where the source charges them
 };
 
 class BatchStream {

@@ -6,12 +6,12 @@ namespace strata {
 
 CacheSizes SizeFeatureCache(const CacheSizingInputs& in) {
   const uint64_t widest = in.widest_batch_rows;
-  // Batches in flight as float32 matrices, the model's activations and gradients for the
-  // widest of them (which the model charges itself as it allocates them), and the read
-  // buffers of the store.
-  const uint64_t reserve = (in.max_run_ahead + uint64_t{2}) * widest * in.feature_dim * 4 +
-                           4 * widest * std::max(in.feature_dim, in.hidden) * 4 +
-                           uint64_t{in.io_depth} * in.max_read_bytes;
+  // Batches in flight as float32 matrices, less those a reserve holds, and the read buffers of
+  // the store.
+  const uint64_t in_flight = in.max_run_ahead + uint64_t{2};
+  const uint64_t unreserved = in_flight - std::min<uint64_t>(in_flight, in.reserved_batches);
+  const uint64_t reserve =
+      unreserved * widest * in.feature_dim * 4 + uint64_t{in.io_depth} * in.max_read_bytes;
   const uint64_t feature_bytes = in.num_nodes * in.row_bytes;
   uint64_t cache_bytes =
       in.cache_fraction >= 0

@@ -6,49 +6,30 @@
 #include <vector>
 
 #include "common/interrupt.h"
+#include "minibatch/batch_bound.h"
 #include "minibatch/layerwise_inference.h"
 #include "strata/error.h"
 
 namespace strata {
 namespace {
 
-struct EvalScratch {
-  std::vector<float> features;
-  TrackedCharge charge;
-};
-
-void EvaluateSeeds(Session& session, std::span<const uint64_t> seeds, uint64_t stream,
-                   EvalScratch& scratch, AccuracyCount& total) {
-  const TrainOptions& o = session.options();
-  const bool full = o.sampling.eval_fanouts.empty();
-  SampledBatch batch = full ? session.eval_sampler().SampleFullNeighborhood(seeds)
-                            : session.eval_sampler().SampleSeeds(seeds, stream);
+// One evaluation batch, its blocks and input features charged to the run's batch reserve,
+// which the memory plan sized for the largest batch of this many seeds.
+void EvaluateBatch(Session& session, std::span<const uint64_t> seeds, uint64_t stream,
+                   AccuracyCount& total) {
+  const bool full = session.options().sampling.eval_fanouts.empty();
+  const SampledBatch batch = full ? session.eval_sampler().SampleFullNeighborhood(seeds)
+                                  : session.eval_sampler().SampleSeeds(seeds, stream);
+  MemoryBudget& reserve = session.batch_reserve();
+  const uint64_t block_bytes = BlockBytes(batch);
+  reserve.Charge(block_bytes, "an evaluation batch's blocks");
+  const HeldCharge blocks(reserve, block_bytes);
   const auto& inputs = batch.input_nodes();
-  const uint64_t dim = session.dataset().meta().feature_dim;
-  const uint64_t width = std::max<uint64_t>(
-      dim, o.model.hidden * (o.model.kind == ModelKind::kGat ? o.model.heads : 1));
-  const uint64_t feature_bytes = inputs.size() * dim * sizeof(float);
-  const uint64_t activation_bytes = 2 * inputs.size() * width * sizeof(float);
-  const uint64_t need = feature_bytes + activation_bytes;
-  const uint64_t have =
-      session.budget().available() + scratch.charge.bytes() + session.model().charged_bytes();
-  if (need > have && seeds.size() > 1) {
-    const size_t half = seeds.size() / 2;
-    EvaluateSeeds(session, seeds.first(half), stream, scratch, total);
-    EvaluateSeeds(session, seeds.subspan(half), stream, scratch, total);
-    return;
-  }
-  if (full && seeds.size() == 1 && feature_bytes > have) {
-    throw Error::Input(fmt::format(
-        "evaluating node {} with its full {}-hop neighbourhood needs {} of input features, "
-        "more than the memory budget leaves ({}); raise --memory-budget or sample "
-        "evaluation neighbourhoods with --eval-fanouts",
-        seeds[0], o.sampling.fanouts.size(), FormatBytes(feature_bytes), FormatBytes(have)));
-  }
-  scratch.charge.Update(feature_bytes);
-  scratch.features.resize(inputs.size() * dim);
-  session.store().Gather(inputs, scratch.features);
-  AccuracyCount count = session.model().CountCorrect(batch, scratch.features);
+  ChargedArray<float> features(reserve, inputs.size() * session.dataset().meta().feature_dim,
+                               "evaluation batch features");
+  session.store().Gather(inputs, {features.data(), features.size()});
+  const AccuracyCount count =
+      session.model().CountCorrect(batch, {features.data(), features.size()});
   total.correct += count.correct;
   total.labelled += count.labelled;
   ThrowIfInterrupted();
@@ -58,13 +39,18 @@ void EvaluateSeeds(Session& session, std::span<const uint64_t> seeds, uint64_t s
 
 AccuracyCount EvaluateNodes(Session& session, std::span<const uint64_t> ids, uint32_t rank,
                             uint32_t ranks) {
-  EvalScratch scratch{{}, TrackedCharge(session.budget(), "evaluation batch features")};
+  const uint64_t per_batch = session.memory_plan().eval_seeds;
+  if (per_batch == 0) throw Error::Internal("the run planned no sampled evaluation");
   AccuracyCount total;
   for (uint64_t first = rank * kEvalBatchSeeds; first < ids.size();
        first += ranks * kEvalBatchSeeds) {
-    std::span<const uint64_t> seeds =
+    // A chunk's stream numbers its sampled neighbourhoods, whatever batches it is cut into.
+    const std::span<const uint64_t> chunk =
         ids.subspan(first, std::min(kEvalBatchSeeds, ids.size() - first));
-    EvaluateSeeds(session, seeds, first / kEvalBatchSeeds, scratch, total);
+    for (uint64_t at = 0; at < chunk.size(); at += per_batch) {
+      EvaluateBatch(session, chunk.subspan(at, std::min(per_batch, chunk.size() - at)),
+                    first / kEvalBatchSeeds, total);
+    }
   }
   return total;
 }
@@ -78,9 +64,7 @@ std::vector<AccuracyCount> EvaluateLayerwise(
     std::sort(sorted.back().begin(), sorted.back().end());
     all.insert(all.end(), ids.begin(), ids.end());
   }
-  LayerwiseOptions options;
-  options.scratch_dir = session.options().scratch_dir;
-  options.half_on_disk = session.options().scratch_float16;
+  const LayerwiseOptions options = LayerwiseOptionsOf(session);
   const std::span<const int32_t> labels = session.model().labels();
   std::vector<AccuracyCount> counts(sorted.size());
   std::vector<int32_t> listed;  // a piece's labels, -1 for nodes not in the list

@@ -1,8 +1,8 @@
 // Evaluation of the mini-batch path: accuracy on a set of nodes with the evaluation fanouts
-// (full neighbourhoods by default), in batches of kEvalBatchSeeds seeds whose input features
-// and activations are charged to the budget. A batch that would not fit what the budget
-// leaves is evaluated in halves, recursively; splitting changes no prediction, since a node's
-// sampled neighbours depend on its id and the stream, not on the batch it is in. Or
+// (full neighbourhoods by default), in chunks of kEvalBatchSeeds seeds, each evaluated in
+// batches of the memory plan's eval_seeds, whose blocks and input features are charged to the
+// run's batch reserve; cutting a chunk changes no prediction, since a node's sampled
+// neighbours depend on its id and the chunk's stream, not on the batch it is in. Or
 // layer-wise (--eval layerwise): every layer once over the nodes' in-neighbourhood closure,
 // full neighbourhoods, streaming the features and the adjacency in id order
 // (minibatch/layerwise_inference.h).
@@ -18,9 +18,8 @@
 
 namespace strata {
 
-// Counts the correct predictions of session.model() on the labelled nodes among `ids`. A
-// single node whose full neighbourhood's features exceed the budget is an input error that
-// says to sample evaluation neighbourhoods (--eval-fanouts).
+// Counts the correct predictions of session.model() on the labelled nodes among `ids`; the
+// session must plan sampled evaluation (its memory plan's eval_seeds > 0).
 // Data-parallel evaluation: with `ranks` > 1 only the batches b with b % ranks == rank are
 // evaluated (the caller sums the ranks' counts): the same batches, and so the same predictions,
 // as one process evaluates.

@@ -27,9 +27,6 @@ constexpr uint64_t kPrefetchEdges = 8;               // input-first: sums fetche
 constexpr uint64_t kChunkBytes = uint64_t{8} << 20;  // an activation chunk on disk, about
 constexpr uint64_t kBlockDestinations = 4096;        // destinations aggregated at once, at most
 constexpr uint64_t kBlockEdges = uint64_t{1} << 17;  // and their edges, unless one has more
-// Left unplanned: a block's edge lists and the layer's per-edge buffers (GAT's attention), which
-// the model's charge follows.
-constexpr uint64_t kSlackBytes = uint64_t{16} << 20;
 
 // sets[k], k = 0..hops: the nodes within k in-hops of `seeds` (sets[0]). Hop k reads the rows of
 // the nodes first reached at hop k - 1, in one pass over the adjacency.
@@ -167,9 +164,13 @@ struct RangeEdge {
 // to the next.
 class LayerwiseRun {
  public:
-  LayerwiseRun(Session& session, const LayerwiseOptions& options, std::vector<NodeSet> sets);
+  // Plans the run; an input error when the budget, less `keep_free`, cannot hold it.
+  LayerwiseRun(Session& session, const LayerwiseOptions& options, std::vector<NodeSet> sets,
+               uint64_t keep_free = 0);
 
   LayerwiseStats Run(const LogitsFn& each);
+  // The most the planned run charges at once.
+  uint64_t needed_bytes() const { return needed_bytes_; }
 
  private:
   size_t layers() const { return plans_.size(); }
@@ -205,11 +206,12 @@ class LayerwiseRun {
   IntermediateRows self_;         // SAGE: the destinations' self terms
   IntermediateRows activations_;  // the last layer's output
   std::unique_ptr<ProgressBar> progress_;
+  uint64_t needed_bytes_ = 0;
   LayerwiseStats stats_;
 };
 
 LayerwiseRun::LayerwiseRun(Session& session, const LayerwiseOptions& options,
-                           std::vector<NodeSet> sets)
+                           std::vector<NodeSet> sets, uint64_t keep_free)
     : session_(session), model_(session.model()), sets_(std::move(sets)) {
   const ModelConfig& config = model_.config();
   for (size_t l = 0; l < config.layers; ++l) {
@@ -235,7 +237,7 @@ LayerwiseRun::LayerwiseRun(Session& session, const LayerwiseOptions& options,
     stats_.output_rows.push_back(p.destinations);
   }
   MemoryBudget& budget = session.budget();
-  const uint64_t available = budget.available();
+  const uint64_t available = budget.available() - std::min(budget.available(), keep_free);
   const bool features_half = session.dataset().meta().feature_dtype == FeatureDtype::kFloat16 &&
                              !session.options().features.row_normalize;
   // The peak of a run with every layer's transformed rows held.
@@ -245,10 +247,10 @@ LayerwiseRun::LayerwiseRun(Session& session, const LayerwiseOptions& options,
       peak =
           std::max(peak, plans_[l].TransformedPeakBytes(on_disk, l > 0 ? &plans_[l - 1] : nullptr));
     }
-    return peak + kSlackBytes;
+    return peak + kLayerwiseSlackBytes;
   };
-  stats_.budget_in_memory = budget.used() + transformed(false);
-  stats_.budget_on_disk = budget.used() + transformed(true);
+  stats_.budget_in_memory = budget.used() + keep_free + transformed(false);
+  stats_.budget_on_disk = budget.used() + keep_free + transformed(true);
   // The peak of a run where, if `input_first`, a SAGE or GCN layer whose transformed rows do
   // not fit runs input-first, its ranges as large as the rest of the budget holds.
   auto plan = [&](bool on_disk, bool input_first) {
@@ -258,12 +260,12 @@ LayerwiseRun::LayerwiseRun(Session& session, const LayerwiseOptions& options,
       const LayerPlan* previous = l > 0 ? &plans_[l - 1] : nullptr;
       p.range_rows = p.range_edges = 0;
       p.half_input = previous == nullptr ? features_half : options.half_on_disk && on_disk;
-      const uint64_t held = p.TransformedPeakBytes(on_disk, previous) + kSlackBytes;
+      const uint64_t held = p.TransformedPeakBytes(on_disk, previous) + kLayerwiseSlackBytes;
       if (input_first && p.aggregates_inputs && (options.input_first || held > available)) {
-        const uint64_t fixed = p.InputFirstFixedBytes(on_disk, previous) + kSlackBytes;
+        const uint64_t fixed = p.InputFirstFixedBytes(on_disk, previous) + kLayerwiseSlackBytes;
         p.PlanRanges(available > fixed ? available - fixed : 0, options.max_range_rows);
       }
-      peak = std::max(peak, p.PeakBytes(on_disk, previous) + kSlackBytes);
+      peak = std::max(peak, p.PeakBytes(on_disk, previous) + kLayerwiseSlackBytes);
     }
     return peak;
   };
@@ -289,13 +291,14 @@ LayerwiseRun::LayerwiseRun(Session& session, const LayerwiseOptions& options,
     }
   }
   stats_.passes.assign(layers(), 0);
+  needed_bytes_ = needed;
   if (needed > available) {
     throw Error::Input(fmt::format(
         "layer-wise inference needs {} where --memory-budget {} leaves {}: beside the "
         "activations' chunk buffers, a GAT layer holds its transformed input rows, a SAGE or GCN "
         "layer the sums of at least one destination; raise --memory-budget to at least {}",
         FormatBytes(needed), FormatBytes(budget.limit()), FormatBytes(available),
-        FormatBytes(budget.used() + needed)));
+        FormatBytesRoundedUp(budget.used() + keep_free + needed)));
   }
   if (stats_.activations_on_disk) scratch_dir_ = ScratchDirectory(options.scratch_dir);
   half_on_disk_ = options.half_on_disk;
@@ -694,6 +697,28 @@ LayerwiseStats RunLayerwise(Session& session, std::span<const uint64_t> nodes,
       session, options,
       InNeighbourhoodClosure(graph, std::move(seeds), session.model().config().layers, budget));
   return run.Run(each);
+}
+
+uint64_t CheckLayerwiseFits(Session& session, std::span<const uint64_t> nodes,
+                            const LayerwiseOptions& options, uint64_t keep_free) {
+  // The closure is found here only to size the run: its sets, which the run holds beside its
+  // buffers, are left to the budget with the rest. Bit sets, an eighth of a byte a node each.
+  MemoryBudget sizing(std::numeric_limits<uint64_t>::max() / 2);
+  const CscGraph& graph = session.graph();
+  NodeSet seeds = NodeSetOf(nodes, graph.num_nodes(), sizing, "layer-wise node sets");
+  if (seeds.size() == 0) return 0;
+  std::vector<NodeSet> sets =
+      InNeighbourhoodClosure(graph, std::move(seeds), session.model().config().layers, sizing);
+  const uint64_t sets_bytes = sizing.used();
+  const LayerwiseRun run(session, options, std::move(sets), keep_free + sets_bytes);
+  return sets_bytes + run.needed_bytes();
+}
+
+LayerwiseOptions LayerwiseOptionsOf(const Session& session) {
+  LayerwiseOptions options;
+  options.scratch_dir = session.options().scratch_dir;
+  options.half_on_disk = session.options().scratch_float16;
+  return options;
 }
 
 }  // namespace strata

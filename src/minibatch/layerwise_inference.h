@@ -45,6 +45,10 @@
 
 namespace strata {
 
+// What a run leaves unplanned beside its buffers: a block's edge lists and the layer's per-edge
+// buffers (GAT's attention), which the model's charge follows.
+inline constexpr uint64_t kLayerwiseSlackBytes = uint64_t{16} << 20;
+
 struct LayerwiseOptions {
   // Rows per chunk of an activation on disk, a multiple of 1024; 0: about 8 MiB of rows.
   uint64_t chunk_rows = 0;
@@ -80,5 +84,15 @@ using LogitsFn = std::function<void(std::span<const uint64_t> ids, MatrixSpan<co
 // activations' chunk buffers is an input error naming what is needed.
 LayerwiseStats RunLayerwise(Session& session, std::span<const uint64_t> nodes,
                             const LayerwiseOptions& options, const LogitsFn& each);
+
+// Plans RunLayerwise for `nodes` without running it and returns the most it charges at once (its
+// node sets included); the same input error, naming the smallest budget, when what the budget
+// has left less `keep_free` (what the run charges before it evaluates) cannot hold it. Training
+// checks before its store takes a cache, so that evaluation never stops it later.
+uint64_t CheckLayerwiseFits(Session& session, std::span<const uint64_t> nodes,
+                            const LayerwiseOptions& options, uint64_t keep_free);
+
+// The options evaluation with --eval layerwise runs with.
+LayerwiseOptions LayerwiseOptionsOf(const Session& session);
 
 }  // namespace strata

@@ -6,14 +6,23 @@
 #include "features/row_normalize.h"
 
 namespace strata {
+namespace {
+
+HeldCharge ChargeModel(MemoryBudget& budget, uint64_t bytes) {
+  budget.Charge(bytes, "the model's parameters and buffers");
+  return HeldCharge(budget, bytes);
+}
+
+}  // namespace
 
 MiniBatchModel::MiniBatchModel(const ModelConfig& config, const CscGraph& graph,
                                ChargedArray<int32_t> labels, bool row_normalize,
-                               MemoryBudget& budget)
+                               uint64_t planned_bytes, MemoryBudget& budget)
     : labels_(std::move(labels)),
       row_normalize_(row_normalize),
+      planned_(ChargeModel(budget, planned_bytes)),
       model_(config),
-      model_memory_(budget, "model activations and gradients") {
+      beyond_plan_(budget, "model activations and gradients") {
   if (config.kind == ModelKind::kGcn) {
     gcn_norm_ = ChargedArray<float>(budget, graph.num_nodes(), "GCN normalisation");
     for (uint64_t v = 0; v < graph.num_nodes(); ++v) {
@@ -88,7 +97,10 @@ std::span<const int32_t> MiniBatchModel::SeedLabels(const SampledBatch& batch) {
 }
 
 void MiniBatchModel::ChargeModelMemory() {
-  model_memory_.Update(model_.AllocatedBytes() + grad_.capacity() * sizeof(float));
+  const uint64_t allocated = model_.AllocatedBytes() + grad_.capacity() * sizeof(float) +
+                             norm_.capacity() * sizeof(float) +
+                             seed_labels_.capacity() * sizeof(int32_t);
+  beyond_plan_.Update(allocated > planned_.bytes() ? allocated - planned_.bytes() : 0);
 }
 
 }  // namespace strata

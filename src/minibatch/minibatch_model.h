@@ -30,9 +30,12 @@ struct StepLoss {
 class MiniBatchModel {
  public:
   // `labels` holds one label per node of `graph` (-1: unlabelled); the GCN normalisation is
-  // computed from `graph` and charged to `budget` when the model is a GCN.
+  // computed from `graph` and charged to `budget` when the model is a GCN. `planned_bytes`,
+  // charged before the model allocates anything, is what its buffers may reach on the
+  // batches the run plans for (minibatch/memory_plan.h); buffers beyond it (layer-wise
+  // inference's) are charged as they grow.
   MiniBatchModel(const ModelConfig& config, const CscGraph& graph, ChargedArray<int32_t> labels,
-                 bool row_normalize, MemoryBudget& budget);
+                 bool row_normalize, uint64_t planned_bytes, MemoryBudget& budget);
 
   // One optimisation step on a batch whose features have been gathered (normalised in place
   // when row_normalize). With `allreduce` (data-parallel training) the gradients are averaged
@@ -56,11 +59,11 @@ class MiniBatchModel {
 
   Model& model() { return model_; }
   const ModelConfig& config() const { return model_.config(); }
-  // Bytes charged for the model's buffers, part of what an evaluation batch may reuse.
-  uint64_t charged_bytes() const { return model_memory_.bytes(); }
-  // The model's buffers grow with the largest batch it has seen; the budget follows them (the
-  // cache was sized to leave room for them: minibatch/cache_sizing.h). Called after each step and
-  // prediction, and by callers that run the layers themselves.
+  // Bytes charged for the model's buffers: the planned bytes and any growth beyond them.
+  uint64_t charged_bytes() const { return planned_.bytes() + beyond_plan_.bytes(); }
+  // The model's buffers grow with the largest batch it has seen; what grows beyond the planned
+  // bytes is charged. Called after each step and prediction, and by callers that run the
+  // layers themselves.
   void ChargeModelMemory();
 
  private:
@@ -71,11 +74,12 @@ class MiniBatchModel {
   ChargedArray<int32_t> labels_;
   ChargedArray<float> gcn_norm_;  // empty unless the model is a GCN
   bool row_normalize_;
+  HeldCharge planned_;  // before model_, which allocates the parameters
   Model model_;
   std::vector<float> norm_;
   std::vector<int32_t> seed_labels_;
   Matrix grad_;
-  TrackedCharge model_memory_;
+  TrackedCharge beyond_plan_;
 };
 
 }  // namespace strata

@@ -5,7 +5,11 @@
 #include <algorithm>
 #include <utility>
 
+#include "features/direct_feature_store.h"
+#include "features/row_codec.h"
 #include "fullgraph/full_graph_plan.h"
+#include "minibatch/batch_bound.h"
+#include "minibatch/layerwise_inference.h"
 #include "minibatch/training_store.h"
 #include "strata/error.h"
 
@@ -51,15 +55,13 @@ void CheckTrainOptions(const TrainOptions& o) {
   if (!(o.optimizer.lr > 0)) throw Error::Input("--lr must be positive");
 }
 
-Session::Session(const TrainOptions& o, Dataset dataset)
+Session::Session(const TrainOptions& o, Dataset dataset, bool training)
     : options_(o), budget_(o.memory_budget_bytes), dataset_(std::move(dataset)) {
   const DatasetMeta& meta = dataset_.meta();
   if (meta.num_classes == 0) throw Error::Input("dataset has no labels", dataset_.dir());
   if (meta.feature_dim == 0) throw Error::Input("dataset has no features", dataset_.dir());
   graph_ = std::make_unique<CscGraph>(dataset_, budget_, TopologyOf(o));
-  model_ = std::make_unique<MiniBatchModel>(ModelConfigOf(o, meta), *graph_,
-                                            dataset_.ReadLabels(budget_), o.features.row_normalize,
-                                            budget_);
+  ChargedArray<int32_t> labels = dataset_.ReadLabels(budget_);
   for (Split split : kAllSplits) {
     split_ids_[static_cast<int>(split)] = dataset_.ReadSplit(split);
   }
@@ -76,7 +78,63 @@ Session::Session(const TrainOptions& o, Dataset dataset)
       kEvalBatchSeeds, o.seed, budget_, o.threads);
   sampler_->set_labor(s.labor);
   eval_sampler_->set_labor(s.labor);
+  const ModelConfig config = ModelConfigOf(o, meta);
+  PlanMemory(config, training);
+  model_ = std::make_unique<MiniBatchModel>(config, *graph_, std::move(labels),
+                                            o.features.row_normalize, plan_.model_bytes, budget_);
+  // Layer-wise evaluation is planned beside the rest, before the store takes a cache: a budget
+  // it would outgrow is refused now, not after the first epoch, and the cache leaves it room.
+  if (training && o.eval == EvalMode::kLayerwise) {
+    for (Split split : {Split::kVal, Split::kTest}) {
+      layerwise_bytes_ = std::max(
+          layerwise_bytes_, CheckLayerwiseFits(*this, split_ids(split), LayerwiseOptionsOf(*this),
+                                               plan_.later_bytes + StoreBytes()));
+    }
+  }
   OpenStore();
+}
+
+uint64_t Session::StoreBytes() const {
+  const DatasetMeta& meta = dataset_.meta();
+  switch (options_.features.store) {
+    case FeatureStoreKind::kDirect:
+      return uint64_t{options_.io_depth} * DirectStoreSlotBytes(RowLayout::Of(meta).row_bytes(),
+                                                                options_.features.max_read_bytes);
+    case FeatureStoreKind::kMemory:
+      return meta.num_nodes * meta.row_stride_bytes;
+    case FeatureStoreKind::kMmap:
+      return 0;  // its pages are the page cache's
+  }
+  return 0;
+}
+
+void Session::PlanMemory(const ModelConfig& config, bool training) {
+  const DatasetMeta& meta = dataset_.meta();
+  MiniBatchMemoryInputs in;
+  const DegreeProfile degrees(*graph_);
+  in.degrees = &degrees;
+  in.model = config;
+  in.optimizer = options_.optimizer.kind;
+  in.sampling = &options_.sampling;
+  in.labor = options_.sampling.labor.enabled;
+  in.training = training;
+  in.sampled_eval = options_.eval != EvalMode::kNone && options_.eval != EvalMode::kLayerwise;
+  in.train_ids = split_ids(Split::kTrain).size();
+  // Charged once the plan is made: the GCN normalisation and the store's buffers.
+  in.fixed_bytes =
+      (config.kind == ModelKind::kGcn ? meta.num_nodes * sizeof(float) : 0) + StoreBytes();
+  if (training && options_.eval == EvalMode::kLayerwise) {
+    // Its least: its node sets, a bit a node for each layer and the seeds, and its slack.
+    in.fixed_bytes += (config.layers + 1) * (meta.num_nodes / 8 + 8) + kLayerwiseSlackBytes;
+  }
+  in.available_bytes = budget_.available();
+  plan_ = PlanMiniBatchMemory(in);
+  CheckPlanFits(plan_, budget_);
+  budget_.Charge(plan_.optimizer_bytes, "the optimizer's state");
+  optimizer_charge_ = HeldCharge(budget_, plan_.optimizer_bytes);
+  budget_.Charge(plan_.batch_reserve_bytes, "batches in flight");
+  batch_reserve_charge_ = HeldCharge(budget_, plan_.batch_reserve_bytes);
+  batch_reserve_ = std::make_unique<MemoryBudget>(plan_.batch_reserve_bytes);
 }
 
 Session::~Session() = default;
@@ -90,7 +148,8 @@ void Session::OpenStore() {
   store.features = options_.features;
   store.io_depth = options_.io_depth;
   store.max_run_ahead = options_.max_run_ahead;
-  store.hidden = options_.model.hidden;
+  store.reserved_batches = kReservedBatches;
+  store.leave_bytes = plan_.later_bytes + layerwise_bytes_;
   // Multistage training reads macro-batches, not the store: its budget goes to their
   // buffers, and the store, serving evaluation only, gets no cache.
   store.cache_rows = !options_.multistage.enabled();

@@ -1,9 +1,10 @@
 // Session holds what one mini-batch training or evaluation run opens, built in the order each
 // part needs the ones before it and destroyed in reverse (the feature store before the
 // samplers, everything before the budget): the memory budget, the dataset, its topology (in
-// memory or on disk), the labels and splits, the training and evaluation samplers, the model,
-// and the feature store, whose cache gets what the budget leaves once the batches in flight
-// are provided for (minibatch/cache_sizing.h) and whose hot tier is filled by the hotness policy.
+// memory or on disk), the labels and splits, the training and evaluation samplers, the memory
+// plan's reservations, the model, and the feature store, whose cache gets what the budget leaves
+// once the batches in flight are provided for (minibatch/cache_sizing.h) and whose hot tier is
+// filled by the hotness policy.
 //
 // Thread safety: the samplers may be used from several threads; everything else from one.
 #pragma once
@@ -12,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "minibatch/memory_plan.h"
 #include "minibatch/minibatch_model.h"
 #include "strata/dataset.h"
 #include "strata/feature_store.h"
@@ -22,9 +24,6 @@
 
 namespace strata {
 
-// Seeds per evaluation batch; a batch that would not fit the budget is split further.
-inline constexpr uint64_t kEvalBatchSeeds = 1024;
-
 // Throws an input error naming the option when `options` cannot describe a run (layer and
 // fanout counts that disagree, a zero batch size, a learning rate <= 0, ...), the model's rules
 // checked by CheckModelOptions and a full-graph run's by CheckFullGraphOptions. (Multistage
@@ -33,8 +32,9 @@ void CheckTrainOptions(const TrainOptions& options);
 
 class Session {
  public:
-  // Throws an input error when the dataset has no labels or no features.
-  Session(const TrainOptions& options, Dataset dataset);
+  // Throws an input error when the dataset has no labels or no features. Without `training`
+  // the run only evaluates (strata eval), and plans no memory for training.
+  Session(const TrainOptions& options, Dataset dataset, bool training = true);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -50,15 +50,30 @@ class Session {
   // The evaluation fanouts (all neighbours when none are given), kEvalBatchSeeds per batch.
   const NeighborSampler& eval_sampler() const { return *eval_sampler_; }
   const std::vector<uint64_t>& split_ids(Split split) const;
+  // What the run set aside at start for what grows, and the budget of the batches in flight
+  // that the plan reserved: the oldest training batches' and evaluation's.
+  const MiniBatchMemoryPlan& memory_plan() const { return plan_; }
+  MemoryBudget& batch_reserve() { return *batch_reserve_; }
 
  private:
+  // Plans and reserves the memory for what grows (minibatch/memory_plan.h), or refuses the
+  // budget with the smallest that works.
+  void PlanMemory(const ModelConfig& config, bool training);
+  // What the feature store charges with no cache: the direct store's read buffers, the memory
+  // store's rows.
+  uint64_t StoreBytes() const;
   void OpenStore();
 
   TrainOptions options_;
   MemoryBudget budget_;
   Dataset dataset_;
   std::unique_ptr<CscGraph> graph_;
+  MiniBatchMemoryPlan plan_;
+  HeldCharge optimizer_charge_;
+  HeldCharge batch_reserve_charge_;
+  std::unique_ptr<MemoryBudget> batch_reserve_;
   std::unique_ptr<MiniBatchModel> model_;
+  uint64_t layerwise_bytes_ = 0;        // what layer-wise evaluation needs at most
   std::vector<uint64_t> split_ids_[3];  // by Split
   std::unique_ptr<NeighborSampler> sampler_;
   std::unique_ptr<NeighborSampler> eval_sampler_;

@@ -49,12 +49,12 @@ std::unique_ptr<FeatureStore> OpenTrainingStore(const Dataset& dataset, const Cs
     in.num_nodes = meta.num_nodes;
     in.feature_dim = meta.feature_dim;
     in.row_bytes = meta.feature_dim * FeatureDtypeBytes(meta.feature_dtype);
-    in.hidden = o.hidden;
     in.max_run_ahead = o.max_run_ahead;
+    in.reserved_batches = o.reserved_batches;
     in.io_depth = o.io_depth;
     in.max_read_bytes = f.max_read_bytes;
     in.hot_share = f.hot_share;
-    in.available_bytes = budget.available();
+    in.available_bytes = budget.available() - std::min(budget.available(), o.leave_bytes);
     const CacheSizes sizes = SizeFeatureCache(in);
     direct.dynamic_rows = sizes.dynamic_rows;
     direct.max_pinned_ids = sizes.max_pinned_ids;

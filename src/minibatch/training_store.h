@@ -22,7 +22,10 @@ struct TrainingStoreOptions {
   FeatureOptions features;
   uint32_t io_depth = 256;
   uint32_t max_run_ahead = 8;
-  uint64_t hidden = 0;     // the model's width: its activations are provided for
+  // Batches in flight that a reserve holds already (the memory plan's), and the bytes the
+  // cache must leave for charges made after the store opens.
+  uint32_t reserved_batches = 0;
+  uint64_t leave_bytes = 0;
   bool cache_rows = true;  // false: no cache (multistage runs read macro-batches instead)
 };
 

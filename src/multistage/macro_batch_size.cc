@@ -23,10 +23,12 @@ uint32_t ChooseMacroBatch(uint32_t requested, std::span<const uint32_t> candidat
   if (requested == 0) {
     const uint32_t fits = largest_fit();
     if (fits == 0) {
+      // The buffers take half of what is left, so the budget must leave twice their size.
       throw Error::Input(fmt::format(
           "the memory budget is too small for {}: two buffers of one {} need {}, half of what "
-          "the budget leaves is {}; raise --memory-budget or {}",
-          unit.what, unit.unit, FormatBytes(two_buffers_bytes(1)), FormatBytes(room), unit.advice));
+          "the budget leaves is {}; raise --memory-budget to {} or {}",
+          unit.what, unit.unit, FormatBytes(two_buffers_bytes(1)), FormatBytes(room),
+          FormatBytesRoundedUp(budget.used() + 2 * two_buffers_bytes(1)), unit.advice));
     }
     return fits;
   }
@@ -37,7 +39,9 @@ uint32_t ChooseMacroBatch(uint32_t requested, std::span<const uint32_t> candidat
   throw Error::Input(fmt::format(
       "--macro-batch {} needs {} for its two buffers, half of what the budget leaves is {}: {}",
       requested, FormatBytes(need), FormatBytes(room),
-      fits ? fmt::format("--macro-batch {} fits", fits) : "raise --memory-budget"));
+      fits ? fmt::format("--macro-batch {} fits", fits)
+           : fmt::format("raise --memory-budget to {}",
+                         FormatBytesRoundedUp(budget.used() + 2 * need))));
 }
 
 }  // namespace strata

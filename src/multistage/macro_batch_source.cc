@@ -17,6 +17,8 @@
 #include "common/float16.h"
 #include "common/interrupt.h"
 #include "features/row_codec.h"
+#include "minibatch/batch_bound.h"
+#include "minibatch/batch_memory.h"
 #include "multistage/large_batch_loader.h"
 #include "multistage/partition_loader.h"
 #include "storage/scratch_file.h"
@@ -111,8 +113,8 @@ class HaloBatchHistory final : public BatchHistory {
 class MacroBatchStream final : public BatchStream {
  public:
   MacroBatchStream(MacroBatchLoader& loader, const TrainOptions& o, uint64_t dim, uint64_t epoch,
-                   MemoryBudget& budget, HostArena* output_arena, const NodeSet* left_out,
-                   uint64_t& steps)
+                   MemoryBudget& budget, HostArena* output_arena, MemoryBudget* batch_reserve,
+                   const NodeSet* left_out, uint64_t& steps)
       : loader_(loader),
         options_(o),
         dim_(dim),
@@ -127,6 +129,10 @@ class MacroBatchStream final : public BatchStream {
         ready_(std::max<uint32_t>(o.max_run_ahead, 1)) {
     free_.Push(0);
     free_.Push(1);
+    // The Python loader's batches go to its arena and it may hold several: no reserve there.
+    if (batch_reserve != nullptr && output_arena == nullptr) {
+      memory_.emplace(budget, *batch_reserve, 0);
+    }
     loader_.set_graph_built([this](MacroBatch& batch) {
       if (batch.halo || AheadOfTime()) Presample(batch, loading_);
     });
@@ -146,7 +152,9 @@ class MacroBatchStream final : public BatchStream {
 
   using BatchStream::Next;
   std::optional<ReadyBatch> Next(const std::function<void()>& poll) override {
-    return ready_.PopPolling(std::chrono::milliseconds(100), poll);
+    std::optional<ReadyBatch> ready = ready_.PopPolling(std::chrono::milliseconds(100), poll);
+    if (ready && memory_) memory_->HandedOut();
+    return ready;
   }
 
   PipelineStats pipeline_stats() const override {
@@ -321,10 +329,20 @@ class MacroBatchStream final : public BatchStream {
           }
         }
         ready.rows = ready.partial ? ready.gathered.size() : inputs.size();
-        std::optional<RowBuffer> features =
-            RowBuffer::Allocate(budget_, output_arena_, ready.rows * dim_, stopping_);
-        if (!features) return false;
-        ready.features = std::move(*features);
+        if (memory_) {
+          // The blocks and the features in one charge, where BatchMemory says.
+          const uint64_t block_bytes = BlockBytes(ready.batch);
+          MemoryBudget* charged =
+              memory_->Charge(index, block_bytes + ready.rows * dim_ * sizeof(float), stopping_);
+          if (charged == nullptr) return false;
+          ready.blocks_charge = HeldCharge(*charged, block_bytes);
+          ready.features = RowBuffer(ChargedArray<float>::Adopt(*charged, ready.rows * dim_));
+        } else {
+          std::optional<RowBuffer> features =
+              RowBuffer::Allocate(budget_, output_arena_, ready.rows * dim_, stopping_);
+          if (!features) return false;
+          ready.features = std::move(*features);
+        }
         for (size_t r = 0; r < ready.rows; ++r) {
           const uint64_t local = inputs[ready.partial ? ready.gathered[r] : r];
           float* row = ready.features.data() + r * dim_;
@@ -403,6 +421,7 @@ class MacroBatchStream final : public BatchStream {
   uint64_t epoch_;
   MemoryBudget& budget_;
   HostArena* output_arena_;
+  std::optional<BatchMemory> memory_;  // with the memory plan's batch reserve
   const NodeSet* left_out_;
   uint64_t& steps_;  // steps handed out by the source so far: the history's clock
   RankShare share_;
@@ -481,10 +500,11 @@ void ParseAheadOfTime(std::string_view text, MultistageOptions& o) {
 MacroBatchSource::MacroBatchSource(const Dataset& dataset, const CscGraph& graph,
                                    const std::vector<uint64_t>& train_ids,
                                    const TrainOptions& options, MemoryBudget& budget,
-                                   HostArena* output_arena)
+                                   HostArena* output_arena, MemoryBudget* batch_reserve)
     : options_(options),
       budget_(budget),
       output_arena_(output_arena),
+      batch_reserve_(batch_reserve),
       train_count_(train_ids.size()),
       feature_dim_(dataset.meta().feature_dim),
       loader_(MakeLoader(dataset, graph, train_ids, options, budget)) {}
@@ -502,7 +522,7 @@ uint64_t MacroBatchSource::batches_per_epoch() const {
 
 std::unique_ptr<BatchStream> MacroBatchSource::StartEpoch(uint64_t epoch) {
   return std::make_unique<MacroBatchStream>(*loader_, options_, feature_dim_, epoch, budget_,
-                                            output_arena_, left_out_, steps_);
+                                            output_arena_, batch_reserve_, left_out_, steps_);
 }
 
 }  // namespace strata

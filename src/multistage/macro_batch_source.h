@@ -39,10 +39,12 @@ class MacroBatchSource final : public BatchSource {
  public:
   // The loader options.multistage.method asks for; `graph` (the dataset's topology) must
   // outlive the source. Batch features go to `output_arena` when given (the Python loader's
-  // pinned buffers), waiting for room; otherwise to arrays charged to the budget.
+  // pinned buffers), waiting for room; otherwise to arrays charged to the budget, or, with a
+  // `batch_reserve` (the memory plan's), charged with the batch's blocks as BatchMemory says.
   MacroBatchSource(const Dataset& dataset, const CscGraph& graph,
                    const std::vector<uint64_t>& train_ids, const TrainOptions& options,
-                   MemoryBudget& budget, HostArena* output_arena = nullptr);
+                   MemoryBudget& budget, HostArena* output_arena = nullptr,
+                   MemoryBudget* batch_reserve = nullptr);
   ~MacroBatchSource() override;
 
   // An estimate for progress: the exact count depends on how the training nodes fall into
@@ -57,6 +59,7 @@ class MacroBatchSource final : public BatchSource {
   TrainOptions options_;
   MemoryBudget& budget_;
   HostArena* output_arena_;
+  MemoryBudget* batch_reserve_;
   const NodeSet* left_out_ = nullptr;
   uint64_t train_count_;
   uint64_t feature_dim_;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <numeric>
 
@@ -213,7 +214,7 @@ std::vector<uint64_t> PartitionLoader::HubsWithin(const ChargedArray<uint64_t>& 
   // 4-byte entries per edge), and room for two buffers of the largest partition in half of
   // what is left, their graphs holding the hub nodes and the most hub edges one partition
   // keeps (the hub-to-hub edges and the largest partition's edges into hubs).
-  const uint64_t one_partition = sorted_spans_[0] + sorted_edges_[0] * 4 + sorted_nodes_[0] * 32;
+  const uint64_t one_partition = OnePartitionBytes();
   std::vector<uint64_t> into_hubs(parts());
   auto fits = [&](uint64_t k) {
     std::fill(into_hubs.begin(), into_hubs.end(), 0);
@@ -250,6 +251,27 @@ std::vector<uint64_t> PartitionLoader::HubsWithin(const ChargedArray<uint64_t>& 
 
 void PartitionLoader::LoadHubs(const Dataset& dataset) {
   const uint64_t n = graph_.num_nodes();
+  // The least this needs: the whole hub section read while it chooses which hubs to keep (8
+  // bytes a value; the hub lookup, two words a 64 nodes), and then, keeping none, two buffers of
+  // the largest partition in half of what is left.
+  auto values = [&](std::string_view file, uint64_t width) -> uint64_t {
+    std::error_code error;  // a missing file is reported where it is read, below
+    const uint64_t size = std::filesystem::file_size(dataset.PathOf(file), error);
+    return error ? 0 : size / width;
+  };
+  const uint64_t section_values = values(kHubIdsFile, id_bytes_) +
+                                  values(kHubIndicesFile, id_bytes_) + values(kHubIndptrFile, 8);
+  const uint64_t choosing = 8 * section_values + 16 * (n / 64 + 1);
+  const uint64_t one_partition = OnePartitionBytes();
+  const uint64_t least = std::max(choosing, 4 * one_partition);
+  if (least > budget_.available()) {
+    throw Error::Input(fmt::format(
+        "the memory budget of {} is too small for --multistage partition: choosing its hubs "
+        "reads {} of hub section, and two buffers of one partition need {} in half of what is "
+        "left; raise --memory-budget to {} or partition into more parts",
+        FormatBytes(budget_.limit()), FormatBytes(choosing), FormatBytes(2 * one_partition),
+        FormatBytesRoundedUp(budget_.used() + least)));
+  }
   const ChargedArray<uint64_t> all_ids =
       ReadNodeIds(dataset.PathOf(kHubIdsFile), id_bytes_, n, budget_);
   const ChargedArray<uint64_t> indices =

@@ -98,6 +98,11 @@ class PartitionLoader final : public MacroBatchLoader {
   // Buffer bytes for the `count` largest partitions, and what their graph and maps take.
   uint64_t BufferBytes(uint32_t count) const;
   void LoadHubs(const Dataset& dataset);
+  // A macro-batch buffer of the largest partition with no hubs: its rows and lists and the most
+  // its graph can hold (4 bytes an edge, 32 a node for the offsets and id maps).
+  uint64_t OnePartitionBytes() const {
+    return sorted_spans_[0] + sorted_edges_[0] * 4 + sorted_nodes_[0] * 32;
+  }
   // The hubs of the section (positions in `ids`, ascending; `indptr` and `indices` their
   // lists) to keep in `available_bytes`: all of them when they fit with two buffers of one
   // partition, else the most connected that do (in-degree: on the undirected graphs hubs are

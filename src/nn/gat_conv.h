@@ -70,6 +70,21 @@ class BasicGatConv final : public BasicLayer<T> {
                              &grad_er_}) +
            bias_.AllocatedBytes() + loops_.allocated_bytes() + csc_.allocated_bytes();
   }
+  // AllocatedBytes' most after Forward and Backward on blocks within `shape` (self loops added).
+  static uint64_t BytesBound(size_t in, size_t out_per_head, const GatOptions& options, bool bias,
+                             const BlockShape& shape) {
+    const uint64_t heads = options.heads;
+    const uint64_t width = heads * out_per_head;
+    const uint64_t out = options.concat_heads ? width : out_per_head;
+    const uint64_t parameters = 2 * (in * width + 2 * width + (bias ? out : 0)) * sizeof(T);
+    const uint64_t edges = shape.edges + shape.dst;
+    const uint64_t saved =
+        (2 * shape.src * (width + heads) + 2 * shape.dst * (width + heads) + 4 * edges * heads) *
+        sizeof(T);
+    const uint64_t lists =
+        (shape.src + 1 + VectorBytesBound(shape.dst + 1 + 3 * edges)) * sizeof(uint32_t);
+    return parameters + MatrixBytesBound(saved) + lists;
+  }
 
  private:
   // wh = in W and el = <a_l, wh> per head: Forward's first half.

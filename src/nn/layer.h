@@ -19,6 +19,19 @@
 
 namespace strata {
 
+// The largest block a layer's buffers are planned for: the memory plan's bound on any batch
+// (minibatch/batch_bound.h), for BytesBound below.
+struct BlockShape {
+  uint64_t dst = 0;
+  uint64_t src = 0;  // destinations included
+  uint64_t edges = 0;
+};
+
+// Bytes of a buffer that grows to `need` bytes at most: a matrix grows by a quarter at least
+// (matrix.h), a std::vector filled by resize or appends by up to twice.
+inline uint64_t MatrixBytesBound(uint64_t need) { return need + need / 4; }
+inline uint64_t VectorBytesBound(uint64_t need) { return 2 * need; }
+
 template <typename T>
 struct LayerInput {
   BlockCsr graph;                // this layer's block
@@ -71,7 +84,8 @@ class BasicLayer {
   virtual size_t in_dim() const = 0;
   virtual size_t out_dim() const = 0;
   // Bytes the layer has allocated: parameters, their gradients, and the activations it keeps
-  // for Backward (which grow with the largest block seen).
+  // for Backward (which grow with the largest block seen). Each layer also states, as a
+  // static BytesBound, the most this can reach over blocks no larger than a BlockShape.
   virtual size_t AllocatedBytes() const = 0;
 
   void set_threads(unsigned threads) { threads_ = threads == 0 ? 1 : threads; }

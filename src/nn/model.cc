@@ -230,6 +230,40 @@ size_t BasicModel<T>::AllocatedBytes() const {
   return bytes;
 }
 
+uint64_t ModelBytesBound(const ModelConfig& config, std::span<const BlockShape> shapes) {
+  uint64_t bytes = 0;
+  size_t in = config.in_dim;
+  for (size_t l = 0; l < config.layers; ++l) {
+    const bool last = l + 1 == config.layers;
+    const size_t out = last ? config.num_classes : config.hidden;
+    const BlockShape shape = l < shapes.size() ? shapes[l] : BlockShape{};
+    size_t out_dim = out;
+    switch (config.kind) {
+      case ModelKind::kSage:
+        bytes += BasicSageConv<float>::BytesBound(in, out, config.bias, l > 0, shape);
+        break;
+      case ModelKind::kGcn:
+        bytes += BasicGcnConv<float>::BytesBound(in, out, config.bias, l > 0, shape);
+        break;
+      case ModelKind::kGat: {
+        GatOptions options;
+        options.heads = last ? config.out_heads : config.heads;
+        options.concat_heads = !last;
+        bytes += BasicGatConv<float>::BytesBound(in, out, options, config.bias, shape);
+        if (!last) out_dim = options.heads * out;
+        break;
+      }
+    }
+    // The layer's output, and the gradient of its input unless it is the first.
+    uint64_t activations = shape.dst * out_dim;
+    if (l > 0) activations += shape.src * in;
+    if (l == 0 && config.input_dropout > 0) activations += shape.src * in;
+    bytes += MatrixBytesBound(activations * sizeof(float));
+    in = out_dim;
+  }
+  return bytes;
+}
+
 template class BasicModel<float>;
 template class BasicModel<double>;
 

@@ -117,4 +117,9 @@ class BasicModel {
 
 using Model = BasicModel<float>;
 
+// The most Model::AllocatedBytes can reach for `config` over batches whose blocks stay within
+// `shapes` (input layer first): parameters, gradients and every buffer, each at its largest.
+// With no shapes given, the parameters and their gradients alone.
+uint64_t ModelBytesBound(const ModelConfig& config, std::span<const BlockShape> shapes);
+
 }  // namespace strata

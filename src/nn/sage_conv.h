@@ -54,6 +54,16 @@ class BasicSageConv final : public BasicLayer<T> {
                              &transformed_, &grad_transformed_}) +
            bias_.AllocatedBytes() + csc_.allocated_bytes();
   }
+  // AllocatedBytes' most after Forward and Backward on blocks within `shape`, in either order;
+  // `input_grad`: Backward computes the input's gradient (every layer but the first).
+  static uint64_t BytesBound(size_t in, size_t out, bool bias, bool input_grad,
+                             const BlockShape& shape) {
+    const uint64_t parameters = 2 * (2 * in * out + (bias ? out : 0)) * sizeof(T);
+    const uint64_t saved =
+        ((input_grad ? 2 : 1) * shape.dst * 2 * in + 2 * shape.src * out) * sizeof(T);
+    const uint64_t csc = (shape.src + 1 + VectorBytesBound(2 * shape.edges)) * sizeof(uint32_t);
+    return parameters + MatrixBytesBound(saved) + csc;
+  }
 
  private:
   MatrixSpan<const T> SelfWeight() const { return weight_.span().RowRange(0, in_dim_); }

@@ -29,7 +29,7 @@ EvalResult EvaluateCheckpoint(const TrainOptions& options) {
       header.num_classes != dataset.meta().num_classes) {
     throw Error::Input("the checkpoint was trained on a dataset of another shape", path);
   }
-  Session session(o, std::move(dataset));
+  Session session(o, std::move(dataset), /*training=*/false);
   RestoreModel(path, session.model().model().Parameters());
   EvalResult result;
   result.epoch = header.epochs_done;

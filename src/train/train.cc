@@ -53,12 +53,14 @@ std::string PrepareCheckpoint(const TrainOptions& o) {
 std::unique_ptr<BatchSource> MakeBatchSource(Session& session) {
   const TrainOptions& o = session.options();
   if (o.multistage.enabled()) {
-    return std::make_unique<MacroBatchSource>(
-        session.dataset(), session.graph(), session.split_ids(Split::kTrain), o, session.budget());
+    return std::make_unique<MacroBatchSource>(session.dataset(), session.graph(),
+                                              session.split_ids(Split::kTrain), o, session.budget(),
+                                              nullptr, &session.batch_reserve());
   }
   PipelineOptions pipeline;
   pipeline.max_run_ahead = o.max_run_ahead;
   pipeline.max_reads_in_flight = o.io_depth;
+  pipeline.batch_reserve = &session.batch_reserve();
   return std::make_unique<NeighborBatchSource>(session.sampler(), session.store(), pipeline,
                                                session.budget());
 }
@@ -145,6 +147,12 @@ TrainResult Train(const TrainOptions& options,
       result.best_epoch = point->best->epoch;
     }
   }
+  auto save_checkpoint = [&](uint64_t epochs_done) {
+    if (checkpoint.empty()) return;
+    const BestModel best_model{result.best_epoch, best_val, best_views};
+    SaveCheckpoint(checkpoint, runner.model_config(), runner.Parameters(), runner.optimizer(),
+                   epochs_done, identity, best.saved() ? &best_model : nullptr);
+  };
   for (uint64_t epoch = first_epoch; epoch < o.epochs; ++epoch) {
     const GemmCounters gemm_before = ReadGemmCounters();
     EpochReport report = runner.TrainEpoch(epoch);
@@ -152,7 +160,14 @@ TrainResult Train(const TrainOptions& options,
     const bool last = epoch + 1 == o.epochs;
     const bool evaluate = o.eval != EvalMode::kNone;
     if (evaluate && (last || (o.eval_every && (epoch + 1) % o.eval_every == 0))) {
-      report.val_acc = runner.Accuracy(Split::kVal);
+      try {
+        report.val_acc = runner.Accuracy(Split::kVal);
+      } catch (...) {
+        // The epoch is trained: whatever stops its evaluation (an interrupt, a failing disk),
+        // --resume goes on from it.
+        save_checkpoint(epoch + 1);
+        throw;
+      }
       if (report.val_acc > best_val) {
         best_val = report.val_acc;
         result.best_epoch = epoch;
@@ -163,11 +178,7 @@ TrainResult Train(const TrainOptions& options,
     if (ranks != nullptr) {
       report.data_parallel->parameter_hash = AgreeOnParameters(*ranks, runner.Parameters());
     }
-    if (!checkpoint.empty()) {
-      const BestModel best_model{result.best_epoch, best_val, best_views};
-      SaveCheckpoint(checkpoint, runner.model_config(), runner.Parameters(), runner.optimizer(),
-                     epoch + 1, identity, best.saved() ? &best_model : nullptr);
-    }
+    save_checkpoint(epoch + 1);
     metrics.Append(EpochRecord(report));
     result.epochs.push_back(report);
     if (on_epoch) on_epoch(report);

@@ -13,7 +13,6 @@ CacheSizingInputs MakeRunShape(uint64_t available_bytes) {
   in.feature_dim = 256;
   in.row_bytes = 1024;
   in.widest_batch_rows = 60'000;
-  in.hidden = 128;
   in.max_run_ahead = 8;
   in.io_depth = 256;
   in.max_read_bytes = 64 << 10;
@@ -24,8 +23,8 @@ CacheSizingInputs MakeRunShape(uint64_t available_bytes) {
 
 TEST(CacheSizing, HalfOfWhatIsLeftAfterTheBatchesInFlight) {
   const CacheSizingInputs in = MakeRunShape(uint64_t{2} << 30);
-  // Ten batch matrices, four times the widest's activations, the read buffers.
-  const uint64_t reserve = 10 * 60'000 * 256 * 4 + 4 * 60'000 * 256 * 4 + 256 * 65536;
+  // Ten batch matrices and the read buffers.
+  const uint64_t reserve = 10 * 60'000 * 256 * 4 + 256 * 65536;
   const uint64_t cache_rows = ((uint64_t{2} << 30) - reserve) / 2 / 1024;
   const CacheSizes sizes = SizeFeatureCache(in);
   EXPECT_EQ(sizes.hot_rows, cache_rows / 2);
@@ -62,14 +61,18 @@ TEST(CacheSizing, AFractionOfTheFeatureBytesIgnoresTheBudget) {
   EXPECT_EQ(sizes.max_pinned_ids, 0u);
 }
 
-TEST(CacheSizing, ActivationsAreProvidedForAtTheWiderOfInputAndHidden) {
-  CacheSizingInputs narrow = MakeRunShape(uint64_t{2} << 30);
-  CacheSizingInputs wide = narrow;
-  wide.hidden = 1024;  // wider than the 256 input features
-  const uint64_t narrow_rows = SizeFeatureCache(narrow).dynamic_rows * 2;
-  const uint64_t wide_rows = SizeFeatureCache(wide).dynamic_rows * 2;
-  // 4 * widest * (1024 - 256) * 4 more bytes reserved, half of which the cache gives up.
-  EXPECT_EQ(narrow_rows - wide_rows, 4 * 60'000 * (1024 - 256) * 4 / 2 / 1024);
+TEST(CacheSizing, BatchesAReserveHoldsAreNotProvidedForTwice) {
+  CacheSizingInputs all = MakeRunShape(uint64_t{2} << 30);
+  CacheSizingInputs three_reserved = all;
+  three_reserved.reserved_batches = 3;
+  const uint64_t all_rows = SizeFeatureCache(all).dynamic_rows * 2;
+  const uint64_t fewer_rows = SizeFeatureCache(three_reserved).dynamic_rows * 2;
+  // Three batch matrices fewer to provide for, half of which goes to the cache.
+  EXPECT_EQ(fewer_rows - all_rows, 3 * 60'000 * 256 * 4 / 2 / 1024);
+  // A reserve holding every batch in flight leaves only the read buffers.
+  three_reserved.reserved_batches = 20;
+  EXPECT_EQ(SizeFeatureCache(three_reserved).dynamic_rows * 2,
+            ((uint64_t{2} << 30) - 256 * 65536) / 2 / 1024);
 }
 
 }  // namespace

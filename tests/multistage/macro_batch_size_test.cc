@@ -61,9 +61,10 @@ TEST(ChooseMacroBatch, RefusesWithTheNeedTheRoomAndWhatFits) {
   EXPECT_EQ(InputErrorOf(0, candidates, budget),
             "the memory budget is too small for --multistage partition: two buffers of one "
             "partition need 2.00 MiB, half of what the budget leaves is 512 KiB; raise "
-            "--memory-budget or partition into more parts");
+            "--memory-budget to 67.0 MiB or partition into more parts");
+  // Twice the buffers beside what is in use: the buffers take half of what is left.
   const std::string too_big = InputErrorOf(4, candidates, budget);
-  EXPECT_NE(too_big.find("raise --memory-budget"), std::string::npos) << too_big;
+  EXPECT_NE(too_big.find("raise --memory-budget to 79.0 MiB"), std::string::npos) << too_big;
 }
 
 }  // namespace

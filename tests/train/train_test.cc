@@ -112,8 +112,8 @@ TrainOptions OutOfCoreSage(const testing::ScratchDir& dir, DatasetMeta& meta) {
   return o;
 }
 
-// Evaluation memory is charged: a hub whose full neighbourhood's features exceed what the
-// budget leaves is refused with a one-line remedy instead of overrunning the budget.
+// Evaluation memory is planned: a hub whose full neighbourhood's features exceed what the
+// budget leaves is refused before training starts, with a one-line remedy.
 TEST(Trainer, FullNeighbourhoodEvaluationBeyondTheBudgetSaysWhatToDo) {
   testing::ScratchDir dir;
   DatasetMeta meta;
@@ -122,7 +122,7 @@ TEST(Trainer, FullNeighbourhoodEvaluationBeyondTheBudgetSaysWhatToDo) {
   o.features.store = FeatureStoreKind::kDirect;
   o.memory_budget_bytes = meta.num_nodes * meta.feature_dim;  // a quarter of the features
   try {
-    Train(o);
+    Train(o, [](const EpochReport&) { ADD_FAILURE() << "an epoch ran before the refusal"; });
     FAIL() << "full-neighbourhood evaluation ran past the budget";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), Error::Kind::kInput);
