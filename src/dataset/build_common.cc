@@ -1,6 +1,10 @@
 #include "dataset/build_common.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+
+#include "storage/file.h"
 
 namespace strata {
 
@@ -12,6 +16,10 @@ uint64_t CscBufferBytes(const MemoryBudget& budget, uint64_t reserve_bytes) {
 
 void WriteGraph(CscBuilder& builder, uint64_t num_nodes, uint32_t node_id_bytes,
                 bool add_self_loops, DatasetWriter& writer, ProgressBar* progress) {
+  // indptr holds every node, whatever the edges: 4 billion nodes ask for 34 GB. (The edges'
+  // count is known only once repeats are dropped, as they are written.)
+  CheckFreeSpace(ParentDirectory(writer.PathOf(kLabelsFile)), sizeof(uint64_t) * (num_nodes + 1),
+                 fmt::format("graph/indptr.bin of {} nodes", num_nodes));
   CscBuildResult graph =
       builder.Finish(num_nodes, node_id_bytes, add_self_loops, writer.PathOf(kIndptrFile),
                      writer.PathOf(kIndicesFile), progress);

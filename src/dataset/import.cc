@@ -24,6 +24,20 @@
 namespace strata {
 namespace {
 
+// Node ids must number the nodes 0..N-1. Edges name at most two nodes each, so an edge list that
+// alone gives the node count with ids far beyond that (hashed or global ids, or one bad id) would
+// build an indptr mostly of nodes no edge names: refused before anything that large is written.
+void CheckIdsAreDense(uint64_t num_nodes, uint64_t edges, const std::string& path) {
+  constexpr uint64_t kAlwaysPlausible = uint64_t{1} << 24;
+  if (num_nodes <= kAlwaysPlausible || num_nodes / 32 <= edges) return;
+  throw Error::Input(
+      fmt::format("the largest node id, {}, is far beyond what {} edges can name: node ids must "
+                  "number the nodes 0..N-1 (renumber them), or give --features or --labels, "
+                  "whose rows set the number of nodes",
+                  num_nodes - 1, edges),
+      path);
+}
+
 std::optional<NpyReader> OpenIfExists(const std::string& path) {
   if (!std::filesystem::exists(path)) return std::nullopt;
   return NpyReader(path);
@@ -229,6 +243,7 @@ DatasetMeta ImportEdgeList(const EdgeListSources& sources, const ImportOptions& 
               sources.edge_list);
         }
         num_nodes = reader.max_id_seen() + 1;
+        CheckIdsAreDense(num_nodes, builder.edges_added(), sources.edge_list);
       }
       const uint32_t id_bytes = ImportNodeIdBytes(o, num_nodes);
       writer.meta().node_id_bytes = id_bytes;

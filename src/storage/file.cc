@@ -1,7 +1,9 @@
 #include "storage/file.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +12,7 @@
 #include <utility>
 
 #include "strata/error.h"
+#include "strata/memory_budget.h"
 
 namespace strata {
 
@@ -182,6 +185,16 @@ std::string ReadWholeFile(const std::string& path) {
 std::string ParentDirectory(const std::string& path) {
   std::string parent = std::filesystem::path(path).parent_path().string();
   return parent.empty() ? "." : parent;
+}
+
+void CheckFreeSpace(const std::string& dir, uint64_t bytes, std::string_view what) {
+  struct statvfs fs {};
+  if (::statvfs(dir.c_str(), &fs) != 0) return;
+  const uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
+  if (bytes <= free_bytes) return;
+  throw Error::Input(fmt::format("{} needs {} on disk, but the file system has {} free", what,
+                                 FormatBytes(bytes), FormatBytes(free_bytes)),
+                     dir);
 }
 
 void SyncDirectory(const std::string& dir) {

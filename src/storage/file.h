@@ -11,6 +11,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "strata/file_digest.h"
@@ -122,6 +123,12 @@ std::string ReadWholeFile(const std::string& path);
 
 // The directory holding `path` ("." for a bare name).
 std::string ParentDirectory(const std::string& path);
+
+// Throws an input error when the file system holding `dir` has less than `bytes` free for an
+// unprivileged writer, naming `what` needs them: checked before a large write, so that an
+// implausible input (one edge naming node 2^32) is refused at once rather than after filling
+// the disk. A file system that cannot say is taken as roomy.
+void CheckFreeSpace(const std::string& dir, uint64_t bytes, std::string_view what);
 
 // Makes the names in `dir` durable (a rename into it survives a power cut). Throws a system
 // error when the directory cannot be opened or synced; a directory this process may not read

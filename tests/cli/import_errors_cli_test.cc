@@ -69,6 +69,16 @@ TEST(ImportCli, RefusesNodeIdAtLeastNumNodesInEdgeList) {
   ExpectOnlyEntries(s.path(), {"edges.txt", "features.npy"});
 }
 
+// An edge list that alone sets the node count names its nodes 0..N-1: one id of 2^32 among two
+// edges would write a 34 GB indptr, and is refused before anything is written.
+TEST(ImportCli, RefusesAnIdFarBeyondWhatTheEdgesCanName) {
+  ScratchDir s;
+  WriteTextFile(s / "edges.txt", "0 1\n1 4294967296\n");
+  CommandResult r = RunStrata({"import", s / "out", "--edge-list", s / "edges.txt"});
+  ExpectInputError(r, {"edges.txt", "4294967296", "far beyond what 2 edges can name"});
+  ExpectOnlyEntries(s.path(), {"edges.txt"});
+}
+
 TEST(ImportCli, RefusesNodeIdAtLeastLabelsLengthInEdgeList) {
   // Without features, the labels' length is N.
   ScratchDir s;
