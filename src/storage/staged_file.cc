@@ -23,13 +23,11 @@ StagedFile::StagedFile(std::string final_path) : final_path_(std::move(final_pat
         final_path_);
   }
   RemoveAbandonedStaging(final_path_);
-  std::string pattern = StagingTemplate(final_path_);
-  int fd = ::mkstemp(pattern.data());
-  if (fd < 0) throw Error::System("cannot create a file beside", final_path_, errno);
+  StagingSibling sibling = CreateStagingSibling(final_path_, /*directory=*/false);
+  staging_path_ = std::move(sibling.path);
+  lock_ = std::move(sibling.lock);
   // mkstemp creates the file private (0600); the output gets the usual umask mode.
-  ::fchmod(fd, 0666 & ~CurrentUmask());
-  ::close(fd);
-  staging_path_ = pattern;
+  ::chmod(staging_path_.c_str(), 0666 & ~CurrentUmask());
   writer_ = std::make_unique<FileWriter>(staging_path_);
 }
 

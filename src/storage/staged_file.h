@@ -9,6 +9,7 @@
 #include <string>
 
 #include "storage/file.h"
+#include "storage/staging_name.h"
 
 namespace strata {
 
@@ -26,6 +27,7 @@ class StagedFile {
  private:
   std::string final_path_;
   std::string staging_path_;
+  StagingLock lock_;  // held while this writes, so no other run takes the sibling for abandoned
   std::unique_ptr<FileWriter> writer_;
   bool published_ = false;
 };

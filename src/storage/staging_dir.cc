@@ -27,11 +27,9 @@ StagingDir::StagingDir(std::string final_path, bool replace_existing)
     throw Error::Input("parent directory of the output does not exist", final_path_);
   }
   RemoveAbandonedStaging(final_path_);
-  std::string pattern = StagingTemplate(final_path_);
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    throw Error::System("cannot create a staging directory beside the output", final_path_, errno);
-  }
-  staging_path_ = pattern;
+  StagingSibling sibling = CreateStagingSibling(final_path_, /*directory=*/true);
+  staging_path_ = std::move(sibling.path);
+  lock_ = std::move(sibling.lock);
   // mkdtemp creates the directory private (0700); the dataset gets the usual umask mode.
   ::chmod(staging_path_.c_str(), 0777 & ~CurrentUmask());
 }

@@ -9,6 +9,8 @@
 
 #include <string>
 
+#include "storage/staging_name.h"
+
 namespace strata {
 
 class StagingDir {
@@ -34,6 +36,7 @@ class StagingDir {
  private:
   std::string final_path_;
   std::string staging_path_;
+  StagingLock lock_;  // held while this writes, so no other run takes the sibling for abandoned
   bool replace_existing_;
   bool published_ = false;
 };

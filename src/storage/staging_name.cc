@@ -1,13 +1,17 @@
 #include "storage/staging_name.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <limits.h>
-#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
+#include <ctime>
 #include <filesystem>
+#include <string_view>
+#include <utility>
 
 #include "storage/file.h"
 #include "strata/error.h"
@@ -16,22 +20,54 @@ namespace strata {
 namespace {
 
 constexpr std::string_view kMarker = ".strata-tmp-";
+constexpr std::string_view kProvisionalMarker = ".strata-new-";
+// A provisional sibling is renamed within microseconds of its creation; one this old was left
+// by a writer killed in between.
+constexpr time_t kProvisionalLifetimeS = 60;
 
-// The pid in a sibling's name "<base>.strata-tmp-<pid>-XXXXXX", or 0 when it has none.
-pid_t WriterOf(std::string_view name, std::string_view base) {
-  const size_t prefix = base.size() + kMarker.size();
-  if (name.size() <= prefix || name.substr(0, base.size()) != base ||
-      name.substr(base.size(), kMarker.size()) != kMarker) {
-    return 0;
+bool IsSiblingOf(std::string_view name, std::string_view base, std::string_view marker) {
+  return name.size() > base.size() + marker.size() && name.substr(0, base.size()) == base &&
+         name.substr(base.size(), marker.size()) == marker;
+}
+
+// Opens `path` and takes its lock if no one holds it; -1 when someone does or it cannot be
+// opened.
+int TryLock(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return -1;
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return -1;
   }
-  pid_t pid = 0;
-  const char* end = name.data() + name.size();
-  const auto [next, error] = std::from_chars(name.data() + prefix, end, pid);
-  if (error != std::errc() || pid <= 0 || next == end || *next != '-') return 0;
-  return pid;
+  return fd;
 }
 
 }  // namespace
+
+StagingLock::StagingLock(const std::string& path) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd_ < 0) throw Error::System("cannot open the staging output to lock it", path, errno);
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    ::close(fd_);
+    fd_ = -1;
+    throw Error::System("cannot lock the staging output", path, error);
+  }
+}
+
+StagingLock::~StagingLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+StagingLock::StagingLock(StagingLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+
+StagingLock& StagingLock::operator=(StagingLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
 
 std::string StagingTemplate(const std::string& final_path) {
   const std::string suffix = std::string(kMarker) + std::to_string(::getpid()) + "-XXXXXX";
@@ -46,14 +82,54 @@ std::string StagingTemplate(const std::string& final_path) {
   return final_path + suffix;
 }
 
+StagingSibling CreateStagingSibling(const std::string& final_path, bool directory) {
+  std::string name = StagingTemplate(final_path);
+  std::string provisional = final_path + std::string(kProvisionalMarker) + "XXXXXX";
+  if (directory) {
+    if (::mkdtemp(provisional.data()) == nullptr) {
+      throw Error::System("cannot create a staging directory beside the output", final_path, errno);
+    }
+  } else {
+    const int fd = ::mkstemp(provisional.data());
+    if (fd < 0) throw Error::System("cannot create a file beside", final_path, errno);
+    ::close(fd);
+  }
+  auto remove_provisional = [&] {
+    std::error_code ec;
+    std::filesystem::remove_all(provisional, ec);
+  };
+  StagingSibling sibling;
+  try {
+    sibling.lock = StagingLock(provisional);
+  } catch (...) {
+    remove_provisional();
+    throw;
+  }
+  // The staging name's random part is the provisional one's: both are unique in the directory.
+  name.replace(name.size() - 6, 6, provisional.substr(provisional.size() - 6));
+  if (::rename(provisional.c_str(), name.c_str()) != 0) {
+    const int error = errno;
+    remove_provisional();
+    throw Error::System("cannot name the staging output", name, error);
+  }
+  sibling.path = std::move(name);
+  return sibling;
+}
+
 void RemoveAbandonedStaging(const std::string& final_path) {
   namespace fs = std::filesystem;
   const std::string base = fs::path(final_path).filename().string();
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(ParentDirectory(final_path), ec)) {
-    const pid_t pid = WriterOf(entry.path().filename().string(), base);
-    // kill(pid, 0) fails with ESRCH only when no such process exists; EPERM means it runs.
-    if (pid != 0 && ::kill(pid, 0) != 0 && errno == ESRCH) fs::remove_all(entry.path(), ec);
+    const std::string name = entry.path().filename().string();
+    const bool staging = IsSiblingOf(name, base, kMarker);
+    if (!staging && !IsSiblingOf(name, base, kProvisionalMarker)) continue;
+    const int fd = TryLock(entry.path().string());
+    if (fd < 0) continue;  // a live writer holds it, or it is not ours to open
+    struct stat st {};
+    const bool old = ::fstat(fd, &st) == 0 && st.st_mtime + kProvisionalLifetimeS < ::time(nullptr);
+    if (staging || old) fs::remove_all(entry.path(), ec);
+    ::close(fd);
   }
 }
 

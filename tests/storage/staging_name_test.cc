@@ -1,10 +1,10 @@
 #include "storage/staging_name.h"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -24,45 +24,49 @@ std::vector<std::string> SortedNames(const std::string& dir) {
   return names;
 }
 
-// The pid of a process that has exited and been reaped: no process has it for a while.
-pid_t ExitedPid() {
-  const pid_t child = ::fork();
-  if (child == 0) ::_exit(0);
-  ::waitpid(child, nullptr, 0);
-  return child;
-}
-
 TEST(StagingName, TemplateNamesThisProcess) {
   EXPECT_EQ(StagingTemplate("/d/out"),
             "/d/out.strata-tmp-" + std::to_string(::getpid()) + "-XXXXXX");
 }
 
-// Only siblings of this output whose writer has exited go; a live writer's, another
-// output's and names that merely look alike stay.
-TEST(StagingName, RemovesOnlyAbandonedSiblings) {
+// Only siblings of this output that no writer holds locked go, whatever pid their names carry
+// (a writer in another PID namespace has a pid this one cannot see); a locked sibling, another
+// output's, a provisional one just made and names that merely look alike stay.
+TEST(StagingName, RemovesOnlySiblingsNoWriterHolds) {
   testing::ScratchDir dir;
-  const std::string dead = std::to_string(ExitedPid());
-  const std::string live = std::to_string(::getpid());
-  fs::create_directories(dir / ("out.strata-tmp-" + dead + "-abc123/graph"));
-  testing::WriteTextFile(dir / ("out.strata-tmp-" + dead + "-abc123/graph/x.bin"), "partial");
-  testing::WriteTextFile(dir / ("out.strata-tmp-" + dead + "-zzz999"), "partial file");
-  testing::WriteTextFile(dir / ("out.strata-tmp-" + live + "-def456"), "being written");
-  testing::WriteTextFile(dir / ("other.strata-tmp-" + dead + "-ghi789"), "another output's");
-  testing::WriteTextFile(dir / "out.strata-tmp-XYZ123", "no pid");
+  fs::create_directories(dir / "out.strata-tmp-1-abc123/graph");
+  testing::WriteTextFile(dir / "out.strata-tmp-1-abc123/graph/x.bin", "partial");
+  testing::WriteTextFile(dir / "out.strata-tmp-2-zzz999", "partial file");
+  testing::WriteTextFile(dir / "out.strata-tmp-1-def456", "being written");
+  const StagingLock writing(dir / "out.strata-tmp-1-def456");
+  testing::WriteTextFile(dir / "other.strata-tmp-2-ghi789", "another output's");
+  testing::WriteTextFile(dir / "out.strata-new-young1", "being named");
+  fs::create_directory(dir / "out.strata-new-old111");
+  fs::last_write_time(dir / "out.strata-new-old111",
+                      fs::file_time_type::clock::now() - std::chrono::minutes(2));
+  testing::WriteTextFile(dir / "outer.strata-tmp-2-jkl012", "a longer name's");
   testing::WriteTextFile(dir / "out", "the output");
   RemoveAbandonedStaging(dir / "out");
-  EXPECT_EQ(
-      SortedNames(dir.path()),
-      (std::vector<std::string>{"other.strata-tmp-" + dead + "-ghi789", "out",
-                                "out.strata-tmp-" + live + "-def456", "out.strata-tmp-XYZ123"}));
+  EXPECT_EQ(SortedNames(dir.path()),
+            (std::vector<std::string>{"other.strata-tmp-2-ghi789", "out", "out.strata-new-young1",
+                                      "out.strata-tmp-1-def456", "outer.strata-tmp-2-jkl012"}));
+}
+
+// A writer's own sibling is locked from before it has its staging name until the writer is done.
+TEST(StagingName, AWritersSiblingIsLockedWhileItWrites) {
+  testing::ScratchDir dir;
+  StagingDir staging(dir / "data", false);
+  RemoveAbandonedStaging(dir / "data");
+  EXPECT_TRUE(fs::exists(staging.path()));
+  EXPECT_EQ(staging.path().rfind(dir / "data.strata-tmp-" + std::to_string(::getpid()) + "-", 0),
+            0u);
 }
 
 // Both writers clear what a killed writer of the same output left.
 TEST(StagingName, WritersClearAbandonedSiblings) {
   testing::ScratchDir dir;
-  const std::string dead = std::to_string(ExitedPid());
-  testing::WriteTextFile(dir / ("file.strata-tmp-" + dead + "-aaaaaa"), "partial");
-  fs::create_directories(dir / ("data.strata-tmp-" + dead + "-bbbbbb"));
+  testing::WriteTextFile(dir / "file.strata-tmp-1-aaaaaa", "partial");
+  fs::create_directories(dir / "data.strata-tmp-1-bbbbbb");
   {
     StagedFile file(dir / "file");
     file.writer().Append("x", 1);
