@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_set>
 #include <vector>
 
 #include "common/interrupt.h"
@@ -101,6 +102,9 @@ void ImportLabels(const IntColumn& labels, uint64_t num_nodes, DatasetWriter& wr
   FileWriter out(writer.PathOf(kLabelsFile));
   int64_t max_label = -1;
   uint64_t count = 0;
+  // The classes seen, counted up to the most a plausible labelling needs to show.
+  constexpr size_t kClassesCounted = size_t{1} << 16;
+  std::unordered_set<int64_t> classes;
   labels.for_each([&](uint64_t index, int64_t value) {
     if (index >= num_nodes) {
       throw Error::Input(fmt::format("more labels than the {} nodes", num_nodes), labels.path,
@@ -113,14 +117,25 @@ void ImportLabels(const IntColumn& labels, uint64_t num_nodes, DatasetWriter& wr
                          labels.path, labels.where(index));
     }
     max_label = std::max(max_label, value);
+    if (value >= 0 && classes.size() <= kClassesCounted) classes.insert(value);
     out.AppendValue(static_cast<int32_t>(value));
     ++count;
   });
   if (count != num_nodes) {
     throw Error::Input(fmt::format("{} labels for {} nodes", count, num_nodes), labels.path);
   }
+  // The class count is the largest label + 1, and the model has an output for each: labels
+  // that jump (ids of some other numbering, one bad value) would make a model of millions.
+  const uint64_t num_classes = static_cast<uint64_t>(max_label + 1);
+  if (num_classes > kClassesCounted && classes.size() * 64 < num_classes) {
+    throw Error::Input(
+        fmt::format("the labels hold {} distinct classes but the largest is {}, which would "
+                    "make {} classes: labels must number the classes 0..C-1 (renumber them)",
+                    classes.size(), max_label, num_classes),
+        labels.path);
+  }
   writer.Record(kLabelsFile, out.Finish());
-  writer.meta().num_classes = static_cast<uint32_t>(max_label + 1);
+  writer.meta().num_classes = static_cast<uint32_t>(num_classes);
 }
 
 void WriteNoLabels(uint64_t num_nodes, DatasetWriter& writer) {

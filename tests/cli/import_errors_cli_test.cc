@@ -90,6 +90,24 @@ TEST(ImportCli, RefusesNodeIdAtLeastLabelsLengthInEdgeList) {
   ExpectOnlyEntries(s.path(), {"edges.txt", "labels.npy"});
 }
 
+// The class count is the largest label + 1: a label from another numbering would make a model of
+// a million outputs, and is refused; a few classes with gaps are kept as they are.
+TEST(ImportCli, RefusesLabelsThatJumpFarBeyondTheirClasses) {
+  ScratchDir s;
+  WriteTextFile(s / "edges.txt", "0 1\n1 2\n2 3\n");
+  testing::WriteInt64Npy(s / "labels.npy", {4}, {0, 1, 1000000, -1});
+  CommandResult r = RunStrata(
+      {"import", s / "out", "--edge-list", s / "edges.txt", "--labels", s / "labels.npy"});
+  ExpectInputError(r, {"labels.npy", "3 distinct classes", "1000000", "0..C-1"});
+  ExpectOnlyEntries(s.path(), {"edges.txt", "labels.npy"});
+  testing::WriteInt64Npy(s / "labels.npy", {4}, {0, 1, 9, -1});
+  ASSERT_EQ(
+      RunStrata({"import", s / "out", "--edge-list", s / "edges.txt", "--labels", s / "labels.npy"})
+          .exit_status,
+      0);
+  EXPECT_EQ(Dataset::Open(s / "out").meta().num_classes, 10u);
+}
+
 TEST(ImportCli, RefusesNonNumericTokenInEdgeList) {
   ScratchDir s;
   CommandResult r = ImportEdgeListWithFeatures(s, EdgeListWithLine(5, "4 five"));
