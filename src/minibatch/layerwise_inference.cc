@@ -113,10 +113,13 @@ struct LayerPlan {
            GroupIndexBytes() + (half_input ? chunk_rows * in * sizeof(float) : 0);
   }
   // Sizes the ranges to `bytes` (at least one destination with its edges), and to at most
-  // max_rows destinations when that is non-zero.
+  // max_rows destinations when that is non-zero. A range keeps room for the edges of the
+  // largest destination, so that ranges sized to a budget never need more than it.
   void PlanRanges(uint64_t bytes, uint64_t max_rows) {
     const uint64_t mean_degree = destinations > 0 ? (edges + destinations - 1) / destinations : 0;
-    range_rows = std::clamp<uint64_t>(bytes / (SumBytes() + 8 * mean_degree), 1, destinations);
+    const uint64_t for_sums = bytes > 8 * max_degree ? bytes - 8 * max_degree : 0;
+    range_rows = std::clamp<uint64_t>(
+        std::min(bytes / (SumBytes() + 8 * mean_degree), for_sums / SumBytes()), 1, destinations);
     if (max_rows > 0) range_rows = std::min(range_rows, max_rows);
     const uint64_t left = bytes > range_rows * SumBytes() ? bytes - range_rows * SumBytes() : 0;
     range_edges = std::min(edges, std::max(max_degree, left / 8));
