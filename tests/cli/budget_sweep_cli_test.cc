@@ -39,6 +39,13 @@ struct SweepCase {
   bool second_stage = false;  // planned again after the run's memory plan
 };
 
+// A run's outcome, and for one that finished its peak RSS as its final metrics record gives
+// it (the process's own high-water mark: wait4's counts what the test process held at fork).
+struct SweepRun {
+  testing::CommandResult result;
+  uint64_t peak_rss_bytes = 0;
+};
+
 class BudgetSweepCli : public ::testing::TestWithParam<SweepCase> {
  protected:
   static void SetUpTestSuite() {
@@ -53,13 +60,7 @@ class BudgetSweepCli : public ::testing::TestWithParam<SweepCase> {
   }
   static void TearDownTestSuite() { delete dir_; }
 
-  // A run's outcome, and for one that finished its peak RSS as its final metrics record gives
-  // it (the process's own high-water mark: wait4's counts what the test process held at fork).
-  struct Run {
-    testing::CommandResult result;
-    uint64_t peak_rss_bytes = 0;
-  };
-  Run Train(const SweepCase& c, const std::string& budget) {
+  SweepRun Train(const SweepCase& c, const std::string& budget) {
     const std::string metrics = *dir_ / "metrics.jsonl";
     std::vector<std::string> args = {"train",           *dir_ / (c.partitioned ? "parts" : "rmat"),
                                      "--epochs",        "2",
@@ -67,7 +68,7 @@ class BudgetSweepCli : public ::testing::TestWithParam<SweepCase> {
                                      "--memory-budget", budget,
                                      "--metrics-out",   metrics};
     args.insert(args.end(), c.options.begin(), c.options.end());
-    Run run{RunStrata(args)};
+    SweepRun run{RunStrata(args)};
     if (run.result.exit_status == 0) {
       run.peak_rss_bytes = testing::ReadJsonLines(metrics).back().at("peak_rss_bytes");
     }
@@ -88,41 +89,38 @@ std::string NamedBudget(const std::string& error) {
   return match[1].str() + match[2].str();
 }
 
+// Checks a run at `budget`: finished within it, or refused before any epoch naming a budget.
+// Returns the budget named, empty when the run finished.
+std::string FinishedOrNamedBudget(const SweepRun& train, const std::string& budget) {
+  const testing::CommandResult& run = train.result;
+  if (run.exit_status == 0) {
+    if (kChecksRss) {
+      EXPECT_LE(train.peak_rss_bytes, ParseByteSize(budget, "budget") + kFixedOverheadBytes);
+    }
+    return "";
+  }
+  EXPECT_EQ(run.exit_status, 2) << run.err;
+  EXPECT_EQ(run.out.find("epoch "), std::string::npos) << "refused after training: " << run.err;
+  EXPECT_EQ(run.err.find("epoch "), std::string::npos) << run.err;
+  const std::string named = NamedBudget(run.err);
+  EXPECT_FALSE(named.empty()) << "names no budget: " << run.err;
+  return named;
+}
+
 TEST_P(BudgetSweepCli, RefusesAtStartOrFinishesWithinTheBudget) {
   const SweepCase& c = GetParam();
   std::string smallest;
   for (const char* budget : {"2M", "8M", "16M", "24M", "32M", "48M", "96M"}) {
     SCOPED_TRACE(budget);
-    const Run train = Train(c, budget);
-    const testing::CommandResult& run = train.result;
-    if (run.exit_status == 0) {
-      if (kChecksRss) {
-        EXPECT_LE(train.peak_rss_bytes, ParseByteSize(budget, "budget") + kFixedOverheadBytes);
-      }
-      continue;
-    }
-    ASSERT_EQ(run.exit_status, 2) << run.err;
-    EXPECT_EQ(run.out.find("epoch "), std::string::npos) << "refused after training: " << run.err;
-    EXPECT_EQ(run.err.find("epoch "), std::string::npos) << run.err;
-    const std::string named = NamedBudget(run.err);
-    ASSERT_FALSE(named.empty()) << "names no budget: " << run.err;
+    const std::string named = FinishedOrNamedBudget(Train(c, budget), budget);
     if (smallest.empty()) smallest = named;
   }
   if (smallest.empty()) return;
   for (int step = 0; step < (c.second_stage ? 2 : 1); ++step) {
     SCOPED_TRACE("the smallest budget named, " + smallest);
-    const Run train = Train(c, smallest);
-    const testing::CommandResult& run = train.result;
-    if (run.exit_status == 0) {
-      if (kChecksRss) {
-        EXPECT_LE(train.peak_rss_bytes, ParseByteSize(smallest, "budget") + kFixedOverheadBytes);
-      }
-      return;
-    }
-    ASSERT_EQ(run.exit_status, 2) << run.err;
-    EXPECT_EQ(run.err.find("epoch "), std::string::npos) << run.err;
-    const std::string named = NamedBudget(run.err);
-    ASSERT_GT(ParseByteSize(named, "budget"), ParseByteSize(smallest, "budget")) << run.err;
+    const std::string named = FinishedOrNamedBudget(Train(c, smallest), smallest);
+    if (named.empty()) return;
+    ASSERT_GT(ParseByteSize(named, "budget"), ParseByteSize(smallest, "budget"));
     smallest = named;
   }
   FAIL() << "the budgets named do not lead to one that works";
