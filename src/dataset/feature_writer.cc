@@ -36,13 +36,19 @@ void CheckFeatureValues(std::span<const float> values, uint64_t dim, uint64_t fi
 
 FeatureWriter::FeatureWriter(const std::string& path, uint64_t feature_dim, FeatureDtype dtype,
                              std::string source, MemoryBudget& budget)
-    : file_(path),
+    : path_(path),
+      file_(path),
       source_(std::move(source)),
       feature_dim_(feature_dim),
       dtype_(dtype),
       stride_(RowStrideBytes(feature_dim, dtype)),
       row_(budget, stride_, "a feature row") {
   std::fill_n(row_.data(), row_.size(), std::byte{0});  // the padding past the values
+}
+
+void FeatureWriter::ExpectRows(uint64_t rows) const {
+  CheckFreeSpace(ParentDirectory(path_), rows * stride_,
+                 fmt::format("features.bin of {} rows", rows));
 }
 
 void FeatureWriter::AppendRows(std::span<const float> rows) {

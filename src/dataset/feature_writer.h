@@ -31,6 +31,9 @@ class FeatureWriter {
   FeatureWriter(const std::string& path, uint64_t feature_dim, FeatureDtype dtype,
                 std::string source, MemoryBudget& budget);
 
+  // Refuses, before anything is written, `rows` rows that the file system has no room for.
+  void ExpectRows(uint64_t rows) const;
+
   // Appends rows.size() / feature_dim rows given as float32, row-major, after
   // CheckFeatureValues.
   void AppendRows(std::span<const float> rows);
@@ -42,6 +45,7 @@ class FeatureWriter {
   FileDigest Finish();
 
  private:
+  std::string path_;
   FileWriter file_;
   std::string source_;
   uint64_t feature_dim_;

@@ -19,6 +19,7 @@
 #include "dataset/graph_models.h"
 #include "dataset/sparse_feature_writer.h"
 #include "dataset/sparse_features.h"
+#include "storage/file.h"
 #include "strata/error.h"
 #include "strata/memory_budget.h"
 
@@ -286,6 +287,13 @@ DatasetMeta Generate(const Model& model, const GenerateOptions& o) {
   if (o.progress) progress = std::make_unique<ProgressBar>("generating", 0);
 
   DatasetWriter writer(o.out, o.replace_existing);
+  // The features and indptr are sized by the options alone: a disk without room for them is
+  // refused before the edges are drawn.
+  if (o.feature_density == 0) {
+    CheckFreeSpace(ParentDirectory(writer.PathOf(kLabelsFile)),
+                   o.nodes * (RowStrideBytes(o.feature_dim, o.feature_dtype) + sizeof(uint64_t)),
+                   fmt::format("features.bin and graph/indptr.bin of {} nodes", o.nodes));
+  }
   const uint32_t id_bytes = o.node_id_bytes ? o.node_id_bytes : NodeIdBytesFor(o.nodes);
   // Forced 8-byte ids also force 128-bit sort keys, so small tests cover the wide path.
   const uint32_t id_bits = o.node_id_bytes == 8 ? 64 : IdBitsFor(o.nodes);

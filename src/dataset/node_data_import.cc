@@ -69,6 +69,7 @@ void ImportFeatures(const NpyReader& features, FeatureDtype dtype, MemoryBudget&
   const uint64_t rows = features.header().shape[0];
   const uint64_t dim = features.header().shape[1];
   FeatureWriter out(writer.PathOf(kFeaturesFile), dim, dtype, features.path(), budget);
+  out.ExpectRows(rows);
   if (dim > 0) {
     uint64_t rows_per_chunk = std::max<uint64_t>(1, kImportChunkElements / dim);
     ChargedArray<float> chunk(budget, rows_per_chunk * dim, "the feature import buffer");

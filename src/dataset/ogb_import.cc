@@ -100,6 +100,7 @@ void ReadFeatureCsv(const std::string& path, uint64_t num_nodes, FeatureDtype dt
   if (!csv.Next()) throw Error::Input("is empty: expected one line of features per node", path);
   const uint64_t dim = csv.fields();
   FeatureWriter out(writer.PathOf(kFeaturesFile), dim, dtype, path, budget);
+  out.ExpectRows(num_nodes);
   const uint64_t rows_per_chunk = std::max<uint64_t>(1, (uint64_t{1} << 20) / dim);
   ChargedArray<float> chunk(budget, rows_per_chunk * dim, "the feature import buffer");
   if (progress) progress->Restart("reading features", num_nodes);

@@ -139,6 +139,7 @@ void WriteFeatureRows(const Dataset& input, const IdMaps& maps, std::span<const 
                          budget);
   FeatureWriter hubs_out(writer.PathOf(kHubFeaturesFile), in.feature_dim, in.feature_dtype, source,
                          budget);
+  rows_out.ExpectRows(in.num_nodes);  // the hubs' rows and the others', on one file system
   if (in.feature_dim > 0 && in.num_nodes > 0) {
     const uint64_t reads =
         std::clamp<uint64_t>(kRowReadChunk / in.row_stride_bytes, 1, in.num_nodes) *

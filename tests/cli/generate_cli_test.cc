@@ -216,7 +216,8 @@ TEST(GenerateCli, RefusesBadOptions) {
   ExpectOnlyEntries(s.path(), {});
 }
 
-TEST(GenerateCli, ReportsDiskFullAndLeavesNothingBehind) {
+// Generates into a 2 MiB tmpfs and expects `error` and nothing left behind.
+void ExpectDiskFullLeavesNothing(const std::string& options, const std::string& error) {
   ScratchDir s;
   fs::create_directory(s / "mnt");
   std::string why;
@@ -224,11 +225,20 @@ TEST(GenerateCli, ReportsDiskFullAndLeavesNothingBehind) {
     GTEST_SKIP() << "cannot mount a tmpfs in a private mount namespace: " << why;
   }
   std::string left;
-  CommandResult r = testing::RunStrataInTinyTmpfs(
-      s / "mnt", "generate \"$1/out\" --nodes 20000 --avg-degree 10 --feature-dim 64 --classes 4",
-      &left);
-  ExpectInputError(r, {"No space left"});
+  CommandResult r =
+      testing::RunStrataInTinyTmpfs(s / "mnt", "generate \"$1/out\" --classes 4 " + options, &left);
+  ExpectInputError(r, {error});
   EXPECT_EQ(left, "") << "left in the full file system";
+}
+
+TEST(GenerateCli, ReportsDiskFullAndLeavesNothingBehind) {
+  // 20,000 rows of 4 features fit; a million edges' indices.bin does not.
+  ExpectDiskFullLeavesNothing("--nodes 20000 --avg-degree 50 --feature-dim 4", "No space left");
+}
+
+TEST(GenerateCli, RefusesFeaturesTheDiskCannotHoldBeforeTheEdges) {
+  ExpectDiskFullLeavesNothing("--nodes 20000 --avg-degree 10 --feature-dim 64",
+                              "features.bin and graph/indptr.bin of 20000 nodes needs");
 }
 
 // Starts a generate job big enough to take seconds, signals it after ~300 ms, and expects

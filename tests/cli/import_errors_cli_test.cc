@@ -476,14 +476,14 @@ TEST(ImportCli, RefusesBadMemoryBudget) {
 
 // ---- disk full ----
 
-TEST(ImportCli, ReportsDiskFullAndLeavesNothingBehind) {
+TEST(ImportCli, RefusesFeaturesTheDiskCannotHoldAndLeavesNothingBehind) {
   ScratchDir s;
   fs::create_directory(s / "mnt");
   std::string why;
   if (!testing::CanMountPrivateTmpfs(s / "mnt", &why)) {
     GTEST_SKIP() << "cannot mount a tmpfs in a private mount namespace: " << why;
   }
-  // 1000 x 1024 float32 features: 4 MiB of features.bin, twice the file system.
+  // 1000 x 1024 float32 features: 3.91 MiB of features.bin, twice the file system.
   const uint64_t rows = 1000, dim = 1024;
   fs::create_directory(s / "in");
   std::vector<float> features(rows * dim, 0.5f);
@@ -492,7 +492,8 @@ TEST(ImportCli, ReportsDiskFullAndLeavesNothingBehind) {
   std::string left;
   CommandResult r =
       testing::RunStrataInTinyTmpfs(s / "mnt", "import \"$1/out\" --npy '" + s / "in" + "'", &left);
-  ExpectInputError(r, {"No space left", "features.bin"});
+  // Refused before a row is written.
+  ExpectInputError(r, {"features.bin of 1000 rows needs 3.91 MiB on disk", "free"});
   EXPECT_EQ(left, "") << "left in the full file system";
   ExpectOnlyEntries(s / "mnt", {});  // outside the namespace the mount point stays empty
 }
