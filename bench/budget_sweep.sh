@@ -38,7 +38,11 @@ sweep "sampled 10,10" "$graph" "32M 61.9M 128M" --fanouts 10,10 --eval-fanouts 1
 sweep "full neighbourhoods" "$graph" "64M 256M 354M 512M" --fanouts=-1,-1 --eval-fanouts 10,10
 sweep "GAT, LABOR 5,5" "$graph" "64M 256M 578M" --model gat --sampler labor --fanouts 5,5 \
   --eval-fanouts 5,5
-sweep "layer-wise evaluation" "$graph" "32M 77.9M 86.8M 128M" --fanouts 10,10 --eval layerwise
-sweep "multistage partition" "$parts" "32M 61.9M 84.7M 128M" --fanouts 10,10 --eval-fanouts 10,10 \
+sweep "layer-wise evaluation" "$graph" "32M 86.8M 128M" --fanouts 10,10 --eval layerwise
+sweep "multistage partition" "$parts" "32M 84.8M 128M" --fanouts 10,10 --eval-fanouts 10,10 \
   --multistage partition
+sweep "multistage pbs" "$parts" "32M 106M 128M" --fanouts 10,10 --eval-fanouts 10,10 \
+  --multistage pbs
+sweep "multistage lbs" "$graph" "32M 132M 160M" --fanouts 10,10 --eval-fanouts 10,10 \
+  --multistage lbs
 sweep "full graph (GCN)" "$graph" "8M 9.38M 32M" --full-graph --model gcn

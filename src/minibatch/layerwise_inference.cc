@@ -21,12 +21,8 @@
 namespace strata {
 namespace {
 
-constexpr uint64_t kGroupRows = 1024;                // input rows transformed at once
-constexpr uint64_t kFeatureGroups = 8;               // groups of feature reads queued at once
 constexpr uint64_t kPrefetchEdges = 8;               // input-first: sums fetched this far ahead
-constexpr uint64_t kChunkBytes = uint64_t{8} << 20;  // an activation chunk on disk, about
-constexpr uint64_t kBlockDestinations = 4096;        // destinations aggregated at once, at most
-constexpr uint64_t kBlockEdges = uint64_t{1} << 17;  // and their edges, unless one has more
+constexpr uint64_t kBlockEdges = uint64_t{1} << 17;  // a block's edges, unless one has more
 
 // sets[k], k = 0..hops: the nodes within k in-hops of `seeds` (sets[0]). Hop k reads the rows of
 // the nodes first reached at hop k - 1, in one pass over the adjacency.
@@ -54,87 +50,6 @@ std::vector<NodeSet> InNeighbourhoodClosure(const CscGraph& graph, NodeSet seeds
     sets.push_back(std::move(next));
   }
   return sets;
-}
-
-// The shapes of one layer and what its two passes hold.
-struct LayerPlan {
-  uint64_t sources = 0;                            // input rows it transforms
-  uint64_t destinations = 0;                       // nodes whose output it computes
-  size_t in = 0, gathered = 0, self = 0, out = 0;  // widths (nn/layer.h)
-  uint64_t chunk_rows = 0;                         // of its activations and self terms on disk
-  bool reads_features = false;
-  bool gcn = false;
-  bool aggregates_inputs = false;  // SAGE, GCN: can run input-first
-  uint64_t edges = 0;              // the destinations' in-edges
-  uint64_t max_degree = 0;         // of a destination
-  // Input-first: each pass's destinations and their edges, at most; 0: transformed rows held.
-  uint64_t range_rows = 0;
-  uint64_t range_edges = 0;
-  // The input's values are float16 values (float16 features as read, activations back from a
-  // float16 scratch file): input-first keeps SAGE's own rows as float16, losing nothing.
-  bool half_input = false;
-
-  // An input-first range's sums, own rows (SAGE) and ids, per destination.
-  uint64_t SumBytes() const {
-    const uint64_t own = self > 0 ? in * (half_input ? sizeof(uint16_t) : sizeof(float)) : 0;
-    return in * sizeof(float) + own + sizeof(uint64_t);
-  }
-  uint64_t RangeBytes() const { return range_rows * SumBytes() + range_edges * 8; }
-  // The first edge of each group of kGroupRows sources, per range.
-  uint64_t GroupIndexBytes() const { return (sources / kGroupRows + 2) * sizeof(uint64_t); }
-
-  // The transformed rows, after kBlockDestinations rows that hold a block's destinations (and,
-  // for GCN, the normalisation of each).
-  uint64_t TransformedBytes() const {
-    return (kBlockDestinations + sources) * (gathered + (gcn ? 1 : 0)) * sizeof(float);
-  }
-  uint64_t RowsBytes(uint64_t rows, size_t width, bool on_disk) const {
-    return on_disk ? IntermediateRows::OnDiskBytes(rows, width, chunk_rows)
-                   : IntermediateRows::ResidentBytes(rows, width);
-  }
-  // What streaming the input holds: the feature reads in flight, or the previous layer's
-  // activations.
-  uint64_t InputBytes(bool on_disk, const LayerPlan* previous) const {
-    return previous != nullptr ? previous->RowsBytes(previous->destinations, previous->out, on_disk)
-                               : kFeatureGroups * kGroupRows * in * sizeof(float);
-  }
-  // The most its passes charge at once with the transformed rows held.
-  uint64_t TransformedPeakBytes(bool on_disk, const LayerPlan* previous) const {
-    const uint64_t self_rows = self > 0 ? RowsBytes(destinations, self, on_disk) : 0;
-    const uint64_t own = self > 0 ? kGroupRows * in * sizeof(float) : 0;
-    const uint64_t transform = InputBytes(on_disk, previous) + TransformedBytes() + self_rows + own;
-    const uint64_t aggregate =
-        TransformedBytes() + self_rows + RowsBytes(destinations, out, on_disk);
-    return std::max(transform, aggregate);
-  }
-  // Input-first: all but the range (and the float16 own rows of a chunk, widened).
-  uint64_t InputFirstFixedBytes(bool on_disk, const LayerPlan* previous) const {
-    return InputBytes(on_disk, previous) + RowsBytes(destinations, out, on_disk) +
-           GroupIndexBytes() + (half_input ? chunk_rows * in * sizeof(float) : 0);
-  }
-  // Sizes the ranges to `bytes` (at least one destination with its edges), and to at most
-  // max_rows destinations when that is non-zero. A range keeps room for the edges of the
-  // largest destination, so that ranges sized to a budget never need more than it.
-  void PlanRanges(uint64_t bytes, uint64_t max_rows) {
-    const uint64_t mean_degree = destinations > 0 ? (edges + destinations - 1) / destinations : 0;
-    const uint64_t for_sums = bytes > 8 * max_degree ? bytes - 8 * max_degree : 0;
-    range_rows = std::clamp<uint64_t>(
-        std::min(bytes / (SumBytes() + 8 * mean_degree), for_sums / SumBytes()), 1, destinations);
-    if (max_rows > 0) range_rows = std::min(range_rows, max_rows);
-    const uint64_t left = bytes > range_rows * SumBytes() ? bytes - range_rows * SumBytes() : 0;
-    range_edges = std::min(edges, std::max(max_degree, left / 8));
-  }
-  uint64_t PeakBytes(bool on_disk, const LayerPlan* previous) const {
-    return range_rows > 0 ? InputFirstFixedBytes(on_disk, previous) + RangeBytes()
-                          : TransformedPeakBytes(on_disk, previous);
-  }
-};
-
-uint64_t ChunkRows(size_t width, const LayerwiseOptions& options) {
-  // float16 chunks must fill whole 4 KiB units too.
-  const uint64_t unit = options.half_on_disk && width % 2 != 0 ? 2048 : 1024;
-  if (options.chunk_rows > 0) return (options.chunk_rows + unit - 1) / unit * unit;
-  return std::max<uint64_t>(unit, kChunkBytes / (width * sizeof(float)) / unit * unit);
 }
 
 // Calls fn(first, ids) for consecutive groups of up to kGroupRows members of `set` in id order;
@@ -172,11 +87,9 @@ class LayerwiseRun {
                uint64_t keep_free = 0);
 
   LayerwiseStats Run(const LogitsFn& each);
-  // The most the planned run charges at once.
-  uint64_t needed_bytes() const { return needed_bytes_; }
 
  private:
-  size_t layers() const { return plans_.size(); }
+  size_t layers() const { return plan_.layers(); }
   const NodeSet& Sources(size_t l) const { return sets_[layers() - l]; }
   const NodeSet& Destinations(size_t l) const { return sets_[layers() - 1 - l]; }
   // Row r of the transformed rows: a block's destinations go in rows [0, kBlockDestinations),
@@ -200,7 +113,7 @@ class LayerwiseRun {
   Session& session_;
   MiniBatchModel& model_;
   std::vector<NodeSet> sets_;
-  std::vector<LayerPlan> plans_;
+  LayerwisePlan plan_;
   std::string scratch_dir_;  // empty: activations in memory
   bool half_on_disk_ = false;
   size_t transformed_width_ = 0;
@@ -209,82 +122,30 @@ class LayerwiseRun {
   IntermediateRows self_;         // SAGE: the destinations' self terms
   IntermediateRows activations_;  // the last layer's output
   std::unique_ptr<ProgressBar> progress_;
-  uint64_t needed_bytes_ = 0;
   LayerwiseStats stats_;
 };
 
+// Whether the input layer reads float16 values as stored (row normalisation makes float32 ones).
+bool FeaturesHalf(const Session& session) {
+  return session.dataset().meta().feature_dtype == FeatureDtype::kFloat16 &&
+         !session.options().features.row_normalize;
+}
+
 LayerwiseRun::LayerwiseRun(Session& session, const LayerwiseOptions& options,
                            std::vector<NodeSet> sets, uint64_t keep_free)
-    : session_(session), model_(session.model()), sets_(std::move(sets)) {
-  const ModelConfig& config = model_.config();
-  for (size_t l = 0; l < config.layers; ++l) {
-    const BasicLayer<float>& layer = model_.model().layer(l);
-    LayerPlan p;
-    p.sources = sets_[config.layers - l].size();
-    p.destinations = sets_[config.layers - 1 - l].size();
-    p.in = layer.in_dim();
-    p.gathered = layer.gathered_width();
-    p.self = layer.self_width();
-    p.out = layer.out_dim();
-    p.chunk_rows = ChunkRows(p.out, options);
-    p.reads_features = l == 0;
-    p.gcn = config.kind == ModelKind::kGcn;
-    p.aggregates_inputs = layer.aggregates_inputs();
-    const NodeSet& destinations = sets_[config.layers - 1 - l];  // Destinations(l), once planned
-    destinations.ForEach(0, destinations.num_nodes(), [&](uint64_t v) {
-      p.edges += session.graph().InDegree(v);
-      p.max_degree = std::max(p.max_degree, session.graph().InDegree(v));
-    });
-    plans_.push_back(p);
-    stats_.input_rows.push_back(p.sources);
-    stats_.output_rows.push_back(p.destinations);
-  }
+    : session_(session),
+      model_(session.model()),
+      sets_(std::move(sets)),
+      plan_(session.graph(), LayerSpecsOf(model_.config()), sets_, options, FeaturesHalf(session)) {
   MemoryBudget& budget = session.budget();
   const uint64_t available = budget.available() - std::min(budget.available(), keep_free);
-  const bool features_half = session.dataset().meta().feature_dtype == FeatureDtype::kFloat16 &&
-                             !session.options().features.row_normalize;
-  // The peak of a run with every layer's transformed rows held.
-  auto transformed = [&](bool on_disk) {
-    uint64_t peak = 0;
-    for (size_t l = 0; l < layers(); ++l) {
-      peak =
-          std::max(peak, plans_[l].TransformedPeakBytes(on_disk, l > 0 ? &plans_[l - 1] : nullptr));
-    }
-    return peak + kLayerwiseSlackBytes;
-  };
-  stats_.budget_in_memory = budget.used() + keep_free + transformed(false);
-  stats_.budget_on_disk = budget.used() + keep_free + transformed(true);
-  // The peak of a run where, if `input_first`, a SAGE or GCN layer whose transformed rows do
-  // not fit runs input-first, its ranges as large as the rest of the budget holds.
-  auto plan = [&](bool on_disk, bool input_first) {
-    uint64_t peak = 0;
-    for (size_t l = 0; l < layers(); ++l) {
-      LayerPlan& p = plans_[l];
-      const LayerPlan* previous = l > 0 ? &plans_[l - 1] : nullptr;
-      p.range_rows = p.range_edges = 0;
-      p.half_input = previous == nullptr ? features_half : options.half_on_disk && on_disk;
-      const uint64_t held = p.TransformedPeakBytes(on_disk, previous) + kLayerwiseSlackBytes;
-      if (input_first && p.aggregates_inputs && (options.input_first || held > available)) {
-        const uint64_t fixed = p.InputFirstFixedBytes(on_disk, previous) + kLayerwiseSlackBytes;
-        p.PlanRanges(available > fixed ? available - fixed : 0, options.max_range_rows);
-      }
-      peak = std::max(peak, p.PeakBytes(on_disk, previous) + kLayerwiseSlackBytes);
-    }
-    return peak;
-  };
-  // Held transformed rows first (each layer read once), activations in memory before on disk.
-  uint64_t needed = 0;
-  for (bool input_first : {false, true}) {
-    if (options.input_first && !input_first) continue;
-    needed = plan(false, input_first);
-    if (needed > available) {
-      const uint64_t on_disk = plan(true, input_first);
-      stats_.activations_on_disk = on_disk < needed;
-      needed = stats_.activations_on_disk ? on_disk : plan(false, input_first);
-    }
-    if (needed <= available) break;
-  }
-  for (const LayerPlan& p : plans_) {
+  stats_.budget_in_memory = budget.used() + keep_free + plan_.TransformedPeakBytes(false);
+  stats_.budget_on_disk = budget.used() + keep_free + plan_.TransformedPeakBytes(true);
+  const uint64_t needed = plan_.Fit(available);
+  for (size_t l = 0; l < layers(); ++l) {
+    const LayerPlan& p = plan_.layer(l);
+    stats_.input_rows.push_back(p.sources);
+    stats_.output_rows.push_back(p.destinations);
     if (p.range_rows == 0 &&
         kBlockDestinations + p.sources > std::numeric_limits<uint32_t>::max()) {
       throw Error::Input(fmt::format(
@@ -294,7 +155,7 @@ LayerwiseRun::LayerwiseRun(Session& session, const LayerwiseOptions& options,
     }
   }
   stats_.passes.assign(layers(), 0);
-  needed_bytes_ = needed;
+  stats_.activations_on_disk = plan_.activations_on_disk();
   if (needed > available) {
     throw Error::Input(fmt::format(
         "layer-wise inference needs {} where --memory-budget {} leaves {}: beside the "
@@ -310,7 +171,7 @@ LayerwiseRun::LayerwiseRun(Session& session, const LayerwiseOptions& options,
 
 LayerwiseStats LayerwiseRun::Run(const LogitsFn& each) {
   for (size_t l = 0; l < layers(); ++l) {
-    if (plans_[l].range_rows > 0) {
+    if (plan_.layer(l).range_rows > 0) {
       AggregateInputs(l);
     } else {
       Transform(l);
@@ -391,7 +252,7 @@ void LayerwiseRun::ForEachFeatureGroup(const NodeSet& set, const RowsFn& fn) {
 }
 
 void LayerwiseRun::ForEachInputGroup(size_t l, const RowsFn& fn) {
-  if (plans_[l].reads_features) {
+  if (plan_.layer(l).reads_features) {
     ForEachFeatureGroup(Sources(l), fn);
     return;
   }
@@ -403,7 +264,7 @@ void LayerwiseRun::ForEachInputGroup(size_t l, const RowsFn& fn) {
 }
 
 void LayerwiseRun::Transform(size_t l) {
-  const LayerPlan& p = plans_[l];
+  const LayerPlan& p = plan_.layer(l);
   const BasicLayer<float>& layer = model_.model().layer(l);
   const NodeSet& destinations = Destinations(l);
   MemoryBudget& budget = session_.budget();
@@ -460,7 +321,7 @@ void LayerwiseRun::Transform(size_t l) {
 }
 
 void LayerwiseRun::Aggregate(size_t l) {
-  const LayerPlan& p = plans_[l];
+  const LayerPlan& p = plan_.layer(l);
   BasicLayer<float>& layer = model_.model().layer(l);
   const NodeSet& sources = Sources(l);
   const CscGraph& graph = session_.graph();
@@ -569,7 +430,7 @@ void LayerwiseRun::GroupRangeEdges(size_t l, std::span<const uint64_t> ids,
 }
 
 void LayerwiseRun::AggregateInputs(size_t l) {
-  const LayerPlan& p = plans_[l];
+  const LayerPlan& p = plan_.layer(l);
   const BasicLayer<float>& layer = model_.model().layer(l);
   const NodeSet& destinations = Destinations(l);
   const CscGraph& graph = session_.graph();
@@ -702,19 +563,19 @@ LayerwiseStats RunLayerwise(Session& session, std::span<const uint64_t> nodes,
   return run.Run(each);
 }
 
-uint64_t CheckLayerwiseFits(Session& session, std::span<const uint64_t> nodes,
-                            const LayerwiseOptions& options, uint64_t keep_free) {
+LayerwiseNeeds SizeLayerwise(const Session& session, const ModelConfig& config,
+                             std::span<const uint64_t> nodes, const LayerwiseOptions& options) {
   // The closure is found here only to size the run: its sets, which the run holds beside its
-  // buffers, are left to the budget with the rest. Bit sets, an eighth of a byte a node each.
+  // buffers, count with them. Bit sets, an eighth of a byte a node each.
   MemoryBudget sizing(std::numeric_limits<uint64_t>::max() / 2);
   const CscGraph& graph = session.graph();
   NodeSet seeds = NodeSetOf(nodes, graph.num_nodes(), sizing, "layer-wise node sets");
-  if (seeds.size() == 0) return 0;
-  std::vector<NodeSet> sets =
-      InNeighbourhoodClosure(graph, std::move(seeds), session.model().config().layers, sizing);
-  const uint64_t sets_bytes = sizing.used();
-  const LayerwiseRun run(session, options, std::move(sets), keep_free + sets_bytes);
-  return sets_bytes + run.needed_bytes();
+  std::vector<NodeSet> sets;
+  if (seeds.size() > 0)
+    sets = InNeighbourhoodClosure(graph, std::move(seeds), config.layers, sizing);
+  const uint64_t sets_bytes = sets.empty() ? 0 : sizing.used();
+  return LayerwiseNeeds(
+      sets_bytes, LayerwisePlan(graph, LayerSpecsOf(config), sets, options, FeaturesHalf(session)));
 }
 
 LayerwiseOptions LayerwiseOptionsOf(const Session& session) {

@@ -33,31 +33,20 @@
 // beside the chunk buffers; each pass costs one more read of the layer's input.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fullgraph/intermediate_rows.h"
+#include "minibatch/layerwise_plan.h"
 #include "minibatch/session.h"
 #include "nn/matrix.h"
 
 namespace strata {
-
-// What a run leaves unplanned beside its buffers: a block's edge lists and the layer's per-edge
-// buffers (GAT's attention), which the model's charge follows.
-inline constexpr uint64_t kLayerwiseSlackBytes = uint64_t{16} << 20;
-
-struct LayerwiseOptions {
-  // Rows per chunk of an activation on disk, a multiple of 1024; 0: about 8 MiB of rows.
-  uint64_t chunk_rows = 0;
-  std::string scratch_dir;  // where activations go on disk; empty: $TMPDIR, else /tmp
-  // Input-first layers: destinations per pass at most; 0: as many as the budget holds.
-  uint64_t max_range_rows = 0;
-  bool input_first = false;   // every SAGE and GCN layer input-first, whatever the budget holds
-  bool half_on_disk = false;  // activations in scratch files as float16 (IntermediateRows)
-};
 
 struct LayerwiseStats {
   // Per layer, input layer first: the nodes whose output it computed and the input rows it
@@ -85,12 +74,32 @@ using LogitsFn = std::function<void(std::span<const uint64_t> ids, MatrixSpan<co
 LayerwiseStats RunLayerwise(Session& session, std::span<const uint64_t> nodes,
                             const LayerwiseOptions& options, const LogitsFn& each);
 
-// Plans RunLayerwise for `nodes` without running it and returns the most it charges at once (its
-// node sets included); the same input error, naming the smallest budget, when what the budget
-// has left less `keep_free` (what the run charges before it evaluates) cannot hold it. Training
-// checks before its store takes a cache, so that evaluation never stops it later.
-uint64_t CheckLayerwiseFits(Session& session, std::span<const uint64_t> nodes,
-                            const LayerwiseOptions& options, uint64_t keep_free);
+// What layer-wise inference of a set of nodes needs, known before the model exists: its node
+// sets beside its plan's buffers.
+class LayerwiseNeeds {
+ public:
+  LayerwiseNeeds(uint64_t sets_bytes, LayerwisePlan plan)
+      : sets_bytes_(sets_bytes), plan_(std::move(plan)) {}
+  // The least it runs in.
+  uint64_t least_bytes() const {
+    return plan_.layers() == 0 ? 0 : sets_bytes_ + plan_.LeastBytes();
+  }
+  // The most it charges at once when it runs with `available` bytes left to it.
+  uint64_t NeededBytes(uint64_t available) {
+    if (plan_.layers() == 0) return 0;
+    return sets_bytes_ + plan_.Fit(available - std::min(available, sets_bytes_));
+  }
+
+ private:
+  uint64_t sets_bytes_;
+  LayerwisePlan plan_;
+};
+
+// Sizes RunLayerwise of `nodes` by a model of `config` without running it (nor building the
+// model): training plans its evaluation with it before the model and the store's cache take
+// their part of the budget, so that the budget it refuses names what evaluation needs too.
+LayerwiseNeeds SizeLayerwise(const Session& session, const ModelConfig& config,
+                             std::span<const uint64_t> nodes, const LayerwiseOptions& options);
 
 // The options evaluation with --eval layerwise runs with.
 LayerwiseOptions LayerwiseOptionsOf(const Session& session);

@@ -55,7 +55,8 @@ void CheckTrainOptions(const TrainOptions& o) {
   if (!(o.optimizer.lr > 0)) throw Error::Input("--lr must be positive");
 }
 
-Session::Session(const TrainOptions& o, Dataset dataset, bool training)
+Session::Session(const TrainOptions& o, Dataset dataset, bool training,
+                 const SourceNeeds& source_needs)
     : options_(o), budget_(o.memory_budget_bytes), dataset_(std::move(dataset)) {
   const DatasetMeta& meta = dataset_.meta();
   if (meta.num_classes == 0) throw Error::Input("dataset has no labels", dataset_.dir());
@@ -79,17 +80,24 @@ Session::Session(const TrainOptions& o, Dataset dataset, bool training)
   sampler_->set_labor(s.labor);
   eval_sampler_->set_labor(s.labor);
   const ModelConfig config = ModelConfigOf(o, meta);
-  PlanMemory(config, training);
-  model_ = std::make_unique<MiniBatchModel>(config, *graph_, std::move(labels),
-                                            o.features.row_normalize, plan_.model_bytes, budget_);
-  // Layer-wise evaluation is planned beside the rest, before the store takes a cache: a budget
-  // it would outgrow is refused now, not after the first epoch, and the cache leaves it room.
+  // Layer-wise evaluation is sized beside the rest, before the model and the store's cache:
+  // the budget the plan refuses names what evaluation needs too, and the cache leaves it room.
+  std::vector<LayerwiseNeeds> evaluations;
+  uint64_t evaluation_least = 0;
   if (training && o.eval == EvalMode::kLayerwise) {
     for (Split split : {Split::kVal, Split::kTest}) {
-      layerwise_bytes_ = std::max(
-          layerwise_bytes_, CheckLayerwiseFits(*this, split_ids(split), LayerwiseOptionsOf(*this),
-                                               plan_.later_bytes + StoreBytes()));
+      evaluations.push_back(
+          SizeLayerwise(*this, config, split_ids(split), LayerwiseOptionsOf(*this)));
+      evaluation_least = std::max(evaluation_least, evaluations.back().least_bytes());
     }
+  }
+  PlanMemory(config, training, evaluation_least, source_needs);
+  model_ = std::make_unique<MiniBatchModel>(config, *graph_, std::move(labels),
+                                            o.features.row_normalize, plan_.model_bytes, budget_);
+  const uint64_t keep_free = plan_.later_bytes + StoreBytes();
+  const uint64_t evaluation_room = budget_.available() - std::min(budget_.available(), keep_free);
+  for (LayerwiseNeeds& evaluation : evaluations) {
+    layerwise_bytes_ = std::max(layerwise_bytes_, evaluation.NeededBytes(evaluation_room));
   }
   OpenStore();
 }
@@ -108,7 +116,8 @@ uint64_t Session::StoreBytes() const {
   return 0;
 }
 
-void Session::PlanMemory(const ModelConfig& config, bool training) {
+void Session::PlanMemory(const ModelConfig& config, bool training, uint64_t evaluation_bytes,
+                         const SourceNeeds& source_needs) {
   const DatasetMeta& meta = dataset_.meta();
   MiniBatchMemoryInputs in;
   const DegreeProfile degrees(*graph_);
@@ -121,11 +130,12 @@ void Session::PlanMemory(const ModelConfig& config, bool training) {
   in.sampled_eval = options_.eval != EvalMode::kNone && options_.eval != EvalMode::kLayerwise;
   in.train_ids = split_ids(Split::kTrain).size();
   // Charged once the plan is made: the GCN normalisation and the store's buffers.
-  in.fixed_bytes =
-      (config.kind == ModelKind::kGcn ? meta.num_nodes * sizeof(float) : 0) + StoreBytes();
-  if (training && options_.eval == EvalMode::kLayerwise) {
-    // Its least: its node sets, a bit a node for each layer and the seeds, and its slack.
-    in.fixed_bytes += (config.layers + 1) * (meta.num_nodes / 8 + 8) + kLayerwiseSlackBytes;
+  in.fixed_bytes = (config.kind == ModelKind::kGcn ? meta.num_nodes * sizeof(float) : 0) +
+                   StoreBytes() + evaluation_bytes;
+  if (training && source_needs) {
+    const SamplingOptions& s = options_.sampling;
+    in.fixed_bytes += source_needs(dataset_, *graph_,
+                                   BoundBatch(degrees, s.fanouts, s.batch_size, s.labor.enabled));
   }
   in.available_bytes = budget_.available();
   plan_ = PlanMiniBatchMemory(in);

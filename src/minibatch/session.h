@@ -10,9 +10,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
+#include "minibatch/batch_bound.h"
 #include "minibatch/memory_plan.h"
 #include "minibatch/minibatch_model.h"
 #include "strata/dataset.h"
@@ -30,11 +32,18 @@ namespace strata {
 // options are CheckMultistageOptions', where macro-batches are built.)
 void CheckTrainOptions(const TrainOptions& options);
 
+// The least a batch source built after the session needs from the budget (multistage's
+// macro-batch loader), given the dataset, its topology and the largest training batch: the
+// session's memory plan counts it, so that the budget the plan names works for the source too.
+using SourceNeeds =
+    std::function<uint64_t(const Dataset&, const CscGraph&, const BatchBound& largest_batch)>;
+
 class Session {
  public:
   // Throws an input error when the dataset has no labels or no features. Without `training`
   // the run only evaluates (strata eval), and plans no memory for training.
-  Session(const TrainOptions& options, Dataset dataset, bool training = true);
+  Session(const TrainOptions& options, Dataset dataset, bool training = true,
+          const SourceNeeds& source_needs = {});
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -57,8 +66,10 @@ class Session {
 
  private:
   // Plans and reserves the memory for what grows (minibatch/memory_plan.h), or refuses the
-  // budget with the smallest that works.
-  void PlanMemory(const ModelConfig& config, bool training);
+  // budget with the smallest that works; evaluation_bytes: the least layer-wise evaluation
+  // needs beside it.
+  void PlanMemory(const ModelConfig& config, bool training, uint64_t evaluation_bytes,
+                  const SourceNeeds& source_needs);
   // What the feature store charges with no cache: the direct store's read buffers, the memory
   // store's rows.
   uint64_t StoreBytes() const;

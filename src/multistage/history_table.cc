@@ -30,14 +30,17 @@ uint64_t HistoryTable::FileBytes(std::span<const uint64_t> offsets, uint64_t row
   return PartitionBases(offsets, row_values * sizeof(uint16_t)).back();
 }
 
+uint64_t HistoryTable::StagingBytes(uint64_t row_values) {
+  return std::max(kStagingBytes, UnitUp(row_values * sizeof(uint16_t)) + kDirectIoAlignment);
+}
+
 HistoryTable::HistoryTable(std::vector<uint64_t> offsets, uint64_t row_values,
                            const std::string& scratch_dir, uint32_t io_depth, MemoryBudget& budget)
     : offsets_(std::move(offsets)),
       row_values_(row_values),
       base_(PartitionBases(offsets_, row_bytes())),
       file_(scratch_dir, base_.back(), "historical embeddings"),
-      staging_(budget, std::max(kStagingBytes, UnitUp(row_bytes()) + kDirectIoAlignment),
-               "historical embedding reads"),
+      staging_(budget, StagingBytes(row_values), "historical embedding reads"),
       stamps_(budget, offsets_.back(), "historical embedding stamps") {
   std::fill_n(stamps_.data(), stamps_.size(), kNeverWritten);
   IoEngineOptions io;

@@ -41,6 +41,10 @@ class HistoryTable {
 
   // The file's bytes for these partitions and rows.
   static uint64_t FileBytes(std::span<const uint64_t> offsets, uint64_t row_values);
+  // What a table of `nodes` rows charges to the budget: its read staging and its stamps.
+  static uint64_t ChargedBytes(uint64_t nodes, uint64_t row_values) {
+    return StagingBytes(row_values) + nodes * sizeof(uint32_t);
+  }
 
   uint64_t row_values() const { return row_values_; }
   uint64_t row_bytes() const { return row_values_ * sizeof(uint16_t); }
@@ -71,6 +75,8 @@ class HistoryTable {
   uint64_t row_values_;
   std::vector<uint64_t> base_;  // partition p's rows start at base_[p]; base_[parts] the end
   ScratchFile file_;
+  static uint64_t StagingBytes(uint64_t row_values);
+
   std::unique_ptr<IoEngine> engine_;
   int engine_file_ = 0;
   AlignedBuffer staging_;

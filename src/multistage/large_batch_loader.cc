@@ -5,6 +5,8 @@
 #include <numeric>
 
 #include "common/random.h"
+#include "features/direct_feature_store.h"
+#include "features/row_codec.h"
 #include "multistage/macro_batch_size.h"
 #include "strata/error.h"
 
@@ -21,6 +23,20 @@ constexpr double kRowMargin = 1.1;
 // three map entries per node, a local id per edge.
 uint64_t GraphBytes(uint64_t rows, uint64_t edges, uint64_t layers) {
   return (rows + 1) * 8 * layers + rows * 24 + edges * 4;
+}
+
+// A macro-batch's bytes with `rows` input rows and `edges` sampled edges: its rows with a
+// margin, graphs and maps.
+uint64_t MacroBatchBytes(uint64_t rows, uint64_t edges, uint64_t layers, uint64_t dim) {
+  const uint64_t margin_rows = static_cast<uint64_t>(static_cast<double>(rows) * kRowMargin);
+  return margin_rows * dim * sizeof(float) + GraphBytes(rows, edges, layers);
+}
+
+DirectStoreOptions StoreOptionsOf(const TrainOptions& options) {
+  DirectStoreOptions direct;
+  direct.io.depth = std::max<uint32_t>(options.io_depth, 1);
+  direct.max_read_bytes = options.features.max_read_bytes;
+  return direct;
 }
 
 uint64_t SampledEdges(const SampledBatch& batch) {
@@ -47,10 +63,7 @@ LargeBatchLoader::LargeBatchLoader(const Dataset& dataset, const CscGraph& graph
                                    const std::vector<uint64_t>& train_ids,
                                    const TrainOptions& options, MemoryBudget& budget)
     : graph_(graph), options_(options), budget_(budget), dim_(dataset.meta().feature_dim) {
-  DirectStoreOptions direct;
-  direct.io.depth = std::max<uint32_t>(options.io_depth, 1);
-  direct.max_read_bytes = options.features.max_read_bytes;
-  store_ = OpenFeatureStore(dataset, FeatureStoreKind::kDirect, direct, budget);
+  store_ = OpenFeatureStore(dataset, FeatureStoreKind::kDirect, StoreOptionsOf(options), budget);
 
   const uint64_t batch = std::max<uint64_t>(options.sampling.batch_size, 1);
   // At most a rank's share of the mini-batches, so that every rank gets a macro-batch.
@@ -81,6 +94,19 @@ LargeBatchLoader::LargeBatchLoader(const Dataset& dataset, const CscGraph& graph
 
 LargeBatchLoader::~LargeBatchLoader() = default;
 
+uint64_t LargeBatchLoader::LeastBytes(const Dataset& dataset, const TrainOptions& options,
+                                      const BatchBound& largest_batch) {
+  uint64_t edges = 0;
+  for (const BlockShape& layer : largest_batch.layers) edges += layer.edges;
+  const DirectStoreOptions store = StoreOptionsOf(options);
+  const DatasetMeta& meta = dataset.meta();
+  // Two buffers of one mini-batch's macro-batch in half of what the store leaves.
+  return uint64_t{store.io.depth} *
+             DirectStoreSlotBytes(RowLayout::Of(meta).row_bytes(), store.max_read_bytes) +
+         4 * MacroBatchBytes(largest_batch.input_rows(), edges, largest_batch.layers.size(),
+                             meta.feature_dim);
+}
+
 LargeBatchLoader::Trial LargeBatchLoader::RunTrial(const std::vector<uint64_t>& train_ids,
                                                    uint32_t macro_batch) const {
   const uint64_t batch = std::max<uint64_t>(options_.sampling.batch_size, 1);
@@ -90,9 +116,7 @@ LargeBatchLoader::Trial LargeBatchLoader::RunTrial(const std::vector<uint64_t>& 
   const SampledBatch sample = sampler.Sample(0, 0);
   Trial trial;
   trial.rows = sample.input_nodes().size();
-  const uint64_t margin_rows = static_cast<uint64_t>(static_cast<double>(trial.rows) * kRowMargin);
-  trial.bytes = margin_rows * dim_ * sizeof(float) +
-                GraphBytes(trial.rows, SampledEdges(sample), sample.blocks.size());
+  trial.bytes = MacroBatchBytes(trial.rows, SampledEdges(sample), sample.blocks.size(), dim_);
   return trial;
 }
 

@@ -29,6 +29,7 @@
 #include <memory>
 #include <vector>
 
+#include "minibatch/batch_bound.h"
 #include "multistage/macro_batch_loader.h"
 #include "strata/dataset.h"
 #include "strata/feature_store.h"
@@ -47,6 +48,11 @@ class LargeBatchLoader final : public MacroBatchLoader {
                    const std::vector<uint64_t>& train_ids, const TrainOptions& options,
                    MemoryBudget& budget);
   ~LargeBatchLoader() override;
+  // The least a loader needs from the budget, the refusal above's figure for a macro-batch of
+  // one mini-batch, known before it is built from the largest mini-batch the options can draw
+  // (minibatch/batch_bound.h): the run's memory plan counts it.
+  static uint64_t LeastBytes(const Dataset& dataset, const TrainOptions& options,
+                             const BatchBound& largest_batch);
 
   std::vector<uint64_t> seeds_per_macro_batch(uint64_t epoch) const override;
   uint64_t macro_batches(uint64_t epoch) const override;

@@ -445,28 +445,43 @@ std::vector<bool> TrainMask(uint64_t nodes, const std::vector<uint64_t>& train_i
   return mask;
 }
 
-std::unique_ptr<MacroBatchLoader> MakeLoader(const Dataset& dataset, const CscGraph& graph,
-                                             const std::vector<uint64_t>& train_ids,
-                                             const TrainOptions& o, MemoryBudget& budget) {
-  if (o.multistage.method == MultistageMethod::kLargeBatch) {
-    return std::make_unique<LargeBatchLoader>(dataset, graph, train_ids, o, budget);
-  }
+// Partition-based sampling's settings (none for the other methods), its scratch directory
+// left to the loader's maker.
+HaloOptions HaloOptionsOf(const TrainOptions& o) {
   HaloOptions halo;
   if (o.multistage.method == MultistageMethod::kPbs) {
     const ModelOptions& model = o.model;
     const uint64_t width =
         model.kind == ModelKind::kGat ? model.hidden * model.heads : model.hidden;
     halo.history_values = (model.layers - 1) * width;
-    halo.scratch_dir = ScratchDirectory(o.scratch_dir);
     halo.store.io.depth = std::max<uint32_t>(o.io_depth, 1);
     halo.store.max_read_bytes = o.features.max_read_bytes;
   }
+  return halo;
+}
+
+std::unique_ptr<MacroBatchLoader> MakeLoader(const Dataset& dataset, const CscGraph& graph,
+                                             const std::vector<uint64_t>& train_ids,
+                                             const TrainOptions& o, MemoryBudget& budget) {
+  if (o.multistage.method == MultistageMethod::kLargeBatch) {
+    return std::make_unique<LargeBatchLoader>(dataset, graph, train_ids, o, budget);
+  }
+  HaloOptions halo = HaloOptionsOf(o);
+  if (halo.history_values > 0) halo.scratch_dir = ScratchDirectory(o.scratch_dir);
   return std::make_unique<PartitionLoader>(
       dataset, graph, TrainMask(graph.num_nodes(), train_ids), o.multistage.macro_batch, o.io_depth,
       o.seed, budget, o.multistage.world_size, o.multistage.ahead_of_time, std::move(halo));
 }
 
 }  // namespace
+
+uint64_t MacroBatchLeastBytes(const Dataset& dataset, const CscGraph& graph,
+                              const TrainOptions& options, const BatchBound& largest_batch) {
+  if (options.multistage.method == MultistageMethod::kLargeBatch) {
+    return LargeBatchLoader::LeastBytes(dataset, options, largest_batch);
+  }
+  return PartitionLoader::LeastBytes(dataset, graph, HaloOptionsOf(options));
+}
 
 MultistageMethod ParseMultistageMethod(std::string_view name) {
   return kMultistageMethodNames.Parse(name);

@@ -27,6 +27,7 @@
 #include <memory>
 #include <vector>
 
+#include "minibatch/batch_bound.h"
 #include "minibatch/batch_source.h"
 #include "multistage/macro_batch_loader.h"
 #include "strata/dataset.h"
@@ -34,6 +35,12 @@
 #include "strata/train.h"
 
 namespace strata {
+
+// The least the macro-batch loader options.multistage asks for needs from the budget, known
+// before it is built (PartitionLoader::LeastBytes, LargeBatchLoader::LeastBytes, the latter
+// from the largest mini-batch the options draw).
+uint64_t MacroBatchLeastBytes(const Dataset& dataset, const CscGraph& graph,
+                              const TrainOptions& options, const BatchBound& largest_batch);
 
 class MacroBatchSource final : public BatchSource {
  public:

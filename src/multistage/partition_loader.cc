@@ -7,11 +7,14 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <numeric>
 
 #include "common/interrupt.h"
 #include "common/random.h"
 #include "dataset/stored_ids.h"
+#include "features/direct_feature_store.h"
+#include "features/row_codec.h"
 #include "multistage/macro_batch_size.h"
 #include "storage/file.h"
 #include "strata/error.h"
@@ -56,6 +59,82 @@ std::vector<uint32_t> PartitionOrder(uint32_t parts, uint64_t seed, uint64_t epo
   return order;
 }
 
+// The dataset's partition offsets, checked to rise from 0 to the graph's nodes.
+ChargedArray<uint64_t> ReadOffsets(const Dataset& dataset, const CscGraph& graph,
+                                   MemoryBudget& budget) {
+  const std::string path = dataset.PathOf(kPartitionOffsetsFile);
+  ChargedArray<uint64_t> offsets = ReadValues(path, 8, budget);
+  CheckRowOffsets({offsets.data(), offsets.size()}, 0, offsets.size() - 1, graph.num_nodes(), path);
+  return offsets;
+}
+
+// The partitions' sizes, each list largest first.
+struct PartitionSizes {
+  std::vector<uint64_t> spans;  // bytes of the aligned feature and indices ranges
+  std::vector<uint64_t> nodes;
+  std::vector<uint64_t> edges;  // in-edges
+
+  PartitionSizes(std::span<const uint64_t> offsets, const CscGraph& graph,
+                 const DatasetMeta& meta) {
+    for (size_t p = 0; p + 1 < offsets.size(); ++p) {
+      const uint64_t first = offsets[p], end = offsets[p + 1];
+      const uint64_t id_bytes = meta.node_id_bytes;
+      spans.push_back(
+          AlignUp(end * meta.row_stride_bytes) - AlignDown(first * meta.row_stride_bytes) +
+          AlignUp(graph.EdgeBegin(end) * id_bytes) - AlignDown(graph.EdgeBegin(first) * id_bytes));
+      nodes.push_back(end - first);
+      edges.push_back(graph.EdgeBegin(end) - graph.EdgeBegin(first));
+    }
+    for (auto* sizes : {&spans, &nodes, &edges}) std::sort(sizes->rbegin(), sizes->rend());
+  }
+  // A macro-batch buffer of the largest partition with no hubs: its rows and lists and the most
+  // its graph can hold (4 bytes an edge, 32 a node for the offsets and id maps).
+  uint64_t OnePartitionBytes() const { return spans[0] + edges[0] * 4 + nodes[0] * 32; }
+};
+
+// What partition-based sampling sets aside beside the macro-batches' own buffers: the history
+// table's staging and stamps and the halo store's reads.
+uint64_t HaloFixedBytes(const DatasetMeta& meta, const HaloOptions& halo) {
+  if (halo.history_values == 0) return 0;
+  return HistoryTable::ChargedBytes(meta.num_nodes, halo.history_values) +
+         uint64_t{std::max<uint32_t>(halo.store.io.depth, 1)} *
+             DirectStoreSlotBytes(RowLayout::Of(meta).row_bytes(), halo.store.max_read_bytes);
+}
+
+// A macro-batch buffer's historical rows and stamps for the largest partition.
+uint64_t OnePartitionHistoryBytes(const PartitionSizes& sizes, const HaloOptions& halo) {
+  if (halo.history_values == 0) return 0;
+  return AlignUp(sizes.nodes[0] * halo.history_values * 2) + sizes.nodes[0] * 4;
+}
+
+// Bytes of the hub section's files as choosing which hubs to keep reads them (8 bytes a
+// value; the hub lookup, two words a 64 nodes).
+uint64_t HubChoosingBytes(const Dataset& dataset) {
+  auto values = [&](std::string_view file, uint64_t width) -> uint64_t {
+    std::error_code error;  // a missing file is reported where it is read
+    const uint64_t size = std::filesystem::file_size(dataset.PathOf(file), error);
+    return error ? 0 : size / width;
+  };
+  const uint64_t id_bytes = dataset.meta().node_id_bytes;
+  const uint64_t section_values =
+      values(kHubIdsFile, id_bytes) + values(kHubIndicesFile, id_bytes) + values(kHubIndptrFile, 8);
+  return 8 * section_values + 16 * (dataset.meta().num_nodes / 64 + 1);
+}
+
+// The least the loader needs once its offsets are read: the hub section read while it chooses
+// which hubs to keep, or, keeping none, the halo's fixed buffers and two buffers of the
+// largest partition in half of what is left.
+uint64_t StartBytes(const Dataset& dataset, const PartitionSizes& sizes, const HaloOptions& halo) {
+  return std::max(HubChoosingBytes(dataset),
+                  HaloFixedBytes(dataset.meta(), halo) +
+                      4 * (sizes.OnePartitionBytes() + OnePartitionHistoryBytes(sizes, halo)));
+}
+
+// What reading and looking up the partition offsets charges.
+uint64_t OffsetsBytes(uint64_t parts, uint64_t nodes) {
+  return 8 * (parts + 1) + PartitionLookup::ChargedBytes(nodes);
+}
+
 }  // namespace
 
 PartitionLoader::PartitionLoader(const Dataset& dataset, const CscGraph& graph,
@@ -77,21 +156,29 @@ PartitionLoader::PartitionLoader(const Dataset& dataset, const CscGraph& graph,
                                    history_values_ > 0 ? "pbs" : "partition"),
                        dataset.dir());
   }
-  const std::string offsets_path = dataset.PathOf(kPartitionOffsetsFile);
-  const ChargedArray<uint64_t> offsets = ReadValues(offsets_path, 8, budget);
-  // Partitions are runs of node ids: the offsets rise from 0 to num_nodes.
-  CheckRowOffsets({offsets.data(), offsets.size()}, 0, offsets.size() - 1, graph.num_nodes(),
-                  offsets_path);
+  const ChargedArray<uint64_t> offsets = ReadOffsets(dataset, graph, budget);
   offsets_.assign(offsets.data(), offsets.data() + offsets.size());
-  partition_of_ = PartitionLookup(offsets_, budget);
-  for (uint32_t p = 0; p < parts(); ++p) {
-    sorted_spans_.push_back(FeatureSpan(p) + IndicesSpan(p));
-    sorted_nodes_.push_back(offsets_[p + 1] - offsets_[p]);
-    sorted_edges_.push_back(graph_.EdgeBegin(offsets_[p + 1]) - graph_.EdgeBegin(offsets_[p]));
+  PartitionSizes partitions(offsets_, graph, dataset.meta());
+  const uint64_t start = StartBytes(dataset, partitions, halo);
+  if (start > budget.available()) {
+    throw Error::Input(fmt::format(
+        "the memory budget of {} is too small for --multistage {}: choosing its hubs reads {} of "
+        "hub section, and two buffers of one partition{} need {} in half of what is left; raise "
+        "--memory-budget to {} or partition into more parts",
+        FormatBytes(budget.limit()), history_values_ > 0 ? "pbs" : "partition",
+        FormatBytes(HubChoosingBytes(dataset)), history_values_ > 0 ? " and its halo" : "",
+        FormatBytes(2 *
+                    (partitions.OnePartitionBytes() + OnePartitionHistoryBytes(partitions, halo))),
+        FormatBytesRoundedUp(budget.used() + start)));
   }
-  std::sort(sorted_spans_.rbegin(), sorted_spans_.rend());
-  std::sort(sorted_nodes_.rbegin(), sorted_nodes_.rend());
-  std::sort(sorted_edges_.rbegin(), sorted_edges_.rend());
+  // Kept out of the hub section's share: the halo's fixed buffers and history rows.
+  halo_reserve_ =
+      HaloFixedBytes(dataset.meta(), halo) + 4 * OnePartitionHistoryBytes(partitions, halo);
+  one_partition_bytes_ = partitions.OnePartitionBytes();
+  partition_of_ = PartitionLookup(offsets_, budget);
+  sorted_spans_ = std::move(partitions.spans);
+  sorted_nodes_ = std::move(partitions.nodes);
+  sorted_edges_ = std::move(partitions.edges);
   for (uint32_t p = 0; p < parts(); ++p) {
     train_in_partition_.push_back(static_cast<uint64_t>(
         std::count(train_.begin() + static_cast<int64_t>(offsets_[p]),
@@ -140,6 +227,15 @@ PartitionLoader::PartitionLoader(const Dataset& dataset, const CscGraph& graph,
 
 PartitionLoader::~PartitionLoader() = default;
 
+uint64_t PartitionLoader::LeastBytes(const Dataset& dataset, const CscGraph& graph,
+                                     const HaloOptions& halo) {
+  if (!dataset.meta().partition) return 0;  // refused where the loader is built
+  MemoryBudget sizing(std::numeric_limits<uint64_t>::max() / 2);
+  const ChargedArray<uint64_t> offsets = ReadOffsets(dataset, graph, sizing);
+  const PartitionSizes sizes({offsets.data(), offsets.size()}, graph, dataset.meta());
+  return OffsetsBytes(offsets.size() - 1, graph.num_nodes()) + StartBytes(dataset, sizes, halo);
+}
+
 uint64_t PartitionLoader::macro_batches(uint64_t epoch) const {
   return (parts() + macro_batch_ - 1) / macro_batch_;
 }
@@ -156,15 +252,6 @@ std::unique_ptr<MacroBatch> PartitionLoader::Load(uint64_t epoch, uint64_t m, in
   const uint64_t first = m * macro_batch_;
   const uint64_t count = std::min<uint64_t>(macro_batch_, parts() - first);
   return LoadPartitions({order.data() + first, count}, buffer);
-}
-
-uint64_t PartitionLoader::FeatureSpan(uint32_t p) const {
-  return AlignUp(offsets_[p + 1] * row_stride_) - AlignDown(offsets_[p] * row_stride_);
-}
-
-uint64_t PartitionLoader::IndicesSpan(uint32_t p) const {
-  return AlignUp(graph_.EdgeBegin(offsets_[p + 1]) * id_bytes_) -
-         AlignDown(graph_.EdgeBegin(offsets_[p]) * id_bytes_);
 }
 
 uint64_t PartitionLoader::BufferBytes(uint32_t count) const {
@@ -214,7 +301,6 @@ std::vector<uint64_t> PartitionLoader::HubsWithin(const ChargedArray<uint64_t>& 
   // 4-byte entries per edge), and room for two buffers of the largest partition in half of
   // what is left, their graphs holding the hub nodes and the most hub edges one partition
   // keeps (the hub-to-hub edges and the largest partition's edges into hubs).
-  const uint64_t one_partition = OnePartitionBytes();
   std::vector<uint64_t> into_hubs(parts());
   auto fits = [&](uint64_t k) {
     std::fill(into_hubs.begin(), into_hubs.end(), 0);
@@ -233,7 +319,7 @@ std::vector<uint64_t> PartitionLoader::HubsWithin(const ChargedArray<uint64_t>& 
     }
     const uint64_t kept_edges =
         hub_to_hub + (k == 0 ? 0 : *std::max_element(into_hubs.begin(), into_hubs.end()));
-    return section + 4 * (one_partition + 32 * k + 4 * kept_edges) <= available_bytes;
+    return section + 4 * (one_partition_bytes_ + 32 * k + 4 * kept_edges) <= available_bytes;
   };
   uint64_t count = all;
   if (!fits(all)) {
@@ -251,27 +337,6 @@ std::vector<uint64_t> PartitionLoader::HubsWithin(const ChargedArray<uint64_t>& 
 
 void PartitionLoader::LoadHubs(const Dataset& dataset) {
   const uint64_t n = graph_.num_nodes();
-  // The least this needs: the whole hub section read while it chooses which hubs to keep (8
-  // bytes a value; the hub lookup, two words a 64 nodes), and then, keeping none, two buffers of
-  // the largest partition in half of what is left.
-  auto values = [&](std::string_view file, uint64_t width) -> uint64_t {
-    std::error_code error;  // a missing file is reported where it is read, below
-    const uint64_t size = std::filesystem::file_size(dataset.PathOf(file), error);
-    return error ? 0 : size / width;
-  };
-  const uint64_t section_values = values(kHubIdsFile, id_bytes_) +
-                                  values(kHubIndicesFile, id_bytes_) + values(kHubIndptrFile, 8);
-  const uint64_t choosing = 8 * section_values + 16 * (n / 64 + 1);
-  const uint64_t one_partition = OnePartitionBytes();
-  const uint64_t least = std::max(choosing, 4 * one_partition);
-  if (least > budget_.available()) {
-    throw Error::Input(fmt::format(
-        "the memory budget of {} is too small for --multistage partition: choosing its hubs "
-        "reads {} of hub section, and two buffers of one partition need {} in half of what is "
-        "left; raise --memory-budget to {} or partition into more parts",
-        FormatBytes(budget_.limit()), FormatBytes(choosing), FormatBytes(2 * one_partition),
-        FormatBytesRoundedUp(budget_.used() + least)));
-  }
   const ChargedArray<uint64_t> all_ids =
       ReadNodeIds(dataset.PathOf(kHubIdsFile), id_bytes_, n, budget_);
   const ChargedArray<uint64_t> indices =
@@ -279,7 +344,8 @@ void PartitionLoader::LoadHubs(const Dataset& dataset) {
   const std::string indptr_path = dataset.PathOf(kHubIndptrFile);
   const ChargedArray<uint64_t> indptr = ReadValues(indptr_path, 8, budget_);
   CheckRowOffsets({indptr.data(), indptr.size()}, 0, all_ids.size(), indices.size(), indptr_path);
-  const std::vector<uint64_t> kept = HubsWithin(all_ids, indptr, indices, budget_.available());
+  const std::vector<uint64_t> kept = HubsWithin(
+      all_ids, indptr, indices, budget_.available() - std::min(budget_.available(), halo_reserve_));
   if (kept.size() < all_ids.size()) {
     std::fprintf(stderr, "%s\n",
                  fmt::format("strata: note: the hub section keeps the {} most connected of its {} "

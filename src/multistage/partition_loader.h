@@ -73,6 +73,11 @@ class PartitionLoader final : public MacroBatchLoader {
   PartitionLoader(const PartitionLoader&) = delete;
   PartitionLoader& operator=(const PartitionLoader&) = delete;
 
+  // The least a loader of `dataset` needs from the budget, the refusal above's figure, known
+  // before it is built: the run's memory plan counts it, so that the budget it names works.
+  static uint64_t LeastBytes(const Dataset& dataset, const CscGraph& graph,
+                             const HaloOptions& halo);
+
   uint32_t parts() const { return static_cast<uint32_t>(offsets_.size() - 1); }
   uint64_t macro_batches(uint64_t epoch) const override;
   std::vector<uint64_t> seeds_per_macro_batch(uint64_t epoch) const override;
@@ -92,17 +97,9 @@ class PartitionLoader final : public MacroBatchLoader {
   uint64_t MaxKeptHubEdges(uint32_t count) const;
 
  private:
-  // Bytes of one partition's aligned feature and indices ranges.
-  uint64_t FeatureSpan(uint32_t p) const;
-  uint64_t IndicesSpan(uint32_t p) const;
   // Buffer bytes for the `count` largest partitions, and what their graph and maps take.
   uint64_t BufferBytes(uint32_t count) const;
   void LoadHubs(const Dataset& dataset);
-  // A macro-batch buffer of the largest partition with no hubs: its rows and lists and the most
-  // its graph can hold (4 bytes an edge, 32 a node for the offsets and id maps).
-  uint64_t OnePartitionBytes() const {
-    return sorted_spans_[0] + sorted_edges_[0] * 4 + sorted_nodes_[0] * 32;
-  }
   // The hubs of the section (positions in `ids`, ascending; `indptr` and `indices` their
   // lists) to keep in `available_bytes`: all of them when they fit with two buffers of one
   // partition, else the most connected that do (in-degree: on the undirected graphs hubs are
@@ -168,6 +165,11 @@ class PartitionLoader final : public MacroBatchLoader {
   std::vector<uint64_t> sorted_spans_;  // per-partition buffer bytes, largest first
   std::vector<uint64_t> sorted_nodes_;  // per-partition nodes, largest first
   std::vector<uint64_t> sorted_edges_;  // per-partition in-edges, most first
+  // A macro-batch buffer of the largest partition with no hubs (PartitionSizes).
+  uint64_t one_partition_bytes_ = 0;
+  // What partition-based sampling needs beside the buffers' partitions and hubs: the hubs kept
+  // leave it room.
+  uint64_t halo_reserve_ = 0;
   // Per-partition hub edges (from its nodes into hubs), most first: a macro-batch of n
   // partitions keeps at most the hub-to-hub edges and the n largest of these.
   std::vector<uint64_t> sorted_hub_edges_;

@@ -19,13 +19,16 @@ class PartitionLookup {
  public:
   PartitionLookup() = default;
   PartitionLookup(std::span<const uint64_t> offsets, MemoryBudget& budget)
-      : offsets_(offsets), bucket_first_(budget, offsets.back() / kBucket + 1, "partition lookup") {
+      : offsets_(offsets), bucket_first_(budget, Buckets(offsets.back()), "partition lookup") {
     uint32_t p = 0;
     for (uint64_t b = 0; b < bucket_first_.size(); ++b) {
       while (offsets_[p + 1] <= b * kBucket && p + 2 < offsets_.size()) ++p;
       bucket_first_[b] = p;
     }
   }
+
+  // What a lookup over `nodes` ids charges.
+  static uint64_t ChargedBytes(uint64_t nodes) { return Buckets(nodes) * sizeof(uint32_t); }
 
   uint32_t operator()(uint64_t v) const {
     uint32_t p = bucket_first_[v / kBucket];
@@ -35,6 +38,7 @@ class PartitionLookup {
 
  private:
   static constexpr uint64_t kBucket = 64;
+  static uint64_t Buckets(uint64_t nodes) { return nodes / kBucket + 1; }
   std::span<const uint64_t> offsets_;
   ChargedArray<uint32_t> bucket_first_;
 };

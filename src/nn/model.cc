@@ -9,6 +9,7 @@
 #include "nn/dropout.h"
 #include "nn/gat_conv.h"
 #include "nn/gcn_conv.h"
+#include "nn/layer_spec.h"
 #include "nn/model_seeds.h"
 #include "nn/sage_conv.h"
 #include "strata/error.h"
@@ -52,32 +53,23 @@ BasicModel<T>::BasicModel(const ModelConfig& config) : config_(config) {
     throw Error::Input("the model's input and class dimensions must be positive");
   }
   config_.threads = std::max(1u, config.threads);
-  size_t in = config.in_dim;
-  for (size_t l = 0; l < config.layers; ++l) {
-    const bool last = l + 1 == config.layers;
+  const std::vector<LayerSpec> specs = LayerSpecsOf(config);
+  for (size_t l = 0; l < specs.size(); ++l) {
+    const LayerSpec& spec = specs[l];
     const uint64_t seed = LayerSeed(config.seed, l);
     std::unique_ptr<BasicLayer<T>> layer;
-    switch (config.kind) {
+    switch (spec.kind) {
       case ModelKind::kSage:
-        layer = std::make_unique<BasicSageConv<T>>(in, last ? config.num_classes : config.hidden,
-                                                   seed, config.bias);
+        layer = std::make_unique<BasicSageConv<T>>(spec.in, spec.out, seed, config.bias);
         break;
       case ModelKind::kGcn:
-        layer = std::make_unique<BasicGcnConv<T>>(in, last ? config.num_classes : config.hidden,
-                                                  seed, config.bias);
+        layer = std::make_unique<BasicGcnConv<T>>(spec.in, spec.out, seed, config.bias);
         break;
-      case ModelKind::kGat: {
-        GatOptions options;
-        options.heads = last ? config.out_heads : config.heads;
-        options.concat_heads = !last;
-        options.attention_dropout = config.attention_dropout;
-        layer = std::make_unique<BasicGatConv<T>>(in, last ? config.num_classes : config.hidden,
-                                                  options, seed, config.bias);
+      case ModelKind::kGat:
+        layer = std::make_unique<BasicGatConv<T>>(spec.in, spec.out, spec.gat, seed, config.bias);
         break;
-      }
     }
     layer->set_threads(config_.threads);
-    in = layer->out_dim();
     layers_.push_back(std::move(layer));
   }
   outputs_.resize(config.layers);
@@ -232,34 +224,26 @@ size_t BasicModel<T>::AllocatedBytes() const {
 
 uint64_t ModelBytesBound(const ModelConfig& config, std::span<const BlockShape> shapes) {
   uint64_t bytes = 0;
-  size_t in = config.in_dim;
-  for (size_t l = 0; l < config.layers; ++l) {
-    const bool last = l + 1 == config.layers;
-    const size_t out = last ? config.num_classes : config.hidden;
+  const std::vector<LayerSpec> specs = LayerSpecsOf(config);
+  for (size_t l = 0; l < specs.size(); ++l) {
+    const LayerSpec& spec = specs[l];
     const BlockShape shape = l < shapes.size() ? shapes[l] : BlockShape{};
-    size_t out_dim = out;
-    switch (config.kind) {
+    switch (spec.kind) {
       case ModelKind::kSage:
-        bytes += BasicSageConv<float>::BytesBound(in, out, config.bias, l > 0, shape);
+        bytes += BasicSageConv<float>::BytesBound(spec.in, spec.out, config.bias, l > 0, shape);
         break;
       case ModelKind::kGcn:
-        bytes += BasicGcnConv<float>::BytesBound(in, out, config.bias, l > 0, shape);
+        bytes += BasicGcnConv<float>::BytesBound(spec.in, spec.out, config.bias, l > 0, shape);
         break;
-      case ModelKind::kGat: {
-        GatOptions options;
-        options.heads = last ? config.out_heads : config.heads;
-        options.concat_heads = !last;
-        bytes += BasicGatConv<float>::BytesBound(in, out, options, config.bias, shape);
-        if (!last) out_dim = options.heads * out;
+      case ModelKind::kGat:
+        bytes += BasicGatConv<float>::BytesBound(spec.in, spec.out, spec.gat, config.bias, shape);
         break;
-      }
     }
     // The layer's output, and the gradient of its input unless it is the first.
-    uint64_t activations = shape.dst * out_dim;
-    if (l > 0) activations += shape.src * in;
-    if (l == 0 && config.input_dropout > 0) activations += shape.src * in;
+    uint64_t activations = shape.dst * spec.out_dim();
+    if (l > 0) activations += shape.src * spec.in;
+    if (l == 0 && config.input_dropout > 0) activations += shape.src * spec.in;
     bytes += MatrixBytesBound(activations * sizeof(float));
-    in = out_dim;
   }
   return bytes;
 }

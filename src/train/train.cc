@@ -113,7 +113,13 @@ TrainResult Train(const TrainOptions& options,
                plan.intermediates_on_disk ? "row-blocked on disk" : "in memory", propagation);
     path = std::move(full_graph);
   } else {
-    session = std::make_unique<Session>(o, Dataset::Open(o.dataset));
+    SourceNeeds source_needs;
+    if (o.multistage.enabled()) {
+      source_needs = [&o](const Dataset& dataset, const CscGraph& graph, const BatchBound& batch) {
+        return MacroBatchLeastBytes(dataset, graph, o, batch);
+      };
+    }
+    session = std::make_unique<Session>(o, Dataset::Open(o.dataset), true, source_needs);
     budget = &session->budget();
     path = std::make_unique<MiniBatchRunner>(*session, MakeBatchSource(*session), ranks);
   }

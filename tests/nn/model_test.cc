@@ -5,6 +5,7 @@
 #include <string>
 
 #include "nn/adam.h"
+#include "nn/layer_spec.h"
 #include "nn/loss.h"
 #include "nn_test_util.h"
 #include "strata/error.h"
@@ -257,6 +258,27 @@ TEST(Model, RejectsBadConfigsAndMismatchedBatches) {
 }
 
 // One statement of the model's rules for every path, each refusal one line naming the option.
+TEST(Model, LayerSpecsGiveTheBuiltLayersWidths) {
+  for (ModelKind kind : {ModelKind::kSage, ModelKind::kGcn, ModelKind::kGat}) {
+    SCOPED_TRACE(std::string(ModelKindName(kind)));
+    ModelConfig config = SmallConfig(kind);
+    config.layers = 3;
+    config.heads = 4;
+    config.out_heads = 2;
+    BasicModel<float> model(config);
+    const std::vector<LayerSpec> specs = LayerSpecsOf(config);
+    ASSERT_EQ(specs.size(), config.layers);
+    for (size_t l = 0; l < specs.size(); ++l) {
+      const BasicLayer<float>& layer = model.layer(l);
+      EXPECT_EQ(specs[l].in, layer.in_dim());
+      EXPECT_EQ(specs[l].out_dim(), layer.out_dim());
+      EXPECT_EQ(specs[l].gathered_width(), layer.gathered_width());
+      EXPECT_EQ(specs[l].self_width(), layer.self_width());
+      EXPECT_EQ(specs[l].aggregates_inputs(), layer.aggregates_inputs());
+    }
+  }
+}
+
 TEST(ModelOptions, RefusalsNameTheOption) {
   auto refusal = [](const ModelOptions& options) {
     try {
