@@ -21,8 +21,9 @@ namespace {
 
 constexpr std::string_view kMarker = ".strata-tmp-";
 constexpr std::string_view kProvisionalMarker = ".strata-new-";
-// A provisional sibling is renamed within microseconds of its creation; one this old was left
-// by a writer killed in between.
+// Where the directory cannot be locked (one that may be written but not read), a provisional
+// sibling this old, renamed within microseconds of its creation otherwise, was left by a writer
+// killed in between.
 constexpr time_t kProvisionalLifetimeS = 60;
 
 bool IsSiblingOf(std::string_view name, std::string_view base, std::string_view marker) {
@@ -41,6 +42,30 @@ int TryLock(const std::string& path) {
   }
   return fd;
 }
+
+// A flock on the directory siblings are made in: a writer holds it shared while its sibling is
+// unlocked under its provisional name, the cleaner holds it exclusive while it looks, so that it
+// never sees a live writer's provisional sibling unlocked. Best effort: held() is false where
+// the directory cannot be opened or locked.
+class DirectoryLock {
+ public:
+  DirectoryLock(const std::string& dir, int operation)
+      : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ >= 0 && ::flock(fd_, operation) != 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~DirectoryLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
 
 }  // namespace
 
@@ -85,6 +110,7 @@ std::string StagingTemplate(const std::string& final_path) {
 StagingSibling CreateStagingSibling(const std::string& final_path, bool directory) {
   std::string name = StagingTemplate(final_path);
   std::string provisional = final_path + std::string(kProvisionalMarker) + "XXXXXX";
+  const DirectoryLock unlocked_window(ParentDirectory(final_path), LOCK_SH);
   if (directory) {
     if (::mkdtemp(provisional.data()) == nullptr) {
       throw Error::System("cannot create a staging directory beside the output", final_path, errno);
@@ -120,7 +146,9 @@ void RemoveAbandonedStaging(const std::string& final_path) {
   namespace fs = std::filesystem;
   const std::string base = fs::path(final_path).filename().string();
   std::error_code ec;
-  for (const fs::directory_entry& entry : fs::directory_iterator(ParentDirectory(final_path), ec)) {
+  const std::string parent = ParentDirectory(final_path);
+  const DirectoryLock looking(parent, LOCK_EX);
+  for (const fs::directory_entry& entry : fs::directory_iterator(parent, ec)) {
     const std::string name = entry.path().filename().string();
     const bool staging = IsSiblingOf(name, base, kMarker);
     if (!staging && !IsSiblingOf(name, base, kProvisionalMarker)) continue;
@@ -128,7 +156,7 @@ void RemoveAbandonedStaging(const std::string& final_path) {
     if (fd < 0) continue;  // a live writer holds it, or it is not ours to open
     struct stat st {};
     const bool old = ::fstat(fd, &st) == 0 && st.st_mtime + kProvisionalLifetimeS < ::time(nullptr);
-    if (staging || old) fs::remove_all(entry.path(), ec);
+    if (staging || looking.held() || old) fs::remove_all(entry.path(), ec);
     ::close(fd);
   }
 }

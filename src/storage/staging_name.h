@@ -5,7 +5,9 @@
 // crashed — from one a live process is still writing, in any PID namespace, and remove only the
 // first kind, so a SIGKILL leaves no litter past the next run that writes the same output.
 // A sibling is created under a provisional name, "<final>.strata-new-XXXXXX", locked, and only
-// then renamed to its staging name, so no run ever sees a live writer's sibling unlocked.
+// then renamed to its staging name, all under a shared flock on the directory, which a run
+// removing siblings holds exclusive: so it never sees a live writer's sibling unlocked, and an
+// unlocked provisional sibling is one whose writer died before it could rename it.
 #pragma once
 
 #include <string>
@@ -40,9 +42,9 @@ StagingSibling CreateStagingSibling(const std::string& final_path, bool director
 // The staging name's mkstemp/mkdtemp form for `final_path` in this process.
 std::string StagingTemplate(const std::string& final_path);
 
-// Removes the temporary siblings of `final_path` that no live writer holds (provisional ones
-// once they are a minute old). Best effort: a sibling that cannot be removed stays, and the run
-// goes on.
+// Removes the temporary siblings of `final_path` that no live writer holds (provisional ones, in
+// a directory it cannot lock, once they are a minute old). Best effort: a sibling that cannot be
+// removed stays, and the run goes on.
 void RemoveAbandonedStaging(const std::string& final_path);
 
 }  // namespace strata

@@ -30,8 +30,9 @@ TEST(StagingName, TemplateNamesThisProcess) {
 }
 
 // Only siblings of this output that no writer holds locked go, whatever pid their names carry
-// (a writer in another PID namespace has a pid this one cannot see); a locked sibling, another
-// output's, a provisional one just made and names that merely look alike stay.
+// (a writer in another PID namespace has a pid this one cannot see), provisional ones too (no
+// writer holds the directory's shared lock, so their writers died before naming them); a locked
+// sibling, another output's and names that merely look alike stay.
 TEST(StagingName, RemovesOnlySiblingsNoWriterHolds) {
   testing::ScratchDir dir;
   fs::create_directories(dir / "out.strata-tmp-1-abc123/graph");
@@ -40,7 +41,7 @@ TEST(StagingName, RemovesOnlySiblingsNoWriterHolds) {
   testing::WriteTextFile(dir / "out.strata-tmp-1-def456", "being written");
   const StagingLock writing(dir / "out.strata-tmp-1-def456");
   testing::WriteTextFile(dir / "other.strata-tmp-2-ghi789", "another output's");
-  testing::WriteTextFile(dir / "out.strata-new-young1", "being named");
+  testing::WriteTextFile(dir / "out.strata-new-young1", "left unnamed");
   fs::create_directory(dir / "out.strata-new-old111");
   fs::last_write_time(dir / "out.strata-new-old111",
                       fs::file_time_type::clock::now() - std::chrono::minutes(2));
@@ -48,8 +49,8 @@ TEST(StagingName, RemovesOnlySiblingsNoWriterHolds) {
   testing::WriteTextFile(dir / "out", "the output");
   RemoveAbandonedStaging(dir / "out");
   EXPECT_EQ(SortedNames(dir.path()),
-            (std::vector<std::string>{"other.strata-tmp-2-ghi789", "out", "out.strata-new-young1",
-                                      "out.strata-tmp-1-def456", "outer.strata-tmp-2-jkl012"}));
+            (std::vector<std::string>{"other.strata-tmp-2-ghi789", "out", "out.strata-tmp-1-def456",
+                                      "outer.strata-tmp-2-jkl012"}));
 }
 
 // A writer's own sibling is locked from before it has its staging name until the writer is done.
