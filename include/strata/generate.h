@@ -6,13 +6,14 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "strata/dataset.h"
 
 namespace strata {
 
-enum class GraphModel { kSbm, kRmat };
-GraphModel ParseGraphModel(std::string_view name);  // sbm | rmat
+enum class GraphModel { kSbm, kRmat, kHsbm };
+GraphModel ParseGraphModel(std::string_view name);  // sbm | rmat | hsbm
 std::string_view GraphModelName(GraphModel model);
 
 struct GenerateOptions {
@@ -24,12 +25,18 @@ struct GenerateOptions {
   uint32_t classes = 8;
   GraphModel graph = GraphModel::kSbm;
   uint64_t seed = 0;
-  double homophily = 0.8;        // SBM: share of pairs inside one class
+  double homophily = 0.8;  // SBM: share of pairs inside one class; HSBM: its aim
+  // HSBM: the share of the edges the planted blocks cut at 2, 4, 8, ... parts (each at least the
+  // one before), what the hierarchy's upper levels are drawn to make (dataset/hsbm_model.h).
+  std::vector<double> cuts = {0.05, 0.1, 0.15, 0.2, 0.25};
   double degree_exponent = 2.5;  // SBM: power-law exponent of the degree distribution
   // This share of the nodes, chosen by the seed, has no edges (pairs that would touch one are
   // drawn again), as real graphs have isolated nodes. At most 0.5.
   double isolated = 0;
   double noise = 1.0;  // feature noise standard deviation; centroids have norm ~1
+  // HSBM, dense features: each community level below the class adds an offset of about this
+  // norm, shared by the community's nodes (dataset/hsbm_model.h).
+  double community_offset = 0;
   // > 0: dense binary bag-of-words features instead, this many ones per row, drawn from class
   // word distributions whose topic words are 1 + 1/noise times as likely as the background's
   // (dataset/binary_features.h).
@@ -45,6 +52,12 @@ struct GenerateOptions {
   unsigned threads = 0;        // 0: all hardware threads
   bool progress = false;       // on stderr: a bar on a terminal, else a line every 10 s
 };
+
+// Sets every option of `options` but out, nodes and what the run's machine decides (budget,
+// threads, seed, dtype) to a hierarchical graph calibrated to a real one: "products"
+// (ogbn-products) or "papers100M" (ogbn-papers100M); README.md, "Generated data". Throws
+// an input error naming --like for another name.
+void ApplyGraphPreset(std::string_view name, GenerateOptions& options);
 
 // Validates the options (input errors name the option), writes and publishes the dataset.
 DatasetMeta GenerateDataset(const GenerateOptions& options);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "dataset/dataset_writer.h"
 #include "dataset/feature_writer.h"
 #include "dataset/graph_models.h"
+#include "dataset/hsbm_model.h"
 #include "dataset/sparse_feature_writer.h"
 #include "dataset/sparse_features.h"
 #include "storage/file.h"
@@ -26,8 +28,9 @@
 namespace strata {
 namespace {
 
-constexpr EnumNames<GraphModel, 2> kGraphModelNames("graph model", {{{GraphModel::kSbm, "sbm"},
-                                                                     {GraphModel::kRmat, "rmat"}}});
+constexpr EnumNames<GraphModel, 3> kGraphModelNames("graph model", {{{GraphModel::kSbm, "sbm"},
+                                                                     {GraphModel::kRmat, "rmat"},
+                                                                     {GraphModel::kHsbm, "hsbm"}}});
 
 constexpr uint64_t kPairsPerBlock = uint64_t{1} << 18;
 constexpr uint64_t kRowsPerChunk = 2048;
@@ -37,6 +40,7 @@ constexpr uint64_t kFeatureStream = 0xFEA7;
 constexpr uint64_t kSplitStream = 0x5917;
 constexpr uint64_t kVocabularyStream = 0xB0C4;
 constexpr uint64_t kIsolatedStream = 0x1501;
+constexpr uint64_t kCommunityStream = 0xC033;
 // Pairs drawn in a row that all touched an isolated node before the options count as unable
 // to connect anything (a few non-isolated nodes, none of them in reach of each other).
 constexpr int kMaxPairRedraws = 10000;
@@ -58,7 +62,20 @@ void Validate(const GenerateOptions& o) {
     throw bad("--degree-exponent must be in (2, 10]");
   }
   if (!(o.isolated >= 0 && o.isolated <= 0.5)) throw bad("--isolated must be in [0, 0.5]");
+  if (o.graph == GraphModel::kHsbm) {
+    if (o.classes > o.nodes / 2 + 1 || (uint64_t{1} << std::bit_width(o.classes - 1)) > o.nodes) {
+      throw bad("--graph hsbm needs at least as many nodes as the power of two above --classes");
+    }
+    for (size_t j = 0; j < o.cuts.size(); ++j) {
+      if (!(o.cuts[j] >= (j > 0 ? o.cuts[j - 1] : 0) && o.cuts[j] < 1)) {
+        throw bad("--cuts must rise from 0 and stay below 1");
+      }
+    }
+  }
   if (!(o.noise >= 0) || !std::isfinite(o.noise)) throw bad("--noise must be >= 0");
+  if (!(o.community_offset >= 0) || !std::isfinite(o.community_offset)) {
+    throw bad("--community-offset must be >= 0");
+  }
   if (o.binary_ones > o.feature_dim) {
     throw bad("--binary-features must not exceed --feature-dim");
   }
@@ -167,6 +184,21 @@ void GenerateNodes(const Model& model, const GenerateOptions& o, unsigned thread
   Rng centroid_rng(MixSeed(o.seed, kCentroidStream));
   const double centroid_scale = dim == 0 ? 0 : 1.0 / std::sqrt(static_cast<double>(dim));
   for (float& x : centroids) x = static_cast<float>(centroid_rng.Normal() * centroid_scale);
+  // A model with nested communities adds each level's offset to its dense rows.
+  std::vector<ChargedArray<float>> offsets;
+  if constexpr (requires { model.CommunityCounts(); }) {
+    if (o.community_offset > 0 && o.binary_ones == 0 && o.feature_density == 0) {
+      const std::vector<uint64_t> counts = model.CommunityCounts();
+      for (size_t level = 0; level < counts.size(); ++level) {
+        offsets.emplace_back(budget, counts[level] * dim, "community offsets");
+        Rng rng(MixSeed(o.seed ^ kCommunityStream, level));
+        float* values = offsets.back().data();
+        for (uint64_t i = 0; i < counts[level] * dim; ++i) {
+          values[i] = static_cast<float>(rng.Normal() * o.community_offset * centroid_scale);
+        }
+      }
+    }
+  }
   std::unique_ptr<BinaryFeatureModel> words;
   if (o.binary_ones > 0) {
     words = std::make_unique<BinaryFeatureModel>(dim, o.classes, o.binary_ones, 1 + 1 / o.noise,
@@ -230,6 +262,12 @@ void GenerateNodes(const Model& model, const GenerateOptions& o, unsigned thread
           const float* centroid = centroids.data() + cls * dim;
           for (uint64_t k = 0; k < dim; ++k) {
             row[k] = centroid[k] + static_cast<float>(o.noise * rng.Normal());
+          }
+          if constexpr (requires { model.CommunityOf(node, 0); }) {
+            for (size_t level = 0; level < offsets.size(); ++level) {
+              const float* offset = offsets[level].data() + model.CommunityOf(node, level) * dim;
+              for (uint64_t k = 0; k < dim; ++k) row[k] += offset[k];
+            }
           }
         }
         uint64_t state = MixSeed(o.seed ^ kSplitStream, node);
@@ -318,6 +356,11 @@ DatasetMeta GenerateDataset(const GenerateOptions& options) {
   Validate(options);
   if (options.graph == GraphModel::kRmat) {
     return Generate(RmatModel(options.nodes, options.classes, options.seed), options);
+  }
+  if (options.graph == GraphModel::kHsbm) {
+    return Generate(HsbmModel(options.nodes, options.classes, options.cuts, options.homophily,
+                              options.degree_exponent, options.seed),
+                    options);
   }
   return Generate(SbmModel(options.nodes, options.classes, options.homophily,
                            options.degree_exponent, options.seed),

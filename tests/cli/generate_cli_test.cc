@@ -123,6 +123,30 @@ TEST(GenerateCli, WritesWellFormedRmatDataset) {
   ExpectWellFormed(s / "rmat", 4);
 }
 
+// --like sets the real graph's class count, width and degree; the three may still be given,
+// the model's own options may not, and without --like they are required.
+TEST(GenerateCli, LikeSetsAGraphCalibratedToARealOne) {
+  ScratchDir s;
+  GenerateOrFail({"generate", s / "p", "--like", "products", "--nodes", "6000", "--seed", "2"});
+  const DatasetMeta meta = Dataset::Open(s / "p").meta();
+  EXPECT_EQ(meta.num_classes, 47u);
+  EXPECT_EQ(meta.feature_dim, 100u);
+  // About 50 edges a node; fewer on a graph this small, whose leaves repeat more pairs.
+  EXPECT_GT(meta.num_edges, 6000u * 30);
+  EXPECT_LE(meta.num_edges, 6000u * 52);
+  ExpectWellFormed(s / "p", 47);
+  GenerateOrFail({"generate", s / "q", "--like", "papers100M", "--nodes", "6000", "--classes", "40",
+                  "--feature-dim", "8"});
+  EXPECT_EQ(Dataset::Open(s / "q").meta().num_classes, 40u);
+  EXPECT_EQ(Dataset::Open(s / "q").meta().feature_dim, 8u);
+  ExpectInputError(
+      RunStrata({"generate", s / "r", "--like", "products", "--nodes", "6000", "--noise", "2"}),
+      {"--like products sets --noise"});
+  ExpectInputError(RunStrata({"generate", s / "r", "--nodes", "6000", "--classes", "4"}),
+                   {"--avg-degree, --feature-dim and --classes are required without --like"});
+  ExpectOnlyEntries(s.path(), {"p", "q"});
+}
+
 TEST(GenerateCli, Float16AndEightByteIdsAreWellFormed) {
   ScratchDir s;
   GenerateOrFail(

@@ -8,6 +8,7 @@
 
 #include "dataset/csc_reference.h"
 #include "dataset/graph_models.h"
+#include "dataset/hsbm_model.h"
 #include "storage/file.h"
 #include "strata/error.h"
 #include "strata/feature_store.h"
@@ -207,6 +208,60 @@ TEST(Generate, RmatAndFloat16AndWideIds) {
   auto a = testing::ReadCscFiles(dir / "r/graph/indptr.bin", dir / "r/graph/indices.bin", 4);
   auto b = testing::ReadCscFiles(dir / "w/graph/indptr.bin", dir / "w/graph/indices.bin", 8);
   EXPECT_TRUE(a == b);
+}
+
+// --graph hsbm with community offsets: the same files whatever the threads, the labels and
+// homophily the profile plants, and features whose community offsets make nodes of one leaf
+// community closer than nodes of one class in different communities.
+TEST(Generate, HsbmPlantsItsClassesAndCommunities) {
+  testing::ScratchDir dir;
+  GenerateOptions o = SmallOptions("");
+  o.graph = GraphModel::kHsbm;
+  o.classes = 8;
+  o.homophily = 0.75;
+  o.cuts = {0.05, 0.1};
+  o.noise = 0.1;
+  o.community_offset = 1;
+  const DatasetMeta meta = GenerateOnOneAndThreeThreads(o, dir / "h", dir / "h3");
+  EXPECT_EQ(meta.num_classes, 8u);
+  auto csc = testing::ReadCscFiles(dir / "h/graph/indptr.bin", dir / "h/graph/indices.bin", 4);
+  auto labels = ReadArray<int32_t>(dir / "h/labels.bin");
+  const HsbmModel model(o.nodes, o.classes, o.cuts, o.homophily, o.degree_exponent, o.seed);
+  uint64_t same = 0;
+  for (uint64_t v = 0; v < o.nodes; ++v) {
+    ASSERT_EQ(static_cast<uint32_t>(labels[v]), model.ClassOf(v));
+    for (uint64_t e = csc.indptr[v]; e < csc.indptr[v + 1]; ++e) {
+      same += labels[csc.indices[e]] == labels[v];
+    }
+  }
+  EXPECT_NEAR(static_cast<double>(same) / meta.num_edges, 0.75, 0.03);
+  // Mean squared distance between feature rows: of one finest community against of one class.
+  auto rows = ReadArray<float>(dir / "h/features.bin");
+  const size_t stride = meta.row_stride_bytes / sizeof(float), finest = 3;
+  auto distance = [&](uint64_t a, uint64_t b) {
+    double sum = 0;
+    for (size_t k = 0; k < o.feature_dim; ++k) {
+      const double diff = rows[a * stride + k] - rows[b * stride + k];
+      sum += diff * diff;
+    }
+    return sum;
+  };
+  double in_community = 0, in_class = 0;
+  int community_pairs = 0, class_pairs = 0;
+  for (uint64_t a = 0; a < 2000; ++a) {
+    for (uint64_t b = a + 1; b < 2000; ++b) {
+      if (model.CommunityOf(a, finest) == model.CommunityOf(b, finest)) {
+        in_community += distance(a, b);
+        ++community_pairs;
+      } else if (labels[a] == labels[b]) {
+        in_class += distance(a, b);
+        ++class_pairs;
+      }
+    }
+  }
+  ASSERT_GT(community_pairs, 0);
+  ASSERT_GT(class_pairs, 0);
+  EXPECT_LT(in_community / community_pairs, 0.5 * in_class / class_pairs);
 }
 
 // --feature-density: CSR rows of exactly round(density × dim) distinct ascending words, the

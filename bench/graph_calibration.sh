@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# How close a --like preset comes to its real graph: generates it at NODES nodes, then prints
+# its average degree and edge homophily, METIS's edge cut at 2 to 32 parts, and an MLP's test
+# accuracy on the features alone (bench/python/feature_mlp.py; numpy and torch).
+#   bench/graph_calibration.sh products|papers100M NODES [STRATA] [DATA_DIR]
+set -euo pipefail
+preset=$1 nodes=$2
+strata=${3:-build/strata}
+data=${4:-data}
+out="$data/like-$preset-$nodes"
+python=${PYTHON:-python3}
+test -f "$out/meta.json" || "$strata" generate "$out" --like "$preset" --nodes "$nodes" --seed 1 > /dev/null
+"$python" - "$out" <<'PY'
+import json, sys
+import numpy as np
+d = sys.argv[1]
+meta = json.load(open(d + '/meta.json'))
+n = meta['num_nodes']
+indptr = np.fromfile(d + '/graph/indptr.bin', dtype=np.uint64)
+indices = np.fromfile(d + '/graph/indices.bin', dtype=np.uint32 if meta['node_id_bytes'] == 4 else np.uint64)
+labels = np.fromfile(d + '/labels.bin', dtype=np.int32)
+dst = np.repeat(np.arange(n), np.diff(indptr).astype(np.int64))
+print(f"average degree {len(indices) / n:.1f}, edge homophily {np.mean(labels[dst] == labels[indices]):.3f}")
+PY
+for parts in 2 4 8 16 32; do
+  "$strata" partition "$out" "$out-metis" --parts "$parts" --method metis --force --json |
+    "$python" -c "import json,sys; r=json.load(sys.stdin); print('METIS', r['parts'], 'parts: cut', round(100 * r['edge_cut_ratio'], 2), '%, label balance', round(r['label_balance'], 3))"
+done
+rm -rf "$out-metis"
+"$python" "$(dirname "$0")/python/feature_mlp.py" "$out"

@@ -1,0 +1,122 @@
+#include "dataset/hsbm_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace strata {
+
+std::vector<double> HsbmDepthShares(int levels, int class_depth, std::span<const double> cuts,
+                                    double homophily) {
+  std::vector<double> shares(levels + 1, 0.0);
+  // A pair drawn at depth d < j lands in another block of depth j unless the 2^(j - d) blocks
+  // of depth j in its block at depth d offer it its own: it is cut with probability
+  // 1 - 2^(d - j). So cut_j = sum over d < j of shares[d] (1 - 2^(d - j)), solved for
+  // shares[j - 1] from j = 1 up.
+  const int given = std::min<int>(static_cast<int>(cuts.size()), levels);
+  double assigned = 0;
+  for (int j = 1; j <= given; ++j) {
+    double cut_above = 0;
+    for (int d = 0; d + 1 < j; ++d) cut_above += shares[d] * (1 - std::ldexp(1.0, d - j));
+    shares[j - 1] = std::clamp(2 * (cuts[j - 1] - cut_above), 0.0, 1 - assigned);
+    assigned += shares[j - 1];
+  }
+  const double rest = 1 - assigned;
+  // A pair drawn above the class depth c stays in its class with probability 2^(d - c); below
+  // it, always. The depths between the given ones and c share x, the deeper ones rest - x:
+  // homophily = rest - x + same_above + x * mean 2^(d - c), solved for x.
+  const int middle_end = std::max(given, std::min(class_depth, levels));
+  double same_above = 0;
+  for (int d = 0; d < given; ++d) {
+    same_above += shares[d] * std::ldexp(1.0, std::min(0, d - class_depth));
+  }
+  double middle = 0;
+  if (middle_end > given) {
+    double mean_same = 0;
+    for (int d = given; d < middle_end; ++d) mean_same += std::ldexp(1.0, d - class_depth);
+    mean_same /= middle_end - given;
+    middle = std::clamp((rest + same_above - homophily) / (1 - mean_same), 0.0, rest);
+    for (int d = given; d < middle_end; ++d) shares[d] = middle / (middle_end - given);
+  }
+  // The rest, evenly over the depths from the class depth down to the leaves.
+  for (int d = middle_end; d <= levels; ++d)
+    shares[d] = (rest - middle) / (levels - middle_end + 1);
+  return shares;
+}
+
+namespace {
+
+int CeilLog2(uint64_t x) {
+  int bits = 0;
+  while ((uint64_t{1} << bits) < x) ++bits;
+  return bits;
+}
+
+}  // namespace
+
+HsbmModel::HsbmModel(uint64_t nodes, uint32_t classes, std::span<const double> cuts,
+                     double homophily, double degree_exponent, uint64_t seed)
+    : nodes_(nodes),
+      classes_(classes),
+      class_depth_(CeilLog2(classes)),
+      one_minus_a_(1.0 - 1.0 / (degree_exponent - 1.0)),
+      inverse_one_minus_a_(1.0 / one_minus_a_),
+      permutation_(nodes, MixSeed(seed, 0x45B)) {
+  // Leaves of about 100 nodes, at least one a class block, at least one node a leaf.
+  const int by_size =
+      static_cast<int>(std::lround(std::log2(std::max(1.0, static_cast<double>(nodes) / 100))));
+  const int most = 63 - __builtin_clzll(nodes);  // floor(log2 nodes)
+  levels_ = std::min(std::max(by_size, class_depth_), most);
+  shares_ = HsbmDepthShares(levels_, class_depth_, cuts, homophily);
+  share_cdf_.resize(shares_.size());
+  std::partial_sum(shares_.begin(), shares_.end(), share_cdf_.begin());
+  share_cdf_.back() = 1.0;
+}
+
+uint64_t HsbmModel::LeafOfPosition(uint64_t position) const {
+  // Leaf l holds positions [l n / L, (l + 1) n / L).
+  const unsigned __int128 leaves = uint64_t{1} << levels_;
+  return static_cast<uint64_t>(((position + 1) * leaves - 1) / nodes_);
+}
+
+uint64_t HsbmModel::SampleInLeaf(Rng& rng, uint64_t leaf) const {
+  const unsigned __int128 n = nodes_;
+  const uint64_t first = static_cast<uint64_t>(leaf * n >> levels_);
+  const uint64_t size = static_cast<uint64_t>((leaf + 1) * n >> levels_) - first;
+  // Inverse CDF of the continuous density x^-a on [1, size + 1).
+  const double span = std::pow(static_cast<double>(size) + 1.0, one_minus_a_) - 1.0;
+  const double x = std::pow(1.0 + rng.Uniform() * span, inverse_one_minus_a_);
+  return first + std::min<uint64_t>(static_cast<uint64_t>(x) - 1, size - 1);
+}
+
+void HsbmModel::SamplePair(Rng& rng, uint64_t& u, uint64_t& v) const {
+  do {
+    const uint64_t leaf = rng.Below(uint64_t{1} << levels_);
+    u = SampleInLeaf(rng, leaf);
+    const double r = rng.Uniform();
+    const int depth = static_cast<int>(
+        std::upper_bound(share_cdf_.begin(), share_cdf_.end() - 1, r) - share_cdf_.begin());
+    const int below = levels_ - depth;
+    v = SampleInLeaf(rng, (leaf >> below << below) + rng.Below(uint64_t{1} << below));
+  } while (u == v);
+  u = permutation_.Forward(u);
+  v = permutation_.Forward(v);
+}
+
+uint64_t HsbmModel::BlockOf(uint64_t node, int depth) const {
+  return LeafOfPosition(permutation_.Inverse(node)) >> (levels_ - depth);
+}
+
+std::vector<uint64_t> HsbmModel::CommunityCounts() const {
+  std::vector<uint64_t> counts;
+  for (int d = class_depth_ + 1; d <= std::min(levels_, class_depth_ + kCommunityLevels); ++d) {
+    counts.push_back(uint64_t{1} << d);
+  }
+  return counts;
+}
+
+uint32_t HsbmModel::ClassOf(uint64_t node) const {
+  return static_cast<uint32_t>(BlockOf(node, class_depth_) * classes_ >> class_depth_);
+}
+
+}  // namespace strata

@@ -1,0 +1,73 @@
+// HsbmModel is a hierarchical degree-corrected block model, the generator's model of the
+// locality real graphs have at every scale. Node positions [0, n) are cut into 2^H leaf
+// communities of about 100 nodes (the size of the tightest communities in real networks,
+// Leskovec et al., 2009), contiguous ranges nested in a binary hierarchy: the block at depth d
+// holds the leaves whose index shares its top d bits. A pair draws its first end by weight, then
+// a depth d from a profile, and its second end by weight inside the first's block at depth d
+// (d = H: its leaf). Within a leaf, rank r has weight (r + 1)^-a with a = 1 / (exponent - 1),
+// power-law degrees as in SbmModel. Classes are the blocks at depth c = ceil(log2 classes),
+// grouped into `classes` runs of one or two. Node ids are the positions scattered by a
+// permutation, so that no id order gives the locality for free.
+//
+// The profile is set from the edge cuts the planted hierarchy makes at 2, 4, 8, ... parts and an
+// edge homophily (HsbmDepthShares); a partitioner that finds the hierarchy cuts that share.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "common/random.h"
+#include "dataset/node_permutation.h"
+
+namespace strata {
+
+// The share of pairs drawn at each depth 0..levels (levels: the leaves) such that the planted
+// blocks at depth j cut cuts[j - 1] of the pairs (j = 1 .. cuts.size(), at most levels), the
+// depths between those and the class depth take what brings the edge homophily nearest to
+// `homophily`, and the rest is spread evenly over the depths from the class depth down to the
+// leaves. Each share is at least 0; cuts that ask for a negative one are met as nearly as they
+// can be.
+std::vector<double> HsbmDepthShares(int levels, int class_depth, std::span<const double> cuts,
+                                    double homophily);
+
+class HsbmModel {
+ public:
+  static constexpr int kCommunityLevels = 4;
+
+  HsbmModel(uint64_t nodes, uint32_t classes, std::span<const double> cuts, double homophily,
+            double degree_exponent, uint64_t seed);
+
+  // Draws one pair (never a self loop).
+  void SamplePair(Rng& rng, uint64_t& u, uint64_t& v) const;
+  uint32_t ClassOf(uint64_t node) const;
+  // The block at `depth` (0 .. levels()) holding `node`.
+  uint64_t BlockOf(uint64_t node, int depth) const;
+  // The communities features are drawn from beside the class: the blocks of the kCommunityLevels
+  // depths below the class depth (fewer where the leaves are nearer), coarsest first.
+  // CommunityCounts()[k] blocks at level k; CommunityOf(node, k) is node's.
+  std::vector<uint64_t> CommunityCounts() const;
+  uint64_t CommunityOf(uint64_t node, size_t level) const {
+    return BlockOf(node, class_depth_ + 1 + static_cast<int>(level));
+  }
+  int levels() const { return levels_; }
+  int class_depth() const { return class_depth_; }
+  const std::vector<double>& depth_shares() const { return shares_; }
+
+ private:
+  uint64_t LeafOfPosition(uint64_t position) const;
+  // A node of `leaf` drawn by weight.
+  uint64_t SampleInLeaf(Rng& rng, uint64_t leaf) const;
+
+  uint64_t nodes_;
+  uint32_t classes_;
+  int levels_;       // H: 2^H leaves
+  int class_depth_;  // c
+  std::vector<double> shares_;
+  std::vector<double> share_cdf_;
+  double one_minus_a_;
+  double inverse_one_minus_a_;
+  NodePermutation permutation_;
+};
+
+}  // namespace strata
