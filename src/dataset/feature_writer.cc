@@ -36,8 +36,7 @@ void CheckFeatureValues(std::span<const float> values, uint64_t dim, uint64_t fi
 
 FeatureWriter::FeatureWriter(const std::string& path, uint64_t feature_dim, FeatureDtype dtype,
                              std::string source, MemoryBudget& budget)
-    : path_(path),
-      file_(path),
+    : file_(path),
       source_(std::move(source)),
       feature_dim_(feature_dim),
       dtype_(dtype),
@@ -47,7 +46,7 @@ FeatureWriter::FeatureWriter(const std::string& path, uint64_t feature_dim, Feat
 }
 
 void FeatureWriter::ExpectRows(uint64_t rows) const {
-  CheckFreeSpace(ParentDirectory(path_), rows * stride_,
+  CheckFreeSpace(ParentDirectory(file_.path()), rows * stride_,
                  fmt::format("features.bin of {} rows", rows));
 }
 

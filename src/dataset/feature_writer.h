@@ -45,7 +45,6 @@ class FeatureWriter {
   FileDigest Finish();
 
  private:
-  std::string path_;
   FileWriter file_;
   std::string source_;
   uint64_t feature_dim_;

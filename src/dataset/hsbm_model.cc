@@ -68,6 +68,13 @@ HsbmModel::HsbmModel(uint64_t nodes, uint32_t classes, std::span<const double> c
   const int most = 63 - __builtin_clzll(nodes);  // floor(log2 nodes)
   levels_ = std::min(std::max(by_size, class_depth_), most);
   shares_ = HsbmDepthShares(levels_, class_depth_, cuts, homophily);
+  // Leaves hold floor(n / L) or one more nodes.
+  smallest_leaf_ = nodes >> levels_;
+  auto span = [&](uint64_t size) {
+    return std::pow(static_cast<double>(size) + 1.0, one_minus_a_) - 1.0;
+  };
+  small_span_ = span(smallest_leaf_);
+  large_span_ = span(smallest_leaf_ + 1);
   share_cdf_.resize(shares_.size());
   std::partial_sum(shares_.begin(), shares_.end(), share_cdf_.begin());
   share_cdf_.back() = 1.0;
@@ -84,7 +91,7 @@ uint64_t HsbmModel::SampleInLeaf(Rng& rng, uint64_t leaf) const {
   const uint64_t first = static_cast<uint64_t>(leaf * n >> levels_);
   const uint64_t size = static_cast<uint64_t>((leaf + 1) * n >> levels_) - first;
   // Inverse CDF of the continuous density x^-a on [1, size + 1).
-  const double span = std::pow(static_cast<double>(size) + 1.0, one_minus_a_) - 1.0;
+  const double span = size == smallest_leaf_ ? small_span_ : large_span_;
   const double x = std::pow(1.0 + rng.Uniform() * span, inverse_one_minus_a_);
   return first + std::min<uint64_t>(static_cast<uint64_t>(x) - 1, size - 1);
 }

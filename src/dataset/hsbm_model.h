@@ -67,6 +67,10 @@ class HsbmModel {
   std::vector<double> share_cdf_;
   double one_minus_a_;
   double inverse_one_minus_a_;
+  // (size + 1)^(1 - a) - 1 for the two leaf sizes, as SampleInLeaf's inverse CDF takes it.
+  uint64_t smallest_leaf_ = 0;
+  double small_span_ = 0;
+  double large_span_ = 0;
   NodePermutation permutation_;
 };
 

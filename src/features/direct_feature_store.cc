@@ -22,6 +22,11 @@ uint64_t DirectStoreSlotBytes(uint64_t row_bytes, uint32_t max_read_bytes) {
   return std::max<uint64_t>(max_read_bytes, row_span);
 }
 
+uint64_t DirectStoreReadBytes(const DatasetMeta& meta, uint32_t io_depth, uint32_t max_read_bytes) {
+  return uint64_t{std::max<uint32_t>(io_depth, 1)} *
+         DirectStoreSlotBytes(RowLayout::Of(meta).row_bytes(), max_read_bytes);
+}
+
 DirectFeatureStore::DirectFeatureStore(const std::string& path, const RowLayout& layout,
                                        const DirectStoreOptions& options, MemoryBudget& budget)
     : layout_(layout) {

@@ -36,6 +36,8 @@ namespace strata {
 // Bytes of one of the store's read buffers: the largest coalesced read, or one row's blocks
 // when a row is larger. The store holds one per read in flight.
 uint64_t DirectStoreSlotBytes(uint64_t row_bytes, uint32_t max_read_bytes);
+// What a store of `meta`'s rows charges before any cache: a read buffer per read in flight.
+uint64_t DirectStoreReadBytes(const DatasetMeta& meta, uint32_t io_depth, uint32_t max_read_bytes);
 
 class DirectFeatureStore final : public FeatureStore {
  public:

@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "features/direct_feature_store.h"
-#include "features/row_codec.h"
 #include "fullgraph/full_graph_plan.h"
 #include "minibatch/batch_bound.h"
 #include "minibatch/layerwise_inference.h"
@@ -106,8 +105,7 @@ uint64_t Session::StoreBytes() const {
   const DatasetMeta& meta = dataset_.meta();
   switch (options_.features.store) {
     case FeatureStoreKind::kDirect:
-      return uint64_t{options_.io_depth} * DirectStoreSlotBytes(RowLayout::Of(meta).row_bytes(),
-                                                                options_.features.max_read_bytes);
+      return DirectStoreReadBytes(meta, options_.io_depth, options_.features.max_read_bytes);
     case FeatureStoreKind::kMemory:
       return meta.num_nodes * meta.row_stride_bytes;
     case FeatureStoreKind::kMmap:

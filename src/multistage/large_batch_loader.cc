@@ -6,7 +6,6 @@
 
 #include "common/random.h"
 #include "features/direct_feature_store.h"
-#include "features/row_codec.h"
 #include "multistage/macro_batch_size.h"
 #include "strata/error.h"
 
@@ -32,13 +31,6 @@ uint64_t MacroBatchBytes(uint64_t rows, uint64_t edges, uint64_t layers, uint64_
   return margin_rows * dim * sizeof(float) + GraphBytes(rows, edges, layers);
 }
 
-DirectStoreOptions StoreOptionsOf(const TrainOptions& options) {
-  DirectStoreOptions direct;
-  direct.io.depth = std::max<uint32_t>(options.io_depth, 1);
-  direct.max_read_bytes = options.features.max_read_bytes;
-  return direct;
-}
-
 uint64_t SampledEdges(const SampledBatch& batch) {
   uint64_t edges = 0;
   for (const Block& block : batch.blocks) edges += block.num_edges();
@@ -59,11 +51,19 @@ std::unique_ptr<CscGraph> LayerGraph(const Block& block, uint64_t nodes, MemoryB
 
 }  // namespace
 
+DirectStoreOptions LoaderStoreOptions(const TrainOptions& options) {
+  DirectStoreOptions direct;
+  direct.io.depth = std::max<uint32_t>(options.io_depth, 1);
+  direct.max_read_bytes = options.features.max_read_bytes;
+  return direct;
+}
+
 LargeBatchLoader::LargeBatchLoader(const Dataset& dataset, const CscGraph& graph,
                                    const std::vector<uint64_t>& train_ids,
                                    const TrainOptions& options, MemoryBudget& budget)
     : graph_(graph), options_(options), budget_(budget), dim_(dataset.meta().feature_dim) {
-  store_ = OpenFeatureStore(dataset, FeatureStoreKind::kDirect, StoreOptionsOf(options), budget);
+  store_ =
+      OpenFeatureStore(dataset, FeatureStoreKind::kDirect, LoaderStoreOptions(options), budget);
 
   const uint64_t batch = std::max<uint64_t>(options.sampling.batch_size, 1);
   // At most a rank's share of the mini-batches, so that every rank gets a macro-batch.
@@ -98,11 +98,10 @@ uint64_t LargeBatchLoader::LeastBytes(const Dataset& dataset, const TrainOptions
                                       const BatchBound& largest_batch) {
   uint64_t edges = 0;
   for (const BlockShape& layer : largest_batch.layers) edges += layer.edges;
-  const DirectStoreOptions store = StoreOptionsOf(options);
+  const DirectStoreOptions store = LoaderStoreOptions(options);
   const DatasetMeta& meta = dataset.meta();
   // Two buffers of one mini-batch's macro-batch in half of what the store leaves.
-  return uint64_t{store.io.depth} *
-             DirectStoreSlotBytes(RowLayout::Of(meta).row_bytes(), store.max_read_bytes) +
+  return DirectStoreReadBytes(meta, store.io.depth, store.max_read_bytes) +
          4 * MacroBatchBytes(largest_batch.input_rows(), edges, largest_batch.layers.size(),
                              meta.feature_dim);
 }

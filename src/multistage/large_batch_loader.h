@@ -40,6 +40,10 @@
 
 namespace strata {
 
+// The direct store a multistage loader gathers rows through (lbs's rows, pbs's halo): the run's
+// I/O depth and largest read.
+DirectStoreOptions LoaderStoreOptions(const TrainOptions& options);
+
 class LargeBatchLoader final : public MacroBatchLoader {
  public:
   // `graph` must outlive the loader. Throws an input error naming the budget when two

@@ -454,8 +454,7 @@ HaloOptions HaloOptionsOf(const TrainOptions& o) {
     const uint64_t width =
         model.kind == ModelKind::kGat ? model.hidden * model.heads : model.hidden;
     halo.history_values = (model.layers - 1) * width;
-    halo.store.io.depth = std::max<uint32_t>(o.io_depth, 1);
-    halo.store.max_read_bytes = o.features.max_read_bytes;
+    halo.store = LoaderStoreOptions(o);
   }
   return halo;
 }

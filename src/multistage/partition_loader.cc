@@ -14,7 +14,6 @@
 #include "common/random.h"
 #include "dataset/stored_ids.h"
 #include "features/direct_feature_store.h"
-#include "features/row_codec.h"
 #include "multistage/macro_batch_size.h"
 #include "storage/file.h"
 #include "strata/error.h"
@@ -97,8 +96,7 @@ struct PartitionSizes {
 uint64_t HaloFixedBytes(const DatasetMeta& meta, const HaloOptions& halo) {
   if (halo.history_values == 0) return 0;
   return HistoryTable::ChargedBytes(meta.num_nodes, halo.history_values) +
-         uint64_t{std::max<uint32_t>(halo.store.io.depth, 1)} *
-             DirectStoreSlotBytes(RowLayout::Of(meta).row_bytes(), halo.store.max_read_bytes);
+         DirectStoreReadBytes(meta, halo.store.io.depth, halo.store.max_read_bytes);
 }
 
 // A macro-batch buffer's historical rows and stamps for the largest partition.
