@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # How close a --like preset comes to its real graph: generates it at NODES nodes, then prints
-# its average degree and edge homophily, METIS's edge cut at 2 to 32 parts, and an MLP's test
-# accuracy on the features alone (bench/python/feature_mlp.py; numpy and torch).
-#   bench/graph_calibration.sh products|papers100M NODES [STRATA] [DATA_DIR]
+# its average degree and edge homophily, METIS's edge cut at 2 to 32 parts, an MLP's test
+# accuracy on the features alone (bench/python/feature_mlp.py; numpy and torch), and the test
+# accuracy of the thesis's GraphSAGE-3 (hidden 256, fanouts 15,10,5 from the seeds, batch 1000,
+# lr 0.001, dropout 0.5) at its best validation epoch of EPOCHS (default: 8 for products, 40 for
+# papers100M, whose 1.1% training split makes few batches an epoch).
+#   bench/graph_calibration.sh products|papers100M NODES [STRATA] [DATA_DIR] [EPOCHS]
 set -euo pipefail
 preset=$1 nodes=$2
 strata=${3:-build/strata}
 data=${4:-data}
+epochs=${5:-$([ "$preset" = products ] && echo 8 || echo 40)}
 out="$data/like-$preset-$nodes"
 python=${PYTHON:-python3}
 test -f "$out/meta.json" || "$strata" generate "$out" --like "$preset" --nodes "$nodes" --seed 1 > /dev/null
@@ -28,3 +32,6 @@ for parts in 2 4 8 16 32; do
 done
 rm -rf "$out-metis"
 "$python" "$(dirname "$0")/python/feature_mlp.py" "$out"
+"$strata" train "$out" --model sage --layers 3 --hidden 256 --fanouts 5,10,15 \
+  --eval-fanouts 5,10,15 --batch-size 1000 --lr 0.001 --dropout 0.5 --epochs "$epochs" \
+  --feature-store memory --eval-point best --seed 1 2>&1 | grep '^final:'

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The larger-than-memory path end to end (issue 24), every command within one memory budget:
-# generate ogbn-papers100M's shape with half its edges (NODES nodes, average degree 10,
-# 128-dim float16 features, 172 classes, train/val/test 1.1% / 0.11% / 0.2%), partition it
+# The larger-than-memory path end to end, every command within one memory budget:
+# generate a papers100M-like graph (--like papers100M: NODES nodes, 172 classes, 128-dim
+# features, train/val/test 1.1% / 0.11% / 0.2%) with a third of its edges (average degree 10)
+# and float16 features, partition it
 # (GAP, 1024 parts, 1% hubs), remove the unpartitioned copy, train one epoch of the Hanoi
 # thesis's model (GraphSAGE, 3 layers, hidden 256, fanouts 15,10,5, batch 1000) with
 # --multistage partition, evaluate every val and test node of its checkpoint with layer-wise
@@ -39,9 +40,8 @@ run() {
     > "$stats/$name.disk"
 }
 
-run generate "$strata" generate "$src" --nodes "$nodes" --avg-degree 10 --feature-dim 128 \
-  --feature-dtype float16 --classes 172 --train-ratio 0.011 --val-ratio 0.0011 \
-  --test-ratio 0.002 --seed 1 --memory-budget "$budget"
+run generate "$strata" generate "$src" --like papers100M --nodes "$nodes" --avg-degree 10 \
+  --feature-dtype float16 --seed 1 --memory-budget "$budget"
 run partition "$strata" partition "$src" "$part" --parts 1024 --hubs 0.01 \
   --memory-budget "$budget"
 "$strata" bench disk "$src" --seconds 3 --depths 128 --json > "$stats/disk.json" 2>> "$log"

@@ -29,7 +29,10 @@ struct GenerateOptions {
   // HSBM: the share of the edges the planted blocks cut at 2, 4, 8, ... parts (each at least the
   // one before), what the hierarchy's upper levels are drawn to make (dataset/hsbm_model.h).
   std::vector<double> cuts = {0.05, 0.1, 0.15, 0.2, 0.25};
-  double degree_exponent = 2.5;  // SBM: power-law exponent of the degree distribution
+  double degree_exponent = 2.5;  // SBM, HSBM: power-law exponent of the degree distribution
+  // HSBM: this share of each leaf community, its lightest nodes, gets a label drawn at random
+  // (dataset/hsbm_model.h); what keeps a GNN's accuracy below 100% as on real graphs.
+  double label_noise = 0;
   // This share of the nodes, chosen by the seed, has no edges (pairs that would touch one are
   // drawn again), as real graphs have isolated nodes. At most 0.5.
   double isolated = 0;

@@ -44,7 +44,10 @@ Runner AddGenerateCommand(CLI::App& app) {
   cmd->add_option("--cuts", o.cuts,
                   "HSBM: share of edges the planted blocks cut at 2, 4, 8, ... parts")
       ->delimiter(',');
-  cmd->add_option("--degree-exponent", o.degree_exponent, "SBM: power-law degree exponent")
+  cmd->add_option("--degree-exponent", o.degree_exponent, "power-law degree exponent")
+      ->capture_default_str();
+  cmd->add_option("--label-noise", o.label_noise,
+                  "HSBM: share of each leaf community, its lightest nodes, labelled at random")
       ->capture_default_str();
   cmd->add_option("--isolated", o.isolated, "share of nodes without edges (at most 0.5)")
       ->capture_default_str();
@@ -82,7 +85,7 @@ Runner AddGenerateCommand(CLI::App& app) {
       ApplyGraphPreset(args->like, o);
       for (const char* name :
            {"--graph", "--homophily", "--cuts", "--noise", "--community-offset",
-            "--degree-exponent", "--train-ratio", "--val-ratio", "--test-ratio"}) {
+            "--degree-exponent", "--label-noise", "--train-ratio", "--val-ratio", "--test-ratio"}) {
         if (cmd->count(name) > 0) {
           throw Error::Input(fmt::format("--like {} sets {}; leave it out", args->like, name));
         }

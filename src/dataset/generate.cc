@@ -41,6 +41,7 @@ constexpr uint64_t kSplitStream = 0x5917;
 constexpr uint64_t kVocabularyStream = 0xB0C4;
 constexpr uint64_t kIsolatedStream = 0x1501;
 constexpr uint64_t kCommunityStream = 0xC033;
+constexpr uint64_t kLabelNoiseStream = 0x1AB3;
 // Pairs drawn in a row that all touched an isolated node before the options count as unable
 // to connect anything (a few non-isolated nodes, none of them in reach of each other).
 constexpr int kMaxPairRedraws = 10000;
@@ -71,6 +72,10 @@ void Validate(const GenerateOptions& o) {
         throw bad("--cuts must rise from 0 and stay below 1");
       }
     }
+  }
+  if (!(o.label_noise >= 0 && o.label_noise < 1)) throw bad("--label-noise must be in [0, 1)");
+  if (o.label_noise > 0 && o.graph != GraphModel::kHsbm) {
+    throw bad("--label-noise needs --graph hsbm");
   }
   if (!(o.noise >= 0) || !std::isfinite(o.noise)) throw bad("--noise must be >= 0");
   if (!(o.community_offset >= 0) || !std::isfinite(o.community_offset)) {
@@ -252,6 +257,12 @@ void GenerateNodes(const Model& model, const GenerateOptions& o, unsigned thread
         uint64_t node = first + i;
         uint32_t cls = model.ClassOf(node);
         labels[i] = static_cast<int32_t>(cls);
+        if constexpr (requires { model.InPeriphery(node); }) {
+          if (model.InPeriphery(node)) {
+            labels[i] = static_cast<int32_t>(
+                Rng(MixSeed(o.seed ^ kLabelNoiseStream, node)).Below(o.classes));
+          }
+        }
         Rng rng(MixSeed(o.seed ^ kFeatureStream, node));
         float* row = rows.data() + i * dim;
         if (sparse) {
@@ -359,7 +370,7 @@ DatasetMeta GenerateDataset(const GenerateOptions& options) {
   }
   if (options.graph == GraphModel::kHsbm) {
     return Generate(HsbmModel(options.nodes, options.classes, options.cuts, options.homophily,
-                              options.degree_exponent, options.seed),
+                              options.degree_exponent, options.label_noise, options.seed),
                     options);
   }
   return Generate(SbmModel(options.nodes, options.classes, options.homophily,

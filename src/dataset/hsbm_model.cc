@@ -55,7 +55,7 @@ int CeilLog2(uint64_t x) {
 }  // namespace
 
 HsbmModel::HsbmModel(uint64_t nodes, uint32_t classes, std::span<const double> cuts,
-                     double homophily, double degree_exponent, uint64_t seed)
+                     double homophily, double degree_exponent, double label_noise, uint64_t seed)
     : nodes_(nodes),
       classes_(classes),
       class_depth_(CeilLog2(classes)),
@@ -67,17 +67,31 @@ HsbmModel::HsbmModel(uint64_t nodes, uint32_t classes, std::span<const double> c
       static_cast<int>(std::lround(std::log2(std::max(1.0, static_cast<double>(nodes) / 100))));
   const int most = 63 - __builtin_clzll(nodes);  // floor(log2 nodes)
   levels_ = std::min(std::max(by_size, class_depth_), most);
-  shares_ = HsbmDepthShares(levels_, class_depth_, cuts, homophily);
   // Leaves hold floor(n / L) or one more nodes.
   smallest_leaf_ = nodes >> levels_;
-  auto span = [&](uint64_t size) {
-    return std::pow(static_cast<double>(size) + 1.0, one_minus_a_) - 1.0;
+  auto span = [&](double size) { return std::pow(size + 1.0, one_minus_a_) - 1.0; };
+  small_span_ = span(static_cast<double>(smallest_leaf_));
+  large_span_ = span(static_cast<double>(smallest_leaf_ + 1));
+  // The periphery: the last label_noise of the ranks, rounded to the nearest.
+  auto periphery = [&](uint64_t size) {
+    return static_cast<uint64_t>(std::ceil((1 - label_noise) * static_cast<double>(size) - 0.5));
   };
-  small_span_ = span(smallest_leaf_);
-  large_span_ = span(smallest_leaf_ + 1);
+  small_periphery_ = periphery(smallest_leaf_);
+  large_periphery_ = periphery(smallest_leaf_ + 1);
+  // An edge with a mislabelled end joins two labels by chance (1 / classes); the periphery
+  // holds a share `ends` of the edge ends: its ranks' share of a leaf's weight, lowered.
+  const double light = 1 - span(static_cast<double>(small_periphery_)) / small_span_;
+  const double ends = kPeripheryWeight * light / (1 - light + kPeripheryWeight * light);
+  const double both_kept = (1 - ends) * (1 - ends);
+  const double aim = std::clamp((homophily - (1 - both_kept) / classes) / both_kept, 0.0, 1.0);
+  shares_ = HsbmDepthShares(levels_, class_depth_, cuts, aim);
   share_cdf_.resize(shares_.size());
   std::partial_sum(shares_.begin(), shares_.end(), share_cdf_.begin());
   share_cdf_.back() = 1.0;
+}
+
+uint64_t HsbmModel::LeafFirst(uint64_t leaf) const {
+  return static_cast<uint64_t>(static_cast<unsigned __int128>(leaf) * nodes_ >> levels_);
 }
 
 uint64_t HsbmModel::LeafOfPosition(uint64_t position) const {
@@ -87,13 +101,16 @@ uint64_t HsbmModel::LeafOfPosition(uint64_t position) const {
 }
 
 uint64_t HsbmModel::SampleInLeaf(Rng& rng, uint64_t leaf) const {
-  const unsigned __int128 n = nodes_;
-  const uint64_t first = static_cast<uint64_t>(leaf * n >> levels_);
-  const uint64_t size = static_cast<uint64_t>((leaf + 1) * n >> levels_) - first;
+  const uint64_t first = LeafFirst(leaf);
+  const uint64_t size = LeafSize(leaf);
   // Inverse CDF of the continuous density x^-a on [1, size + 1).
   const double span = size == smallest_leaf_ ? small_span_ : large_span_;
-  const double x = std::pow(1.0 + rng.Uniform() * span, inverse_one_minus_a_);
-  return first + std::min<uint64_t>(static_cast<uint64_t>(x) - 1, size - 1);
+  uint64_t rank;
+  do {
+    const double x = std::pow(1.0 + rng.Uniform() * span, inverse_one_minus_a_);
+    rank = std::min<uint64_t>(static_cast<uint64_t>(x) - 1, size - 1);
+  } while (rank >= PeripheryRank(size) && rng.Uniform() >= kPeripheryWeight);
+  return first + rank;
 }
 
 void HsbmModel::SamplePair(Rng& rng, uint64_t& u, uint64_t& v) const {
@@ -120,6 +137,12 @@ std::vector<uint64_t> HsbmModel::CommunityCounts() const {
     counts.push_back(uint64_t{1} << d);
   }
   return counts;
+}
+
+bool HsbmModel::InPeriphery(uint64_t node) const {
+  const uint64_t position = permutation_.Inverse(node);
+  const uint64_t leaf = LeafOfPosition(position);
+  return position - LeafFirst(leaf) >= PeripheryRank(LeafSize(leaf));
 }
 
 uint32_t HsbmModel::ClassOf(uint64_t node) const {

@@ -11,6 +11,10 @@
 //
 // The profile is set from the edge cuts the planted hierarchy makes at 2, 4, 8, ... parts and an
 // edge homophily (HsbmDepthShares); a partitioner that finds the hierarchy cuts that share.
+// With label noise q, the lightest q of each leaf are its periphery: labelled at random while
+// their edges and features follow their block, and drawn as an edge end at kPeripheryWeight of
+// their weight; as in a real graph, whose errors sit on its sparsely linked nodes, whose
+// category neither their few links nor their content reveal.
 #pragma once
 
 #include <cstdint>
@@ -34,13 +38,19 @@ std::vector<double> HsbmDepthShares(int levels, int class_depth, std::span<const
 class HsbmModel {
  public:
   static constexpr int kCommunityLevels = 4;
+  static constexpr double kPeripheryWeight = 0.2;
 
+  // `homophily` is the labels' aim: the profile aims higher by what the mislabelled nodes'
+  // share of the edge ends takes away.
   HsbmModel(uint64_t nodes, uint32_t classes, std::span<const double> cuts, double homophily,
-            double degree_exponent, uint64_t seed);
+            double degree_exponent, double label_noise, uint64_t seed);
 
   // Draws one pair (never a self loop).
   void SamplePair(Rng& rng, uint64_t& u, uint64_t& v) const;
+  // The class of node's block, what its edges and features follow.
   uint32_t ClassOf(uint64_t node) const;
+  // Whether node is in its leaf's periphery, the lightest label_noise share of it.
+  bool InPeriphery(uint64_t node) const;
   // The block at `depth` (0 .. levels()) holding `node`.
   uint64_t BlockOf(uint64_t node, int depth) const;
   // The communities features are drawn from beside the class: the blocks of the kCommunityLevels
@@ -56,6 +66,13 @@ class HsbmModel {
 
  private:
   uint64_t LeafOfPosition(uint64_t position) const;
+  // The first position of `leaf` and its size.
+  uint64_t LeafFirst(uint64_t leaf) const;
+  uint64_t LeafSize(uint64_t leaf) const { return LeafFirst(leaf + 1) - LeafFirst(leaf); }
+  // The first rank of the periphery of a leaf of `size` nodes.
+  uint64_t PeripheryRank(uint64_t size) const {
+    return size == smallest_leaf_ ? small_periphery_ : large_periphery_;
+  }
   // A node of `leaf` drawn by weight.
   uint64_t SampleInLeaf(Rng& rng, uint64_t leaf) const;
 
@@ -71,6 +88,8 @@ class HsbmModel {
   uint64_t smallest_leaf_ = 0;
   double small_span_ = 0;
   double large_span_ = 0;
+  uint64_t small_periphery_ = 0;
+  uint64_t large_periphery_ = 0;
   NodePermutation permutation_;
 };
 

@@ -226,7 +226,8 @@ TEST(Generate, HsbmPlantsItsClassesAndCommunities) {
   EXPECT_EQ(meta.num_classes, 8u);
   auto csc = testing::ReadCscFiles(dir / "h/graph/indptr.bin", dir / "h/graph/indices.bin", 4);
   auto labels = ReadArray<int32_t>(dir / "h/labels.bin");
-  const HsbmModel model(o.nodes, o.classes, o.cuts, o.homophily, o.degree_exponent, o.seed);
+  const HsbmModel model(o.nodes, o.classes, o.cuts, o.homophily, o.degree_exponent, o.label_noise,
+                        o.seed);
   uint64_t same = 0;
   for (uint64_t v = 0; v < o.nodes; ++v) {
     ASSERT_EQ(static_cast<uint32_t>(labels[v]), model.ClassOf(v));
@@ -262,6 +263,43 @@ TEST(Generate, HsbmPlantsItsClassesAndCommunities) {
   ASSERT_GT(community_pairs, 0);
   ASSERT_GT(class_pairs, 0);
   EXPECT_LT(in_community / community_pairs, 0.5 * in_class / class_pairs);
+}
+
+// --label-noise: exactly the nodes of the model's periphery get a label drawn at random, the
+// periphery is sparsely linked, and the labels' homophily is still the one aimed at.
+TEST(Generate, HsbmLabelNoiseRelabelsThePeripheryAndKeepsTheHomophily) {
+  testing::ScratchDir dir;
+  GenerateOptions o = SmallOptions(dir / "h");
+  o.graph = GraphModel::kHsbm;
+  o.classes = 8;
+  o.homophily = 0.6;
+  o.cuts = {0.05, 0.1};
+  o.label_noise = 0.25;
+  const DatasetMeta meta = GenerateDataset(o);
+  auto csc = testing::ReadCscFiles(dir / "h/graph/indptr.bin", dir / "h/graph/indices.bin", 4);
+  auto labels = ReadArray<int32_t>(dir / "h/labels.bin");
+  const HsbmModel model(o.nodes, o.classes, o.cuts, o.homophily, o.degree_exponent, o.label_noise,
+                        o.seed);
+  uint64_t same = 0, periphery = 0, relabelled = 0, periphery_ends = 0;
+  for (uint64_t v = 0; v < o.nodes; ++v) {
+    const uint64_t degree = csc.indptr[v + 1] - csc.indptr[v];
+    if (model.InPeriphery(v)) {
+      ++periphery;
+      relabelled += static_cast<uint32_t>(labels[v]) != model.ClassOf(v);
+      periphery_ends += degree;
+    } else {
+      ASSERT_EQ(static_cast<uint32_t>(labels[v]), model.ClassOf(v));
+    }
+    for (uint64_t e = csc.indptr[v]; e < csc.indptr[v + 1]; ++e) {
+      same += labels[csc.indices[e]] == labels[v];
+    }
+  }
+  EXPECT_NEAR(static_cast<double>(periphery) / o.nodes, 0.25, 0.01);
+  // A random label is another class 7 times in 8.
+  EXPECT_NEAR(static_cast<double>(relabelled) / periphery, 7.0 / 8, 0.02);
+  // A quarter of the nodes, drawn at a fifth of their small weight: a few hundredths of the ends.
+  EXPECT_LT(static_cast<double>(periphery_ends) / meta.num_edges, 0.05);
+  EXPECT_NEAR(static_cast<double>(same) / meta.num_edges, 0.6, 0.03);
 }
 
 // --feature-density: CSR rows of exactly round(density × dim) distinct ascending words, the
@@ -340,6 +378,12 @@ TEST(Generate, RefusesBadOptions) {
   EXPECT_THROW(GenerateDataset(o), Error);
   o = SmallOptions(dir / "x");
   o.isolated = 0.6;
+  EXPECT_THROW(GenerateDataset(o), Error);
+  o = SmallOptions(dir / "x");
+  o.label_noise = 0.1;  // an SBM has no periphery
+  EXPECT_THROW(GenerateDataset(o), Error);
+  o.graph = GraphModel::kHsbm;
+  o.label_noise = 1;
   EXPECT_THROW(GenerateDataset(o), Error);
   EXPECT_TRUE(testing::ListDirectory(dir.path()).empty());
 }

@@ -46,7 +46,7 @@ TEST(HsbmModel, PairsFollowTheProfile) {
   const std::vector<double> cuts = {0.05, 0.12, 0.18, 0.23, 0.27};
   const uint64_t nodes = 50000;
   const uint32_t classes = 12;
-  const HsbmModel model(nodes, classes, cuts, 0.7, 2.5, 3);
+  const HsbmModel model(nodes, classes, cuts, 0.7, 2.5, 0, 3);
   ASSERT_EQ(model.levels(), 9);  // 512 leaves of about 100 nodes
   ASSERT_EQ(model.class_depth(), 4);
   Rng rng(5);
@@ -81,7 +81,7 @@ TEST(HsbmModel, PairsFollowTheProfile) {
 }
 
 TEST(HsbmModel, CommunitiesNestInsideTheClass) {
-  const HsbmModel model(20000, 8, std::vector<double>{0.1, 0.2}, 0.8, 2.5, 1);
+  const HsbmModel model(20000, 8, std::vector<double>{0.1, 0.2}, 0.8, 2.5, 0, 1);
   const std::vector<uint64_t> counts = model.CommunityCounts();
   ASSERT_EQ(counts.size(), static_cast<size_t>(HsbmModel::kCommunityLevels));
   for (size_t k = 0; k < counts.size(); ++k) EXPECT_EQ(counts[k], uint64_t{16} << k);
