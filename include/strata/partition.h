@@ -17,6 +17,11 @@ enum class PartitionMethod { kGap, kRandom, kMetis };
 PartitionMethod ParsePartitionMethod(std::string_view name);  // gap | random | metis
 std::string_view PartitionMethodName(PartitionMethod method);
 
+// What METIS balances beside the node count: nothing more, the training nodes, or each class's
+// training nodes (DistDGL's balance constraints).
+enum class MetisBalance { kNodes, kTrain, kClasses };
+MetisBalance ParseMetisBalance(std::string_view name);  // nodes | train | classes
+
 struct PartitionOptions {
   std::string input;
   std::string out;
@@ -27,6 +32,7 @@ struct PartitionOptions {
   uint32_t hub_walk_steps = 2;  // L of the reverse lazy random walk that scores hubs
   uint32_t passes = 2;          // GAP: streaming passes (the first assigns, later ones refine)
   double imbalance = 1.05;      // GAP: each (partition, label) holds at most this × its share
+  MetisBalance balance = MetisBalance::kNodes;  // METIS only
   uint64_t seed = 0;
   uint64_t memory_budget_bytes = 0;
   uint64_t row_pass_bytes = 0;  // features moved per pass over the input (0: the free budget)

@@ -17,6 +17,7 @@ Runner AddPartitionCommand(CLI::App& app) {
   struct Args {
     PartitionOptions options;
     std::string method = "gap";
+    std::string balance = "nodes";
     std::string budget;
     bool json = false;
   };
@@ -36,6 +37,11 @@ Runner AddPartitionCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--imbalance", o.imbalance, "GAP: most nodes of a label per partition, × share")
       ->capture_default_str();
+  cmd->add_option("--balance", args->balance,
+                  "metis: balance the nodes, also the training nodes (train), or also each "
+                  "class's training nodes (classes)")
+      ->check(CLI::IsMember({"nodes", "train", "classes"}))
+      ->capture_default_str();
   cmd->add_option("--seed", o.seed, "random seed (random method)");
   cmd->add_option("--memory-budget", args->budget, "memory budget, e.g. 1G (default: RAM/4)");
   cmd->add_flag("--force", o.replace_existing, "replace OUT if it exists");
@@ -44,6 +50,7 @@ Runner AddPartitionCommand(CLI::App& app) {
     auto start = std::chrono::steady_clock::now();
     PartitionOptions o = args->options;
     o.method = ParsePartitionMethod(args->method);
+    o.balance = ParseMetisBalance(args->balance);
     o.memory_budget_bytes = MemoryBudgetFromOption(args->budget);
     o.progress = true;
     const DatasetMeta meta = PartitionDataset(o);

@@ -10,13 +10,40 @@
 
 namespace strata {
 
-uint64_t MetisMemoryEstimate(const CscGraph& graph) {
-  const uint64_t csr =
-      (graph.num_nodes() + 1) * sizeof(idx_t) + 2 * graph.num_edges() * sizeof(idx_t);
+uint64_t MetisMemoryEstimate(const CscGraph& graph, uint64_t constraints) {
+  const uint64_t csr = (graph.num_nodes() + 1) * sizeof(idx_t) +
+                       2 * graph.num_edges() * sizeof(idx_t) +
+                       (constraints > 1 ? graph.num_nodes() * constraints * sizeof(idx_t) : 0);
   return 10 * csr;
 }
 
-Partitioning MetisPartition(const CscGraph& graph, uint32_t parts, uint64_t seed,
+namespace {
+
+// The constraint index of each group that METIS balances (-1: none), and how many constraints
+// there are: the node count first, then the training nodes, or each class that has any.
+std::vector<int> ConstraintOfGroup(MetisBalance balance, std::span<const uint32_t> groups,
+                                   uint32_t num_classes, idx_t& constraints) {
+  std::vector<int> of_group(num_classes + 1, -1);
+  constraints = 1;
+  if (balance == MetisBalance::kTrain) {
+    for (uint32_t c = 0; c < num_classes; ++c) of_group[c] = 1;
+    constraints = 2;
+  } else if (balance == MetisBalance::kClasses) {
+    std::vector<bool> present(num_classes, false);
+    for (uint32_t g : groups) {
+      if (g < num_classes) present[g] = true;
+    }
+    for (uint32_t c = 0; c < num_classes; ++c) {
+      if (present[c]) of_group[c] = constraints++;
+    }
+  }
+  return of_group;
+}
+
+}  // namespace
+
+Partitioning MetisPartition(const CscGraph& graph, uint32_t parts, MetisBalance balance,
+                            std::span<const uint32_t> groups, uint32_t num_classes, uint64_t seed,
                             MemoryBudget& budget) {
   const uint64_t n = graph.num_nodes();
   if (parts == 0 || parts > n) {
@@ -25,7 +52,10 @@ Partitioning MetisPartition(const CscGraph& graph, uint32_t parts, uint64_t seed
   if (n >= (uint64_t{1} << 31) || 2 * graph.num_edges() >= (uint64_t{1} << 31)) {
     throw Error::Input("--method metis: the graph is too large for 32-bit METIS ids");
   }
-  const uint64_t estimate = MetisMemoryEstimate(graph);
+  idx_t constraints = 1;
+  const std::vector<int> constraint_of_group =
+      ConstraintOfGroup(balance, groups, num_classes, constraints);
+  const uint64_t estimate = MetisMemoryEstimate(graph, static_cast<uint64_t>(constraints));
   if (estimate > budget.available()) {
     throw Error::Input(fmt::format(
         "--method metis keeps the whole graph in memory, about {:.0f} MiB, more than the {:.0f} "
@@ -66,15 +96,26 @@ Partitioning MetisPartition(const CscGraph& graph, uint32_t parts, uint64_t seed
   xadj[n] = kept;
   adjncy.resize(kept);
 
-  idx_t nodes = static_cast<idx_t>(n), constraints = 1, k = static_cast<idx_t>(parts), cut = 0;
+  // Each node weighs 1 in the first constraint and, a training node, 1 in its group's.
+  std::vector<idx_t> weights;
+  if (constraints > 1) {
+    weights.assign(n * constraints, 0);
+    for (uint64_t v = 0; v < n; ++v) {
+      weights[v * constraints] = 1;
+      const int c = constraint_of_group[groups[v]];
+      if (c > 0) weights[v * constraints + c] = 1;
+    }
+  }
+  idx_t nodes = static_cast<idx_t>(n), k = static_cast<idx_t>(parts), cut = 0;
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = static_cast<idx_t>(seed & 0x7fffffff);
   std::vector<idx_t> part(n, 0);
   if (parts > 1) {
     const int status =
-        METIS_PartGraphKway(&nodes, &constraints, xadj.data(), adjncy.data(), nullptr, nullptr,
-                            nullptr, &k, nullptr, nullptr, options, &cut, part.data());
+        METIS_PartGraphKway(&nodes, &constraints, xadj.data(), adjncy.data(),
+                            weights.empty() ? nullptr : weights.data(), nullptr, nullptr, &k,
+                            nullptr, nullptr, options, &cut, part.data());
     if (status != METIS_OK) {
       throw Error::Internal(fmt::format("METIS_PartGraphKway failed with status {}", status));
     }

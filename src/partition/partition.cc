@@ -25,11 +25,18 @@ constexpr EnumNames<PartitionMethod, 3> kMethodNames("partitioning method",
                                                      {{{PartitionMethod::kGap, "gap"},
                                                        {PartitionMethod::kRandom, "random"},
                                                        {PartitionMethod::kMetis, "metis"}}});
+constexpr EnumNames<MetisBalance, 3> kBalanceNames("METIS balance",
+                                                   {{{MetisBalance::kNodes, "nodes"},
+                                                     {MetisBalance::kTrain, "train"},
+                                                     {MetisBalance::kClasses, "classes"}}});
 
 void CheckOptions(const PartitionOptions& o, const DatasetMeta& input) {
   if (o.parts < 1 || o.parts > input.num_nodes) {
     throw Error::Input(fmt::format("--parts must be between 1 and the number of nodes ({}), not {}",
                                    input.num_nodes, o.parts));
+  }
+  if (o.balance != MetisBalance::kNodes && o.method != PartitionMethod::kMetis) {
+    throw Error::Input("--balance is for --method metis");
   }
   if (!(o.hub_fraction >= 0 && o.hub_fraction < 1)) {
     throw Error::Input("--hubs must be a fraction in [0, 1)");
@@ -46,6 +53,7 @@ void CheckOptions(const PartitionOptions& o, const DatasetMeta& input) {
 }  // namespace
 
 PartitionMethod ParsePartitionMethod(std::string_view name) { return kMethodNames.Parse(name); }
+MetisBalance ParseMetisBalance(std::string_view name) { return kBalanceNames.Parse(name); }
 std::string_view PartitionMethodName(PartitionMethod method) { return kMethodNames.Name(method); }
 
 DatasetMeta PartitionDataset(const PartitionOptions& o) {
@@ -69,16 +77,19 @@ DatasetMeta PartitionDataset(const PartitionOptions& o) {
     const ChargedArray<int32_t> labels = input.ReadLabels(budget);
     const std::span<const int32_t> label_span(labels.data(), labels.size());
     const uint32_t classes = input.meta().num_classes;
-    if (o.method == PartitionMethod::kGap) {
+    if (o.method != PartitionMethod::kRandom) {
       const ChargedArray<uint32_t> groups = LabelGroups(label_span, train_ids, classes, budget);
-      GapOptions gap;
-      gap.parts = o.parts;
-      gap.passes = o.passes;
-      gap.imbalance = o.imbalance;
-      partitioning = GapPartition(graph, {groups.data(), groups.size()}, classes + 1, gap, budget,
-                                  progress.get());
-    } else if (o.method == PartitionMethod::kMetis) {
-      partitioning = MetisPartition(graph, o.parts, o.seed, budget);
+      const std::span<const uint32_t> group_span(groups.data(), groups.size());
+      if (o.method == PartitionMethod::kMetis) {
+        partitioning =
+            MetisPartition(graph, o.parts, o.balance, group_span, classes, o.seed, budget);
+      } else {
+        GapOptions gap;
+        gap.parts = o.parts;
+        gap.passes = o.passes;
+        gap.imbalance = o.imbalance;
+        partitioning = GapPartition(graph, group_span, classes + 1, gap, budget, progress.get());
+      }
     } else {
       partitioning = RandomPartition(input.meta().num_nodes, o.parts, o.seed, budget);
     }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "partition_fixture.h"
 #include "strata/error.h"
@@ -19,9 +20,10 @@ TEST_F(MetisPartitionTest, BeyondTheBudgetIsRefusedInOneLine) {
   const Dataset in = Dataset::Open(dir_ / "in");
   MemoryBudget budget(8 << 20);
   const CscGraph graph(in, budget);
-  MemoryBudget small(MetisMemoryEstimate(graph) - 1);
+  MemoryBudget small(MetisMemoryEstimate(graph, 1) - 1);
+  const std::vector<uint32_t> groups(graph.num_nodes(), 0);
   try {
-    MetisPartition(graph, 6, 0, small);
+    MetisPartition(graph, 6, MetisBalance::kNodes, groups, 1, 0, small);
     FAIL() << "METIS ran beyond the budget";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("--method metis"), std::string::npos) << e.what();

@@ -90,6 +90,31 @@ TEST_F(PartitionDatasetTest, MetisMinimisesTheCutButNotTheLabelImbalance) {
   EXPECT_GT(metis.partition->label_balance, gap.partition->label_balance);
 }
 
+// Balance constraints as DistDGL uses them: with each class's training nodes balanced, METIS's
+// parts hold the classes as the training set does, at a higher cut; with the training nodes
+// balanced, each part holds its share of them.
+TEST_F(PartitionDatasetTest, MetisBalanceConstraintsHoldTheirShares) {
+  const DatasetMeta plain = PartitionDataset(Options("plain", PartitionMethod::kMetis));
+  PartitionOptions o = Options("classes", PartitionMethod::kMetis);
+  o.balance = MetisBalance::kClasses;
+  const DatasetMeta classes = PartitionDataset(o);
+  EXPECT_LT(classes.partition->label_balance, 0.5 * plain.partition->label_balance);
+  EXPECT_GT(classes.partition->edge_cut_ratio, plain.partition->edge_cut_ratio);
+  o = Options("train", PartitionMethod::kMetis);
+  o.balance = MetisBalance::kTrain;
+  PartitionDataset(o);
+  const Dataset train = Dataset::Open(dir_ / "train");
+  const std::vector<uint64_t> offsets = ReadU64s(train, kPartitionOffsetsFile);
+  const std::vector<uint64_t> train_ids = train.ReadSplit(Split::kTrain);
+  const double share = static_cast<double>(train_ids.size()) / kParts;
+  for (uint32_t p = 0; p < kParts; ++p) {
+    const auto in_part = std::count_if(train_ids.begin(), train_ids.end(), [&](uint64_t v) {
+      return v >= offsets[p] && v < offsets[p + 1];
+    });
+    EXPECT_NEAR(static_cast<double>(in_part), share, 0.1 * share + 1) << p;
+  }
+}
+
 TEST_F(PartitionDatasetTest, SameOptionsSameBytes) {
   for (PartitionMethod method :
        {PartitionMethod::kGap, PartitionMethod::kRandom, PartitionMethod::kMetis}) {
@@ -124,6 +149,9 @@ TEST_F(PartitionDatasetTest, RefusesOptionsItCannotMeetAndAPartitionedInput) {
   o = Options("out", PartitionMethod::kGap);
   o.hub_fraction = 1;
   EXPECT_EQ(refusal(o), "--hubs must be a fraction in [0, 1)");
+  o = Options("out", PartitionMethod::kGap);
+  o.balance = MetisBalance::kTrain;
+  EXPECT_EQ(refusal(o), "--balance is for --method metis");
 
   PartitionDataset(Options("gap", PartitionMethod::kGap));
   o = Options("out", PartitionMethod::kGap);
