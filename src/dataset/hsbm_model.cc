@@ -67,7 +67,6 @@ HsbmModel::HsbmModel(uint64_t nodes, uint32_t classes, std::span<const double> c
       static_cast<int>(std::lround(std::log2(std::max(1.0, static_cast<double>(nodes) / 100))));
   const int most = 63 - __builtin_clzll(nodes);  // floor(log2 nodes)
   levels_ = std::min(std::max(by_size, class_depth_), most);
-  // Leaves hold floor(n / L) or one more nodes.
   smallest_leaf_ = nodes >> levels_;
   auto span = [&](double size) { return std::pow(size + 1.0, one_minus_a_) - 1.0; };
   small_span_ = span(static_cast<double>(smallest_leaf_));

@@ -84,10 +84,11 @@ class HsbmModel {
   std::vector<double> share_cdf_;
   double one_minus_a_;
   double inverse_one_minus_a_;
+  uint64_t smallest_leaf_ = 0;  // leaves hold this many nodes or one more
   // (size + 1)^(1 - a) - 1 for the two leaf sizes, as SampleInLeaf's inverse CDF takes it.
-  uint64_t smallest_leaf_ = 0;
   double small_span_ = 0;
   double large_span_ = 0;
+  // PeripheryRank of the two leaf sizes.
   uint64_t small_periphery_ = 0;
   uint64_t large_periphery_ = 0;
   NodePermutation permutation_;

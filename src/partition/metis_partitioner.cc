@@ -19,25 +19,29 @@ uint64_t MetisMemoryEstimate(const CscGraph& graph, uint64_t constraints) {
 
 namespace {
 
-// The constraint index of each group that METIS balances (-1: none), and how many constraints
-// there are: the node count first, then the training nodes, or each class that has any.
-std::vector<int> ConstraintOfGroup(MetisBalance balance, std::span<const uint32_t> groups,
-                                   uint32_t num_classes, idx_t& constraints) {
-  std::vector<int> of_group(num_classes + 1, -1);
-  constraints = 1;
+// The weight METIS balances each label group by: the node count is constraint 0, then the
+// training nodes (one more constraint) or each class that has any (one constraint each).
+struct Constraints {
+  idx_t count = 1;
+  std::vector<int> of_group;  // -1: the group weighs in no constraint beside the node count
+};
+
+Constraints ConstraintsOf(MetisBalance balance, std::span<const uint32_t> groups,
+                          uint32_t num_classes) {
+  Constraints c;
+  c.of_group.assign(num_classes + 1, -1);
   if (balance == MetisBalance::kTrain) {
-    for (uint32_t c = 0; c < num_classes; ++c) of_group[c] = 1;
-    constraints = 2;
+    std::fill(c.of_group.begin(), c.of_group.end() - 1, c.count++);
   } else if (balance == MetisBalance::kClasses) {
     std::vector<bool> present(num_classes, false);
     for (uint32_t g : groups) {
       if (g < num_classes) present[g] = true;
     }
-    for (uint32_t c = 0; c < num_classes; ++c) {
-      if (present[c]) of_group[c] = constraints++;
+    for (uint32_t k = 0; k < num_classes; ++k) {
+      if (present[k]) c.of_group[k] = c.count++;
     }
   }
-  return of_group;
+  return c;
 }
 
 }  // namespace
@@ -52,10 +56,8 @@ Partitioning MetisPartition(const CscGraph& graph, uint32_t parts, MetisBalance 
   if (n >= (uint64_t{1} << 31) || 2 * graph.num_edges() >= (uint64_t{1} << 31)) {
     throw Error::Input("--method metis: the graph is too large for 32-bit METIS ids");
   }
-  idx_t constraints = 1;
-  const std::vector<int> constraint_of_group =
-      ConstraintOfGroup(balance, groups, num_classes, constraints);
-  const uint64_t estimate = MetisMemoryEstimate(graph, static_cast<uint64_t>(constraints));
+  Constraints constraints = ConstraintsOf(balance, groups, num_classes);
+  const uint64_t estimate = MetisMemoryEstimate(graph, static_cast<uint64_t>(constraints.count));
   if (estimate > budget.available()) {
     throw Error::Input(fmt::format(
         "--method metis keeps the whole graph in memory, about {:.0f} MiB, more than the {:.0f} "
@@ -97,13 +99,14 @@ Partitioning MetisPartition(const CscGraph& graph, uint32_t parts, MetisBalance 
   adjncy.resize(kept);
 
   // Each node weighs 1 in the first constraint and, a training node, 1 in its group's.
+  const uint64_t stride = static_cast<uint64_t>(constraints.count);
   std::vector<idx_t> weights;
-  if (constraints > 1) {
-    weights.assign(n * constraints, 0);
+  if (stride > 1) {
+    weights.assign(n * stride, 0);
     for (uint64_t v = 0; v < n; ++v) {
-      weights[v * constraints] = 1;
-      const int c = constraint_of_group[groups[v]];
-      if (c > 0) weights[v * constraints + c] = 1;
+      weights[v * stride] = 1;
+      const int c = constraints.of_group[groups[v]];
+      if (c > 0) weights[v * stride + c] = 1;
     }
   }
   idx_t nodes = static_cast<idx_t>(n), k = static_cast<idx_t>(parts), cut = 0;
@@ -113,7 +116,7 @@ Partitioning MetisPartition(const CscGraph& graph, uint32_t parts, MetisBalance 
   std::vector<idx_t> part(n, 0);
   if (parts > 1) {
     const int status =
-        METIS_PartGraphKway(&nodes, &constraints, xadj.data(), adjncy.data(),
+        METIS_PartGraphKway(&nodes, &constraints.count, xadj.data(), adjncy.data(),
                             weights.empty() ? nullptr : weights.data(), nullptr, nullptr, &k,
                             nullptr, nullptr, options, &cut, part.data());
     if (status != METIS_OK) {

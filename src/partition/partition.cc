@@ -77,19 +77,19 @@ DatasetMeta PartitionDataset(const PartitionOptions& o) {
     const ChargedArray<int32_t> labels = input.ReadLabels(budget);
     const std::span<const int32_t> label_span(labels.data(), labels.size());
     const uint32_t classes = input.meta().num_classes;
-    if (o.method != PartitionMethod::kRandom) {
-      const ChargedArray<uint32_t> groups = LabelGroups(label_span, train_ids, classes, budget);
-      const std::span<const uint32_t> group_span(groups.data(), groups.size());
-      if (o.method == PartitionMethod::kMetis) {
-        partitioning =
-            MetisPartition(graph, o.parts, o.balance, group_span, classes, o.seed, budget);
-      } else {
-        GapOptions gap;
-        gap.parts = o.parts;
-        gap.passes = o.passes;
-        gap.imbalance = o.imbalance;
-        partitioning = GapPartition(graph, group_span, classes + 1, gap, budget, progress.get());
-      }
+    // The label groups GAP balances and METIS's constraints are drawn from; random needs none.
+    const ChargedArray<uint32_t> groups = o.method == PartitionMethod::kRandom
+                                              ? ChargedArray<uint32_t>()
+                                              : LabelGroups(label_span, train_ids, classes, budget);
+    const std::span<const uint32_t> group_span(groups.data(), groups.size());
+    if (o.method == PartitionMethod::kGap) {
+      GapOptions gap;
+      gap.parts = o.parts;
+      gap.passes = o.passes;
+      gap.imbalance = o.imbalance;
+      partitioning = GapPartition(graph, group_span, classes + 1, gap, budget, progress.get());
+    } else if (o.method == PartitionMethod::kMetis) {
+      partitioning = MetisPartition(graph, o.parts, o.balance, group_span, classes, o.seed, budget);
     } else {
       partitioning = RandomPartition(input.meta().num_nodes, o.parts, o.seed, budget);
     }
