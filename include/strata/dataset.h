@@ -105,7 +105,10 @@ struct PartitionMeta {
   uint64_t max_part_nodes = 0, min_part_nodes = 0;
   double seconds = 0;           // partitioning and writing
   uint64_t peak_rss_bytes = 0;  // of the process that partitioned
-  std::string source;           // the input dataset's directory
+  // The partitioner alone: from opening the input to the assignment, before hubs and writing.
+  double partitioner_seconds = 0;
+  uint64_t partitioner_peak_rss_bytes = 0;
+  std::string source;  // the input dataset's directory
 };
 
 struct DatasetMeta {

@@ -31,6 +31,7 @@ struct PartitionOptions {
   double hub_fraction = 0;      // share of the nodes kept as hubs
   uint32_t hub_walk_steps = 2;  // L of the reverse lazy random walk that scores hubs
   uint32_t passes = 2;          // GAP: streaming passes (the first assigns, later ones refine)
+  uint32_t cluster_rounds = 0;  // GAP: label-propagation rounds that coarsen first; 0: none
   double imbalance = 1.05;      // GAP: each (partition, label) holds at most this × its share
   MetisBalance balance = MetisBalance::kNodes;  // METIS only
   uint64_t seed = 0;

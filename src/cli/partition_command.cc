@@ -33,7 +33,11 @@ Runner AddPartitionCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--hub-walk-steps", o.hub_walk_steps, "steps of the hub-scoring random walk")
       ->capture_default_str();
-  cmd->add_option("--passes", o.passes, "GAP: streaming passes over the graph")
+  cmd->add_option("--passes", o.passes,
+                  "GAP: streaming passes over the graph (after clustering, 1 does)")
+      ->capture_default_str();
+  cmd->add_option("--cluster-rounds", o.cluster_rounds,
+                  "GAP: label-propagation rounds that cluster the nodes first (0: none)")
       ->capture_default_str();
   cmd->add_option("--imbalance", o.imbalance, "GAP: most nodes of a label per partition, × share")
       ->capture_default_str();

@@ -116,6 +116,8 @@ std::string DatasetMeta::ToJson() const {
                       {"min_part_nodes", p.min_part_nodes},
                       {"seconds", p.seconds},
                       {"peak_rss_bytes", p.peak_rss_bytes},
+                      {"partitioner_seconds", p.partitioner_seconds},
+                      {"partitioner_peak_rss_bytes", p.partitioner_peak_rss_bytes},
                       {"source", p.source}};
   }
   return j.dump(2) + "\n";
@@ -178,6 +180,9 @@ DatasetMeta DatasetMeta::FromJson(const std::string& text, const std::string& so
       partition.min_part_nodes = IntegerField<uint64_t>(p, "min_part_nodes", 0, source);
       partition.seconds = p.value("seconds", 0.0);
       partition.peak_rss_bytes = IntegerField<uint64_t>(p, "peak_rss_bytes", 0, source);
+      partition.partitioner_seconds = p.value("partitioner_seconds", 0.0);
+      partition.partitioner_peak_rss_bytes =
+          IntegerField<uint64_t>(p, "partitioner_peak_rss_bytes", 0, source);
       partition.source = p.value("source", std::string());
       meta.partition = partition;
     }

@@ -2,14 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
 #include <utility>
 #include <vector>
 
-#include "common/interrupt.h"
 #include "common/progress.h"
+#include "partition/size_constrained_clusters.h"
 #include "strata/error.h"
 
 namespace strata {
@@ -66,6 +67,34 @@ class BalanceTable {
   std::vector<std::set<std::pair<double, uint32_t>>> sets_;
 };
 
+// Places each cluster whole, largest first onto the partition with the fewest nodes, so that
+// the passes start from partitions that keep the clusters and hold even node counts.
+void PlaceClusters(std::span<const uint32_t> cluster_of, uint32_t parts, uint32_t* part_of,
+                   MemoryBudget& budget) {
+  const uint64_t n = cluster_of.size();
+  ChargedArray<uint32_t> size_or_part(budget, n, "cluster sizes");
+  std::fill(size_or_part.data(), size_or_part.data() + n, 0);
+  for (uint32_t c : cluster_of) ++size_or_part[c];
+  const uint64_t count = n - static_cast<uint64_t>(std::count(
+                                 size_or_part.data(), size_or_part.data() + n, uint32_t{0}));
+  ChargedArray<uint32_t> clusters(budget, count, "clusters by size");
+  uint32_t* end = clusters.data();
+  for (uint32_t c = 0; c < n; ++c) {
+    if (size_or_part[c] > 0) *end++ = c;
+  }
+  std::stable_sort(clusters.data(), end,
+                   [&](uint32_t a, uint32_t b) { return size_or_part[a] > size_or_part[b]; });
+  std::set<std::pair<uint64_t, uint32_t>> lightest;  // (nodes, partition)
+  for (uint32_t p = 0; p < parts; ++p) lightest.emplace(0, p);
+  for (const uint32_t c : std::span<const uint32_t>(clusters.data(), count)) {
+    auto [nodes, p] = *lightest.begin();
+    lightest.erase(lightest.begin());
+    lightest.emplace(nodes + size_or_part[c], p);
+    size_or_part[c] = p;
+  }
+  for (uint64_t v = 0; v < n; ++v) part_of[v] = size_or_part[cluster_of[v]];
+}
+
 }  // namespace
 
 Partitioning GapPartition(const CscGraph& graph, std::span<const uint32_t> groups,
@@ -86,12 +115,17 @@ Partitioning GapPartition(const CscGraph& graph, std::span<const uint32_t> group
   std::vector<uint64_t> group_sizes(num_groups, 0);
   for (uint32_t g : groups) ++group_sizes[g];
   BalanceTable balance(group_sizes, n, graph.num_edges(), o);
+  if (o.cluster_rounds > 0) {
+    const ChargedArray<uint32_t> clusters = SizeConstrainedClusters(
+        graph, (n + o.parts - 1) / o.parts, o.cluster_rounds, budget, progress);
+    PlaceClusters({clusters.data(), n}, o.parts, part_of, budget);
+    for (uint64_t v = 0; v < n; ++v) balance.Add(groups[v], part_of[v], +1);
+  }
 
   std::vector<uint32_t> neighbours_in(o.parts, 0);  // NumNbr of Algorithm 2
   std::vector<uint32_t> touched;                    // AdjQ: partitions with a count
   for (uint32_t pass = 0; pass < o.passes; ++pass) {
     if (progress) progress->Restart(fmt::format("partitioning, pass {}/{}", pass + 1, o.passes), n);
-    uint64_t v = 0;
     auto place = [&](uint64_t node) {
       const uint32_t g = groups[node];
       if (part_of[node] != kUnassigned) balance.Add(g, part_of[node], -1);
@@ -106,17 +140,14 @@ Partitioning GapPartition(const CscGraph& graph, std::span<const uint32_t> group
       for (uint32_t p : touched) neighbours_in[p] = 0;
       touched.clear();
     };
-    graph.ForEachSourceChunk([&](uint64_t first_edge, std::span<const uint64_t> sources) {
-      for (size_t i = 0; i < sources.size(); ++i) {
-        while (first_edge + i >= graph.EdgeBegin(v + 1)) place(v++);
-        const uint32_t p = part_of[sources[i]];
-        if (p == kUnassigned || sources[i] == v) continue;
-        if (neighbours_in[p]++ == 0) touched.push_back(p);
-      }
-      if (progress) progress->Update(v);
-      ThrowIfInterrupted();
-    });
-    while (v < n) place(v++);
+    ForEachInNeighbourList(
+        graph,
+        [&](uint64_t source, uint64_t node) {
+          const uint32_t p = part_of[source];
+          if (p == kUnassigned || source == node) return;
+          if (neighbours_in[p]++ == 0) touched.push_back(p);
+        },
+        place, progress);
   }
   return result;
 }

@@ -11,14 +11,19 @@
 // balance term (kept in an ordered set per group) and the best of the partitions v's
 // in-neighbours are in.
 //
-// Nodes stream in id order, the order of the CSC on disk, so each pass reads indptr and
-// indices sequentially (from memory, or from disk when the topology does not fit); generated
-// and most imported graphs have no locality in their ids, which is the random order Fennel
-// assumes. The first pass places each node among the nodes placed before it; each later pass
-// moves every node out and places it again knowing all its neighbours.
+// Optionally (cluster_rounds > 0), before the passes, size-constrained label propagation
+// groups the nodes into clusters of at most n / k nodes, and each cluster is placed whole,
+// largest first onto the lightest partition: a coarsening step, as multilevel partitioners
+// take, which cuts fewer edges at a few hundred parts but not at a thousand (bench/README.md).
+// Nodes stream in id order, the order of the CSC on disk, so each round and pass reads indptr and
+// indices sequentially (from memory, or from disk when the topology does not fit); generated and
+// most imported graphs have no locality in their ids, which is the random order Fennel assumes.
+// Without clusters, the first pass places each node among the nodes placed before it; every other
+// pass moves every node out and places it again knowing all its neighbours.
 //
-// Memory: the assignment (4 bytes per node) plus O(k · groups), charged to the budget; the
-// caller's label groups are 4 bytes per node more.
+// Memory: the assignment (4 bytes per node) plus O(k · groups), and 12 bytes per node more
+// while clustering, charged to the budget; the caller's label groups are 4 bytes per node
+// more.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +38,9 @@ class ProgressBar;
 struct GapOptions {
   uint32_t parts = 0;
   uint32_t passes = 2;
+  // Label-propagation rounds before the passes; 0: none, the thesis's GAP. With clusters one
+  // pass does (the first pass of a plain stream only places each node among those before it).
+  uint32_t cluster_rounds = 0;
   double imbalance = 1.05;  // capacity of each (partition, group): this × its even share
   double gamma = 1.5;
 };

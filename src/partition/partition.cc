@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <memory>
 
+#include "common/clock.h"
 #include "common/enum_names.h"
 #include "common/progress.h"
 #include "dataset/dataset_writer.h"
@@ -57,7 +57,7 @@ MetisBalance ParseMetisBalance(std::string_view name) { return kBalanceNames.Par
 std::string_view PartitionMethodName(PartitionMethod method) { return kMethodNames.Name(method); }
 
 DatasetMeta PartitionDataset(const PartitionOptions& o) {
-  const auto start = std::chrono::steady_clock::now();
+  const uint64_t start_ns = MonotonicNs();
   const Dataset input = Dataset::Open(o.input);
   CheckOptions(o, input.meta());
   MemoryBudget budget(o.memory_budget_bytes);
@@ -73,6 +73,8 @@ DatasetMeta PartitionDataset(const PartitionOptions& o) {
 
   Partitioning partitioning;
   PartitionQuality quality;
+  double partitioner_seconds = 0;
+  uint64_t partitioner_peak_rss = 0;
   {
     const ChargedArray<int32_t> labels = input.ReadLabels(budget);
     const std::span<const int32_t> label_span(labels.data(), labels.size());
@@ -86,6 +88,7 @@ DatasetMeta PartitionDataset(const PartitionOptions& o) {
       GapOptions gap;
       gap.parts = o.parts;
       gap.passes = o.passes;
+      gap.cluster_rounds = o.cluster_rounds;
       gap.imbalance = o.imbalance;
       partitioning = GapPartition(graph, group_span, classes + 1, gap, budget, progress.get());
     } else if (o.method == PartitionMethod::kMetis) {
@@ -93,6 +96,8 @@ DatasetMeta PartitionDataset(const PartitionOptions& o) {
     } else {
       partitioning = RandomPartition(input.meta().num_nodes, o.parts, o.seed, budget);
     }
+    partitioner_seconds = (MonotonicNs() - start_ns) * 1e-9;
+    partitioner_peak_rss = PeakRssBytes();
     quality = MeasurePartitioning(graph, partitioning, label_span, train_ids, classes);
   }
   const uint64_t hub_count =
@@ -112,8 +117,10 @@ DatasetMeta PartitionDataset(const PartitionOptions& o) {
   meta.label_balance = quality.label_balance;
   meta.max_part_nodes = quality.max_part_nodes;
   meta.min_part_nodes = quality.min_part_nodes;
-  meta.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  meta.seconds = (MonotonicNs() - start_ns) * 1e-9;
   meta.peak_rss_bytes = PeakRssBytes();
+  meta.partitioner_seconds = partitioner_seconds;
+  meta.partitioner_peak_rss_bytes = partitioner_peak_rss;
   meta.source = input.dir();
   writer.meta().partition = meta;
   writer.Publish();

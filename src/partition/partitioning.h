@@ -8,6 +8,7 @@
 #include <span>
 
 #include "common/interrupt.h"
+#include "common/progress.h"
 #include "strata/graph.h"
 #include "strata/memory_budget.h"
 
@@ -27,18 +28,29 @@ struct PartitionQuality {
   uint64_t min_part_nodes = 0;
 };
 
-// Calls fn(source, destination) for every stored edge in edge order (destinations ascending),
-// streamed from disk when the topology is there; checks for Ctrl-C between chunks.
-template <typename Fn>
-void ForEachEdge(const CscGraph& graph, Fn&& fn) {
+// Calls on_edge(source, destination) for every stored edge in edge order (destinations
+// ascending) and on_node(v) for every node v in id order, after v's in-edges; streamed from
+// disk when the topology is there. Checks for Ctrl-C between chunks; `progress`, when given,
+// counts the nodes done.
+template <typename OnEdge, typename OnNode>
+void ForEachInNeighbourList(const CscGraph& graph, OnEdge&& on_edge, OnNode&& on_node,
+                            ProgressBar* progress = nullptr) {
   uint64_t dst = 0;
   graph.ForEachSourceChunk([&](uint64_t first_edge, std::span<const uint64_t> sources) {
     for (size_t i = 0; i < sources.size(); ++i) {
-      while (first_edge + i >= graph.EdgeBegin(dst + 1)) ++dst;
-      fn(sources[i], dst);
+      while (first_edge + i >= graph.EdgeBegin(dst + 1)) on_node(dst++);
+      on_edge(sources[i], dst);
     }
+    if (progress) progress->Update(dst);
     ThrowIfInterrupted();
   });
+  while (dst < graph.num_nodes()) on_node(dst++);
+}
+
+// Calls fn(source, destination) for every stored edge, as above.
+template <typename Fn>
+void ForEachEdge(const CscGraph& graph, Fn&& fn) {
+  ForEachInNeighbourList(graph, fn, [](uint64_t) {});
 }
 
 // `labels` has one entry per node (-1: unlabelled); `train_ids` are the training nodes.

@@ -1,7 +1,7 @@
 // GapPartition: every node placed in a partition below `parts`, every (partition, label group)
 // within its capacity ⌈imbalance · n_g / k⌉ (so exactly its share at imbalance 1 when the share
-// is whole), the same assignment for the same input, a graph of separate cliques cut along them,
-// and the options it cannot meet refused.
+// is whole), the same assignment for the same input, a graph of separate cliques cut along them
+// with and without clustering first, and the options it cannot meet refused.
 #include "partition/gap_partitioner.h"
 
 #include <gtest/gtest.h>
@@ -134,16 +134,20 @@ TEST(GapPartition, CutsSeparateCliquesAlongThem) {
         return sources;
       },
       budget);
-  GapOptions o;
-  o.parts = kCliques;
-  const Partitioning p = GapPartition(graph, std::vector<uint32_t>(kNodes, 0), 1, o, budget);
-  std::vector<uint32_t> part_of_clique;
-  for (uint32_t c = 0; c < kCliques; ++c) part_of_clique.push_back(p.part_of[c]);
-  for (uint32_t v = 0; v < kNodes; ++v) {
-    EXPECT_EQ(p.part_of[v], part_of_clique[v % kCliques]) << "node " << v;
+  for (uint32_t rounds : {0u, 3u}) {
+    SCOPED_TRACE(::testing::Message() << rounds << " clustering rounds");
+    GapOptions o;
+    o.parts = kCliques;
+    o.cluster_rounds = rounds;
+    const Partitioning p = GapPartition(graph, std::vector<uint32_t>(kNodes, 0), 1, o, budget);
+    std::vector<uint32_t> part_of_clique;
+    for (uint32_t c = 0; c < kCliques; ++c) part_of_clique.push_back(p.part_of[c]);
+    for (uint32_t v = 0; v < kNodes; ++v) {
+      EXPECT_EQ(p.part_of[v], part_of_clique[v % kCliques]) << "node " << v;
+    }
+    std::sort(part_of_clique.begin(), part_of_clique.end());
+    EXPECT_EQ(part_of_clique, (std::vector<uint32_t>{0, 1, 2, 3}));
   }
-  std::sort(part_of_clique.begin(), part_of_clique.end());
-  EXPECT_EQ(part_of_clique, (std::vector<uint32_t>{0, 1, 2, 3}));
 }
 
 TEST(GapPartition, RefusesOptionsItCannotMeet) {
