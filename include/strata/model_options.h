@@ -7,8 +7,10 @@
 
 namespace strata {
 
-enum class ModelKind { kSage, kGcn, kGat };
-// "sage" | "gcn" | "gat"; anything else throws an input error.
+// kMlp reads each node's own features only (no neighbours): the baseline a GNN is measured
+// against.
+enum class ModelKind { kSage, kGcn, kGat, kMlp };
+// "sage" | "gcn" | "gat" | "mlp"; anything else throws an input error.
 ModelKind ParseModelKind(std::string_view name);
 std::string_view ModelKindName(ModelKind kind);
 

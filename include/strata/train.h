@@ -26,8 +26,9 @@ namespace strata {
 
 // How the neighbour sampler draws batches (strata/neighbor_sampler.h).
 struct SamplingOptions {
-  std::vector<int> fanouts = {10, 10};  // input layer first; -1 = all neighbours
-  std::vector<int> eval_fanouts;        // empty: all neighbours
+  // Input layer first; -1 = all neighbours, 0 = none (every fanout of an MLP).
+  std::vector<int> fanouts = {10, 10};
+  std::vector<int> eval_fanouts;  // empty: all neighbours (none for an MLP)
   uint64_t batch_size = 1000;
   LaborOptions labor;  // --sampler labor [--batch-dependency K]: training and evaluation
   // Data-parallel training: this process is rank `rank` of `world_size` and samples its share

@@ -206,8 +206,8 @@ def test_ranks_split_the_seeds_as_distributed_sampler(small):
 
 
 def test_bad_loader_options_raise_input_errors(small):
-    with pytest.raises(strata.InputError, match="fanout 0"):
-        strata.NeighborLoader(small, [5, 0], 10)
+    with pytest.raises(strata.InputError, match="fanout -2"):
+        strata.NeighborLoader(small, [5, -2], 10)
     with pytest.raises(strata.InputError, match="rank 2 is not below world size 2"):
         strata.NeighborLoader(small, [5], 10, rank=2, world_size=2)
     with pytest.raises(strata.InputError, match="split must be"):

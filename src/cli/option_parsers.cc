@@ -17,11 +17,11 @@ std::vector<int> ParseFanouts(const std::string& text, const std::string& option
     try {
       size_t used = 0;
       int value = std::stoi(item, &used);
-      if (used != item.size() || value == 0 || value < -1) throw std::invalid_argument(item);
+      if (used != item.size() || value < -1) throw std::invalid_argument(item);
       fanouts.push_back(value);
     } catch (const std::exception&) {
       throw Error::Input(fmt::format(
-          "{} expects positive integers or -1 separated by commas, got '{}'", option, text));
+          "{} expects non-negative integers or -1 separated by commas, got '{}'", option, text));
     }
   }
   if (fanouts.empty()) throw Error::Input(fmt::format("{} is empty", option));

@@ -9,7 +9,7 @@
 
 namespace strata::cli {
 
-// "15,10,5": fanouts, input layer first; each a positive integer or -1 (all neighbours).
+// "15,10,5": fanouts, input layer first; each a count, 0 (no neighbours) or -1 (all of them).
 std::vector<int> ParseFanouts(const std::string& text, const std::string& option);
 
 }  // namespace strata::cli

@@ -25,7 +25,7 @@ struct TrainArgs {
   TrainOptions options;
   std::string model = "sage";
   std::string optimizer = "adam";
-  std::string fanouts = "10,10";
+  std::string fanouts;  // empty: 10,10, or 0 for each layer of an MLP
   std::string eval_fanouts;
   std::string store = "direct";
   std::string cache_policy = "sieve";
@@ -115,7 +115,11 @@ void Resolve(TrainArgs& a) {
   o.optimizer.weight_decay_scope = ParseWeightDecayScope(a.weight_decay_scope);
   o.eval_point = ParseEvalPoint(a.eval_point);
   o.eval = ParseEvalMode(a.eval);
-  o.sampling.fanouts = ParseFanouts(a.fanouts, "--fanouts");
+  if (!a.fanouts.empty()) {
+    o.sampling.fanouts = ParseFanouts(a.fanouts, "--fanouts");
+  } else if (o.model.kind == ModelKind::kMlp) {
+    o.sampling.fanouts.assign(o.model.layers, 0);
+  }
   o.sampling.labor = ParseLaborOptions(a.sampler, a.batch_dependency, a.labor_importance);
   if (!a.eval_fanouts.empty()) {
     o.sampling.eval_fanouts = ParseFanouts(a.eval_fanouts, "--eval-fanouts");
@@ -169,14 +173,16 @@ Runner AddTrainCommand(CLI::App& app) {
   TrainOptions& o = args->options;
   ModelOptions& m = o.model;
   AddStoreOptions(cmd, *args);
-  cmd->add_option("--model", args->model, "sage, gcn or gat")
-      ->check(CLI::IsMember({"sage", "gcn", "gat"}));
+  cmd->add_option("--model", args->model,
+                  "sage, gcn, gat, or mlp (each node's own features only: the baseline)")
+      ->check(CLI::IsMember({"sage", "gcn", "gat", "mlp"}));
   cmd->add_option("--layers", m.layers, "number of layers")->capture_default_str();
   cmd->add_option("--hidden", m.hidden, "hidden size (per head for GAT)")->capture_default_str();
   cmd->add_option("--heads", m.heads, "GAT: attention heads in hidden layers")
       ->capture_default_str();
-  cmd->add_option("--fanouts", args->fanouts, "neighbours per layer, input layer first; -1 = all")
-      ->capture_default_str();
+  cmd->add_option("--fanouts", args->fanouts,
+                  "neighbours per layer, input layer first; -1 = all, 0 = none (default: 10,10, "
+                  "or 0 for each layer of --model mlp)");
   cmd->add_option("--batch-size", o.sampling.batch_size, "seeds per batch")->capture_default_str();
   cmd->add_option("--epochs", o.epochs, "epochs")->capture_default_str();
   cmd->add_option("--lr", o.optimizer.lr, "learning rate")->capture_default_str();

@@ -64,7 +64,8 @@ BatchBound BoundBatch(const DegreeProfile& degrees, std::span<const int> fanouts
   const uint64_t n = degrees.num_nodes();
   uint64_t dst = std::min(seeds, n);
   for (size_t l = fanouts.size(); l-- > 0;) {
-    const bool whole = fanouts[l] < 0 || labor;
+    // LABOR may keep every in-edge of a destination, unless its fanout keeps none.
+    const bool whole = fanouts[l] < 0 || (labor && fanouts[l] > 0);
     const uint64_t cap = whole ? UINT64_MAX : static_cast<uint64_t>(fanouts[l]);
     BlockShape& layer = bound.layers[l];
     layer.dst = dst;

@@ -17,7 +17,8 @@ namespace {
 // which the memory plan sized for the largest batch of this many seeds.
 void EvaluateBatch(Session& session, std::span<const uint64_t> seeds, uint64_t stream,
                    AccuracyCount& total) {
-  const bool full = session.options().sampling.eval_fanouts.empty();
+  const TrainOptions& o = session.options();
+  const bool full = o.sampling.eval_fanouts.empty() && o.model.kind != ModelKind::kMlp;
   const SampledBatch batch = full ? session.eval_sampler().SampleFullNeighborhood(seeds)
                                   : session.eval_sampler().SampleSeeds(seeds, stream);
   MemoryBudget& reserve = session.batch_reserve();

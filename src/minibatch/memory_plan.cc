@@ -28,6 +28,11 @@ uint64_t BatchBytes(const BatchBound& bound, uint64_t feature_dim) {
   return bound.BlockBytes() + bound.FeatureBytes(feature_dim);
 }
 
+std::vector<int> EvalFanouts(const SamplingOptions& sampling, ModelKind model) {
+  if (!sampling.eval_fanouts.empty()) return sampling.eval_fanouts;
+  return std::vector<int>(sampling.fanouts.size(), model == ModelKind::kMlp ? 0 : -1);
+}
+
 namespace {
 
 // The plan with evaluation batches of `eval_seeds` seeds (0: no sampled evaluation).
@@ -46,9 +51,7 @@ MiniBatchMemoryPlan PlanWithEvalSeeds(const MiniBatchMemoryInputs& in, uint64_t 
   plan.eval_seeds = eval_seeds;
   bool eval_largest = false;
   if (eval_seeds > 0) {
-    const std::vector<int> eval_fanouts =
-        s.eval_fanouts.empty() ? std::vector<int>(s.fanouts.size(), -1) : s.eval_fanouts;
-    plan.eval = BoundBatch(*in.degrees, eval_fanouts, eval_seeds, in.labor);
+    plan.eval = BoundBatch(*in.degrees, EvalFanouts(s, in.model.kind), eval_seeds, in.labor);
     eval_largest = BatchBytes(plan.eval, dim) > plan.batch_reserve_bytes;
     plan.batch_reserve_bytes = std::max(plan.batch_reserve_bytes, BatchBytes(plan.eval, dim));
     model_bound = in.training ? LargerOfEach(plan.train, plan.eval) : plan.eval;

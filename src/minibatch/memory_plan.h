@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "minibatch/batch_bound.h"
 #include "nn/model.h"
@@ -62,6 +63,10 @@ struct MiniBatchMemoryPlan {
 
 // Bytes one sampled batch of `bound` holds: its blocks and its input features.
 uint64_t BatchBytes(const BatchBound& bound, uint64_t feature_dim);
+
+// The fanouts evaluation batches are sampled with: the options' eval_fanouts, or by default
+// every neighbour (none for an MLP), one per training fanout.
+std::vector<int> EvalFanouts(const SamplingOptions& sampling, ModelKind model);
 
 // A pure function of the graph's degrees and the options.
 MiniBatchMemoryPlan PlanMiniBatchMemory(const MiniBatchMemoryInputs& in);

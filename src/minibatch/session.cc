@@ -44,6 +44,17 @@ void CheckTrainOptions(const TrainOptions& o) {
   if (!o.sampling.eval_fanouts.empty() && o.sampling.eval_fanouts.size() != layers) {
     throw Error::Input("--eval-fanouts must list one fanout per layer");
   }
+  if (o.model.kind == ModelKind::kMlp) {
+    auto reads_neighbours = [](const std::vector<int>& f) {
+      return std::any_of(f.begin(), f.end(), [](int x) { return x != 0; });
+    };
+    if (o.full_graph || o.multistage.method != MultistageMethod::kNone) {
+      throw Error::Input("--model mlp reads no neighbours: it trains on mini-batches only");
+    }
+    if (reads_neighbours(o.sampling.fanouts) || reads_neighbours(o.sampling.eval_fanouts)) {
+      throw Error::Input("--model mlp reads no neighbours: its fanouts are 0");
+    }
+  }
   if (!o.sampling.eval_fanouts.empty() && o.eval == EvalMode::kLayerwise) {
     throw Error::Input(
         "--eval-fanouts samples evaluation neighbourhoods; layer-wise evaluation uses full ones");
@@ -72,10 +83,9 @@ Session::Session(const TrainOptions& o, Dataset dataset, bool training,
   order.pad = false;  // the ranks' shares of a batch are one process's batch, no seed twice
   sampler_ = std::make_unique<NeighborSampler>(*graph_, split_ids(Split::kTrain), s.fanouts,
                                                s.batch_size, o.seed, budget_, o.threads, order);
-  eval_sampler_ = std::make_unique<NeighborSampler>(
-      *graph_, std::vector<uint64_t>{},
-      s.eval_fanouts.empty() ? std::vector<int>(s.fanouts.size(), -1) : s.eval_fanouts,
-      kEvalBatchSeeds, o.seed, budget_, o.threads);
+  eval_sampler_ = std::make_unique<NeighborSampler>(*graph_, std::vector<uint64_t>{},
+                                                    EvalFanouts(o.sampling, o.model.kind),
+                                                    kEvalBatchSeeds, o.seed, budget_, o.threads);
   sampler_->set_labor(s.labor);
   eval_sampler_->set_labor(s.labor);
   const ModelConfig config = ModelConfigOf(o, meta);

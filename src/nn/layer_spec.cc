@@ -9,13 +9,18 @@ size_t LayerSpec::out_dim() const {
 }
 
 size_t LayerSpec::gathered_width() const {
-  // GAT gathers each head's transformed row and its source attention score.
+  // GAT gathers each head's transformed row and its source attention score; an MLP nothing.
+  if (kind == ModelKind::kMlp) return 0;
   return kind == ModelKind::kGat ? gat.heads * out + gat.heads : out;
 }
 
-size_t LayerSpec::self_width() const { return kind == ModelKind::kSage ? out : 0; }
+size_t LayerSpec::self_width() const {
+  return kind == ModelKind::kSage || kind == ModelKind::kMlp ? out : 0;
+}
 
-bool LayerSpec::aggregates_inputs() const { return kind != ModelKind::kGat; }
+bool LayerSpec::aggregates_inputs() const {
+  return kind == ModelKind::kSage || kind == ModelKind::kGcn;
+}
 
 std::vector<LayerSpec> LayerSpecsOf(const ModelConfig& config) {
   std::vector<LayerSpec> specs;

@@ -10,6 +10,7 @@
 #include "nn/gat_conv.h"
 #include "nn/gcn_conv.h"
 #include "nn/layer_spec.h"
+#include "nn/linear.h"
 #include "nn/model_seeds.h"
 #include "nn/sage_conv.h"
 #include "strata/error.h"
@@ -23,8 +24,10 @@ void CheckProbability(const char* option, double p) {
   }
 }
 
-constexpr EnumNames<ModelKind, 3> kModelNames(
-    "model", {{{ModelKind::kSage, "sage"}, {ModelKind::kGcn, "gcn"}, {ModelKind::kGat, "gat"}}});
+constexpr EnumNames<ModelKind, 4> kModelNames("model", {{{ModelKind::kSage, "sage"},
+                                                         {ModelKind::kGcn, "gcn"},
+                                                         {ModelKind::kGat, "gat"},
+                                                         {ModelKind::kMlp, "mlp"}}});
 constexpr EnumNames<Activation, 2> kActivationNames("activation", {{{Activation::kRelu, "relu"},
                                                                     {Activation::kElu, "elu"}}});
 
@@ -67,6 +70,9 @@ BasicModel<T>::BasicModel(const ModelConfig& config) : config_(config) {
         break;
       case ModelKind::kGat:
         layer = std::make_unique<BasicGatConv<T>>(spec.in, spec.out, spec.gat, seed, config.bias);
+        break;
+      case ModelKind::kMlp:
+        layer = std::make_unique<BasicLinear<T>>(spec.in, spec.out, seed, config.bias);
         break;
     }
     layer->set_threads(config_.threads);
@@ -237,6 +243,9 @@ uint64_t ModelBytesBound(const ModelConfig& config, std::span<const BlockShape> 
         break;
       case ModelKind::kGat:
         bytes += BasicGatConv<float>::BytesBound(spec.in, spec.out, spec.gat, config.bias, shape);
+        break;
+      case ModelKind::kMlp:
+        bytes += BasicLinear<float>::BytesBound(spec.in, spec.out, config.bias);
         break;
     }
     // The layer's output, and the gradient of its input unless it is the first.

@@ -125,8 +125,8 @@ NeighborSampler::NeighborSampler(std::vector<const CscGraph*> layer_graphs,
       order_(order) {
   if (fanouts_.empty()) throw Error::Input("the sampler needs at least one fanout");
   for (int f : fanouts_) {
-    if (f == 0 || f < -1) {
-      throw Error::Input(fmt::format("fanout {} is not a positive integer or -1", f));
+    if (f < -1) {
+      throw Error::Input(fmt::format("fanout {} is not a non-negative integer or -1", f));
     }
   }
   if (batch_size_ == 0) throw Error::Input("the batch size must be positive");
@@ -328,9 +328,9 @@ void NeighborSampler::PickNeighbors(const CscGraph& graph, std::span<const uint6
   indptr[0] = 0;
   ranges.resize(num_dst);
   // LABOR tests each in-edge of a destination with more than `fanout` once, in the first pass,
-  // and keeps the survivors aside until the layer's offsets are known.
+  // and keeps the survivors aside until the layer's offsets are known; fanout 0 keeps none.
   std::vector<uint64_t>& labor_at = scratch.labor_at;
-  if (labor != nullptr && fanout >= 0) {
+  if (labor != nullptr && fanout > 0) {
     labor_at.resize(num_dst);
     uint64_t room = 0;
     for (uint64_t i = 0; i < num_dst; ++i) {
@@ -341,7 +341,7 @@ void NeighborSampler::PickNeighbors(const CscGraph& graph, std::span<const uint6
     scratch.labor_kept.resize(room);
     scratch.labor_weight.resize(room);
   } else {
-    labor = nullptr;  // every destination keeps all its in-edges
+    labor = nullptr;  // every destination keeps all its in-edges, or none
   }
   const bool importance = labor != nullptr && labor_.importance != 0;
   if (importance) {

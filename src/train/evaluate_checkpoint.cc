@@ -17,8 +17,8 @@ EvalResult EvaluateCheckpoint(const TrainOptions& options) {
   const std::string path = CheckpointPath(o.checkpoint_dir);
   const CheckpointHeader header = ReadCheckpointHeader(path);
   o.model = header.model;
-  if (o.sampling.fanouts.size() != o.model.layers) {
-    o.sampling.fanouts = std::vector<int>(o.model.layers, -1);
+  if (o.sampling.fanouts.size() != o.model.layers || o.model.kind == ModelKind::kMlp) {
+    o.sampling.fanouts = std::vector<int>(o.model.layers, o.model.kind == ModelKind::kMlp ? 0 : -1);
   }
   // Layer-wise evaluation reads each feature row once: the budget goes to its matrices rather
   // than to a feature cache.

@@ -12,7 +12,8 @@ TEST(OptionParsers, ParsesFanouts) {
   EXPECT_EQ(ParseFanouts("15,10,5", "--fanouts"), (std::vector<int>{15, 10, 5}));
   EXPECT_EQ(ParseFanouts("-1", "--fanouts"), (std::vector<int>{-1}));
   EXPECT_THROW(ParseFanouts("15,x", "--fanouts"), Error);
-  EXPECT_THROW(ParseFanouts("0", "--fanouts"), Error);
+  EXPECT_EQ(ParseFanouts("0,-1", "--fanouts"), (std::vector<int>{0, -1}));
+  EXPECT_THROW(ParseFanouts("-2", "--fanouts"), Error);
   EXPECT_THROW(ParseFanouts("", "--fanouts"), Error);
 }
 

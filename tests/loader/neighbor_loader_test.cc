@@ -313,7 +313,7 @@ TEST_F(NeighborLoaderTest, GatherRowsReadsTheBatchesRows) {
 
 TEST_F(NeighborLoaderTest, BadOptionsAreInputErrors) {
   LoaderOptions o = Options(FeatureStoreKind::kMemory);
-  o.fanouts = {5, 0};
+  o.fanouts = {5, -2};
   EXPECT_THROW(NeighborLoader{o}, Error);
   o = Options(FeatureStoreKind::kMemory);
   o.order.rank = 2;

@@ -177,6 +177,9 @@ TEST(LayerwiseInference, MatchesFullNeighbourhoodBatches) {
   o = Options(SmallSbm(), ModelKind::kGat);
   o.model.activation = Activation::kElu;
   ExpectLayerwiseMatchesBatches(o);
+  o = Options(SmallSbm(), ModelKind::kMlp);
+  o.sampling.fanouts = {0, 0};
+  ExpectLayerwiseMatchesBatches(o);
 }
 
 TEST(LayerwiseInference, MatchesFullNeighbourhoodBatchesOnCora) {

@@ -97,6 +97,9 @@ TEST(Model, GcnBackwardMatchesFiniteDifferences) {
 TEST(Model, GatBackwardMatchesFiniteDifferences) {
   CheckModelGradients(SmallConfig(ModelKind::kGat));
 }
+TEST(Model, MlpBackwardMatchesFiniteDifferences) {
+  CheckModelGradients(SmallConfig(ModelKind::kMlp));
+}
 
 TEST(Model, StaleHistoryRowsCarryNoGradient) {
   for (ModelKind kind : {ModelKind::kSage, ModelKind::kGcn, ModelKind::kGat}) {
@@ -209,7 +212,7 @@ TEST(Model, SameSeedSameResultsForOneOrTwoThreads) {
 
 TEST(Model, LearnsASmallProblem) {
   // Labels are a function of the features; a few dozen Adam steps must fit them.
-  for (ModelKind kind : {ModelKind::kSage, ModelKind::kGcn, ModelKind::kGat}) {
+  for (ModelKind kind : {ModelKind::kSage, ModelKind::kGcn, ModelKind::kGat, ModelKind::kMlp}) {
     SCOPED_TRACE(std::string(ModelKindName(kind)));
     ModelConfig config = SmallConfig(kind);
     config.in_dim = 8;
@@ -244,7 +247,8 @@ TEST(Model, RejectsBadConfigsAndMismatchedBatches) {
   ModelConfig config = SmallConfig(ModelKind::kSage);
   config.dropout = 1.0;
   EXPECT_THROW(Model{config}, Error);
-  EXPECT_THROW(ParseModelKind("mlp"), Error);
+  EXPECT_THROW(ParseModelKind("linear"), Error);
+  EXPECT_EQ(ParseModelKind("mlp"), ModelKind::kMlp);
   EXPECT_EQ(ParseModelKind("gat"), ModelKind::kGat);
   Model model(SmallConfig(ModelKind::kSage));
   std::vector<Block> blocks = RandomBlocks({16, 8, 5}, 4, 1);
