@@ -25,12 +25,14 @@ RUN_DATASET ?= $(DATA)/papers-like-4m
 RUN_BUDGET ?= 1G
 RUN_MODEL = --model sage --layers 2 --hidden 128 --fanouts 10,5 --batch-size 1000 --epochs 3 \
     --lr 0.003 --eval-fanouts 10,5 --memory-budget $(RUN_BUDGET)
+RUN_MLP = --model mlp --layers 3 --hidden 256 --batch-size 4096 --epochs 15 --lr 0.01 \
+    --eval-point best --memory-budget $(RUN_BUDGET)
 run: build run-dataset
 	$(BUILD)/strata info $(RUN_DATASET)
 	$(BUILD)/strata train $(RUN_DATASET) $(RUN_MODEL) --feature-store direct \
 	    --metrics-out $(DATA)/run-metrics.jsonl
-	@echo "The features alone (bench/python/feature_mlp.py), against GraphSAGE's test accuracy above:"
-	@/usr/bin/python3 bench/python/feature_mlp.py $(RUN_DATASET)
+	@echo "The features alone (OGB's MLP), against GraphSAGE's test accuracy above:"
+	$(BUILD)/strata train $(RUN_DATASET) $(RUN_MLP) --feature-store direct
 
 run-dataset: build
 	@mkdir -p $(DATA)

@@ -62,8 +62,8 @@ TEST(EpochRecord, AMiniBatchEpochsFieldsInOrder) {
   EXPECT_EQ(record["epoch"], 3);
   EXPECT_TRUE(record["val_acc"].is_null());
   EXPECT_EQ(record["topology"], "memory");
-  EXPECT_TRUE(InOrder(Keys(record["stage_busy"]),
-                      {"sample_s", "fetch_s", "fetch_wait_s", "train_s"}));
+  EXPECT_TRUE(
+      InOrder(Keys(record["stage_busy"]), {"sample_s", "fetch_s", "fetch_wait_s", "train_s"}));
   EXPECT_FALSE(record.contains("macro_batches"));
   EXPECT_FALSE(record.contains("scratch_bytes_written"));
   EXPECT_EQ(record["stage_busy"]["sample_s"], 2.0);
