@@ -8,6 +8,7 @@
 #include "common/interrupt.h"
 #include "minibatch/batch_bound.h"
 #include "minibatch/layerwise_inference.h"
+#include "minibatch/memory_plan.h"
 #include "strata/error.h"
 
 namespace strata {
@@ -17,8 +18,10 @@ namespace {
 // which the memory plan sized for the largest batch of this many seeds.
 void EvaluateBatch(Session& session, std::span<const uint64_t> seeds, uint64_t stream,
                    AccuracyCount& total) {
+  // Every neighbour at every layer (the default but for an MLP) is one full-neighbourhood batch.
   const TrainOptions& o = session.options();
-  const bool full = o.sampling.eval_fanouts.empty() && o.model.kind != ModelKind::kMlp;
+  const std::vector<int> fanouts = EvalFanouts(o.sampling, o.model.kind);
+  const bool full = std::all_of(fanouts.begin(), fanouts.end(), [](int f) { return f < 0; });
   const SampledBatch batch = full ? session.eval_sampler().SampleFullNeighborhood(seeds)
                                   : session.eval_sampler().SampleSeeds(seeds, stream);
   MemoryBudget& reserve = session.batch_reserve();
