@@ -4,13 +4,14 @@
 # accuracy of OGB's MLP on the features alone (3 layers, hidden 256, dropout 0.5, lr 0.01,
 # batch 4096, 15 epochs) and of the thesis's GraphSAGE-3 (hidden 256, fanouts 15,10,5 from the seeds, batch 1000,
 # lr 0.001, dropout 0.5) at its best validation epoch of EPOCHS (default: 8 for products, 40 for
-# papers100M, whose 1.1% training split makes few batches an epoch).
-#   bench/graph_calibration.sh products|papers100M NODES [STRATA] [DATA_DIR] [EPOCHS]
+# papers100M, whose 1.1% training split makes few batches an epoch, 20 for arxiv).
+#   bench/graph_calibration.sh products|papers100M|arxiv NODES [STRATA] [DATA_DIR] [EPOCHS]
 set -euo pipefail
 preset=$1 nodes=$2
 strata=${3:-build/strata}
 data=${4:-data}
-epochs=${5:-$([ "$preset" = products ] && echo 8 || echo 40)}
+case $preset in products) default_epochs=8 ;; arxiv) default_epochs=20 ;; *) default_epochs=40 ;; esac
+epochs=${5:-$default_epochs}
 out="$data/like-$preset-$nodes"
 python=${PYTHON:-python3}
 test -f "$out/meta.json" || "$strata" generate "$out" --like "$preset" --nodes "$nodes" --seed 1 > /dev/null

@@ -30,6 +30,9 @@ struct GenerateOptions {
   // one before), what the hierarchy's upper levels are drawn to make (dataset/hsbm_model.h).
   std::vector<double> cuts = {0.05, 0.1, 0.15, 0.2, 0.25};
   double degree_exponent = 2.5;  // SBM, HSBM: power-law exponent of the degree distribution
+  // HSBM: class k holds a share of the nodes proportional to (k + 1)^-class_skew (0: equal
+  // classes), as real graphs' classes are uneven. At most 4.
+  double class_skew = 0;
   // HSBM: this share of each leaf community, its lightest nodes, gets a label drawn at random
   // (dataset/hsbm_model.h); what keeps a GNN's accuracy below 100% as on real graphs.
   double label_noise = 0;
@@ -58,8 +61,8 @@ struct GenerateOptions {
 
 // Sets every option of `options` but out, nodes and what the run's machine decides (budget,
 // threads, seed, dtype) to a hierarchical graph calibrated to a real one: "products"
-// (ogbn-products) or "papers100M" (ogbn-papers100M); README.md, "Generated data". Throws
-// an input error naming --like for another name.
+// (ogbn-products), "papers100M" (ogbn-papers100M) or "arxiv" (ogbn-arxiv); README.md,
+// "Generated data". Throws an input error naming --like for another name.
 void ApplyGraphPreset(std::string_view name, GenerateOptions& options);
 
 // Validates the options (input errors name the option), writes and publishes the dataset.

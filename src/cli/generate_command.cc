@@ -31,9 +31,9 @@ Runner AddGenerateCommand(CLI::App& app) {
   auto* feature_dim = cmd->add_option("--feature-dim", o.feature_dim, "feature dimension");
   auto* classes = cmd->add_option("--classes", o.classes, "number of classes");
   cmd->add_option("--like", args->like,
-                  "a hierarchical graph calibrated to a real one: products or papers100M "
-                  "(sets --graph hsbm and every option above but --nodes)")
-      ->check(CLI::IsMember({"products", "papers100M"}));
+                  "a hierarchical graph calibrated to a real one: products, papers100M or "
+                  "arxiv (sets --graph hsbm and every option above but --nodes)")
+      ->check(CLI::IsMember({"products", "papers100M", "arxiv"}));
   cmd->add_option("--graph", args->graph,
                   "sbm (degree-corrected SBM), rmat, or hsbm (hierarchical communities)")
       ->check(CLI::IsMember({"sbm", "rmat", "hsbm"}));
@@ -45,6 +45,9 @@ Runner AddGenerateCommand(CLI::App& app) {
                   "HSBM: share of edges the planted blocks cut at 2, 4, 8, ... parts")
       ->delimiter(',');
   cmd->add_option("--degree-exponent", o.degree_exponent, "power-law degree exponent")
+      ->capture_default_str();
+  cmd->add_option("--class-skew", o.class_skew,
+                  "HSBM: class k holds a share of the nodes proportional to (k + 1)^-skew")
       ->capture_default_str();
   cmd->add_option("--label-noise", o.label_noise,
                   "HSBM: share of each leaf community, its lightest nodes, labelled at random")
@@ -83,9 +86,9 @@ Runner AddGenerateCommand(CLI::App& app) {
       // The preset's values, except where an option was given.
       GenerateOptions given = o;
       ApplyGraphPreset(args->like, o);
-      for (const char* name :
-           {"--graph", "--homophily", "--cuts", "--noise", "--community-offset",
-            "--degree-exponent", "--label-noise", "--train-ratio", "--val-ratio", "--test-ratio"}) {
+      for (const char* name : {"--graph", "--homophily", "--cuts", "--noise", "--community-offset",
+                               "--degree-exponent", "--class-skew", "--label-noise",
+                               "--train-ratio", "--val-ratio", "--test-ratio"}) {
         if (cmd->count(name) > 0) {
           throw Error::Input(fmt::format("--like {} sets {}; leave it out", args->like, name));
         }

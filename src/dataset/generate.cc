@@ -64,14 +64,21 @@ void Validate(const GenerateOptions& o) {
   }
   if (!(o.isolated >= 0 && o.isolated <= 0.5)) throw bad("--isolated must be in [0, 0.5]");
   if (o.graph == GraphModel::kHsbm) {
-    if (o.classes > o.nodes / 2 + 1 || (uint64_t{1} << std::bit_width(o.classes - 1)) > o.nodes) {
-      throw bad("--graph hsbm needs at least as many nodes as the power of two above --classes");
+    if (!(o.class_skew >= 0 && o.class_skew <= 4)) throw bad("--class-skew must be in [0, 4]");
+    const int class_depth = LayOutHsbmClasses(o.classes, o.class_skew).depth;
+    // The layout stops at depth 62, beyond any node count.
+    if (o.classes > o.nodes / 2 + 1 || (uint64_t{1} << class_depth) > o.nodes) {
+      throw bad("--graph hsbm needs at least " + std::to_string(uint64_t{1} << class_depth) +
+                " nodes to give every class a block (--classes, --class-skew)");
     }
     for (size_t j = 0; j < o.cuts.size(); ++j) {
       if (!(o.cuts[j] >= (j > 0 ? o.cuts[j - 1] : 0) && o.cuts[j] < 1)) {
         throw bad("--cuts must rise from 0 and stay below 1");
       }
     }
+  }
+  if (o.class_skew != 0 && o.graph != GraphModel::kHsbm) {
+    throw bad("--class-skew needs --graph hsbm");
   }
   if (!(o.label_noise >= 0 && o.label_noise < 1)) throw bad("--label-noise must be in [0, 1)");
   if (o.label_noise > 0 && o.graph != GraphModel::kHsbm) {
@@ -369,9 +376,10 @@ DatasetMeta GenerateDataset(const GenerateOptions& options) {
     return Generate(RmatModel(options.nodes, options.classes, options.seed), options);
   }
   if (options.graph == GraphModel::kHsbm) {
-    return Generate(HsbmModel(options.nodes, options.classes, options.cuts, options.homophily,
-                              options.degree_exponent, options.label_noise, options.seed),
-                    options);
+    return Generate(
+        HsbmModel(options.nodes, options.classes, options.class_skew, options.cuts,
+                  options.homophily, options.degree_exponent, options.label_noise, options.seed),
+        options);
   }
   return Generate(SbmModel(options.nodes, options.classes, options.homophily,
                            options.degree_exponent, options.seed),

@@ -6,8 +6,64 @@
 
 namespace strata {
 
-std::vector<double> HsbmDepthShares(int levels, int class_depth, std::span<const double> cuts,
-                                    double homophily) {
+namespace {
+
+int CeilLog2(uint64_t x) {
+  int bits = 0;
+  while ((uint64_t{1} << bits) < x) ++bits;
+  return bits;
+}
+
+}  // namespace
+
+HsbmClassLayout LayOutHsbmClasses(uint32_t classes, double skew) {
+  // Class k starts at block ceil(2^depth cumulative_k). With equal shares cumulative_k = k /
+  // classes is exact wherever k 2^depth / classes is a whole number, so the runs are as even as
+  // blocks allow.
+  std::vector<double> cumulative(classes + 1, 0.0);
+  for (uint32_t k = 0; k < classes; ++k) {
+    cumulative[k + 1] = cumulative[k] + std::pow(static_cast<double>(k) + 1, -skew);
+  }
+  const double total = cumulative[classes];
+  for (double& c : cumulative) c /= total;
+  HsbmClassLayout layout;
+  layout.first.resize(classes + 1);
+  // Depth 62 gives every class a block for any skew the generator accepts.
+  for (layout.depth = CeilLog2(classes);; ++layout.depth) {
+    for (uint32_t k = 0; k < classes; ++k) {
+      layout.first[k] = static_cast<uint64_t>(std::ceil(std::ldexp(cumulative[k], layout.depth)));
+    }
+    layout.first[classes] = uint64_t{1} << layout.depth;
+    if (layout.depth == 62 ||
+        std::adjacent_find(layout.first.begin(), layout.first.end(),
+                           std::greater_equal<uint64_t>()) == layout.first.end()) {
+      return layout;
+    }
+  }
+}
+
+std::vector<double> HsbmSameClass(const HsbmClassLayout& layout, int levels) {
+  std::vector<double> same(levels + 1, 1.0);
+  for (int d = 0; d < layout.depth; ++d) {
+    // A block of depth d holds `width` class blocks; a pair in it is in one class with
+    // probability sum over classes of (the class's blocks in it / width)^2.
+    const uint64_t width = uint64_t{1} << (layout.depth - d);
+    double sum = 0;
+    for (size_t k = 0; k + 1 < layout.first.size(); ++k) {
+      const uint64_t begin = layout.first[k], end = layout.first[k + 1];
+      for (uint64_t block = begin / width; block * width < end; ++block) {
+        const uint64_t held = std::min(end, (block + 1) * width) - std::max(begin, block * width);
+        const double share = static_cast<double>(held) / static_cast<double>(width);
+        sum += share * share;
+      }
+    }
+    same[d] = std::ldexp(sum, -d);
+  }
+  return same;
+}
+
+std::vector<double> HsbmDepthShares(int levels, int class_depth, std::span<const double> same_class,
+                                    std::span<const double> cuts, double homophily) {
   std::vector<double> shares(levels + 1, 0.0);
   // A pair drawn at depth d < j lands in another block of depth j unless the 2^(j - d) blocks
   // of depth j in its block at depth d offer it its own: it is cut with probability
@@ -22,18 +78,16 @@ std::vector<double> HsbmDepthShares(int levels, int class_depth, std::span<const
     assigned += shares[j - 1];
   }
   const double rest = 1 - assigned;
-  // A pair drawn above the class depth c stays in its class with probability 2^(d - c); below
-  // it, always. The depths between the given ones and c share x, the deeper ones rest - x:
-  // homophily = rest - x + same_above + x * mean 2^(d - c), solved for x.
+  // Below the class depth c a pair always stays in its class. The depths between the given
+  // ones and c share x, the deeper ones rest - x:
+  // homophily = rest - x + same_above + x * mean same_class, solved for x.
   const int middle_end = std::max(given, std::min(class_depth, levels));
   double same_above = 0;
-  for (int d = 0; d < given; ++d) {
-    same_above += shares[d] * std::ldexp(1.0, std::min(0, d - class_depth));
-  }
+  for (int d = 0; d < given; ++d) same_above += shares[d] * same_class[d];
   double middle = 0;
   if (middle_end > given) {
     double mean_same = 0;
-    for (int d = given; d < middle_end; ++d) mean_same += std::ldexp(1.0, d - class_depth);
+    for (int d = given; d < middle_end; ++d) mean_same += same_class[d];
     mean_same /= middle_end - given;
     middle = std::clamp((rest + same_above - homophily) / (1 - mean_same), 0.0, rest);
     for (int d = given; d < middle_end; ++d) shares[d] = middle / (middle_end - given);
@@ -44,21 +98,11 @@ std::vector<double> HsbmDepthShares(int levels, int class_depth, std::span<const
   return shares;
 }
 
-namespace {
-
-int CeilLog2(uint64_t x) {
-  int bits = 0;
-  while ((uint64_t{1} << bits) < x) ++bits;
-  return bits;
-}
-
-}  // namespace
-
-HsbmModel::HsbmModel(uint64_t nodes, uint32_t classes, std::span<const double> cuts,
-                     double homophily, double degree_exponent, double label_noise, uint64_t seed)
+HsbmModel::HsbmModel(uint64_t nodes, uint32_t classes, double class_skew,
+                     std::span<const double> cuts, double homophily, double degree_exponent,
+                     double label_noise, uint64_t seed)
     : nodes_(nodes),
-      classes_(classes),
-      class_depth_(CeilLog2(classes)),
+      classes_(LayOutHsbmClasses(classes, class_skew)),
       one_minus_a_(1.0 - 1.0 / (degree_exponent - 1.0)),
       inverse_one_minus_a_(1.0 / one_minus_a_),
       permutation_(nodes, MixSeed(seed, 0x45B)) {
@@ -66,7 +110,7 @@ HsbmModel::HsbmModel(uint64_t nodes, uint32_t classes, std::span<const double> c
   const int by_size =
       static_cast<int>(std::lround(std::log2(std::max(1.0, static_cast<double>(nodes) / 100))));
   const int most = 63 - __builtin_clzll(nodes);  // floor(log2 nodes)
-  levels_ = std::min(std::max(by_size, class_depth_), most);
+  levels_ = std::min(std::max(by_size, classes_.depth), most);
   smallest_leaf_ = nodes >> levels_;
   auto span = [&](double size) { return std::pow(size + 1.0, one_minus_a_) - 1.0; };
   small_span_ = span(static_cast<double>(smallest_leaf_));
@@ -83,7 +127,8 @@ HsbmModel::HsbmModel(uint64_t nodes, uint32_t classes, std::span<const double> c
   const double ends = kPeripheryWeight * light / (1 - light + kPeripheryWeight * light);
   const double both_kept = (1 - ends) * (1 - ends);
   const double aim = std::clamp((homophily - (1 - both_kept) / classes) / both_kept, 0.0, 1.0);
-  shares_ = HsbmDepthShares(levels_, class_depth_, cuts, aim);
+  same_class_ = HsbmSameClass(classes_, levels_);
+  shares_ = HsbmDepthShares(levels_, classes_.depth, same_class_, cuts, aim);
   share_cdf_.resize(shares_.size());
   std::partial_sum(shares_.begin(), shares_.end(), share_cdf_.begin());
   share_cdf_.back() = 1.0;
@@ -132,7 +177,7 @@ uint64_t HsbmModel::BlockOf(uint64_t node, int depth) const {
 
 std::vector<uint64_t> HsbmModel::CommunityCounts() const {
   std::vector<uint64_t> counts;
-  for (int d = class_depth_ + 1; d <= std::min(levels_, class_depth_ + kCommunityLevels); ++d) {
+  for (int d = classes_.depth + 1; d <= std::min(levels_, classes_.depth + kCommunityLevels); ++d) {
     counts.push_back(uint64_t{1} << d);
   }
   return counts;
@@ -145,7 +190,10 @@ bool HsbmModel::InPeriphery(uint64_t node) const {
 }
 
 uint32_t HsbmModel::ClassOf(uint64_t node) const {
-  return static_cast<uint32_t>(BlockOf(node, class_depth_) * classes_ >> class_depth_);
+  const uint64_t block = BlockOf(node, classes_.depth);
+  return static_cast<uint32_t>(
+      std::upper_bound(classes_.first.begin(), classes_.first.end(), block) -
+      classes_.first.begin() - 1);
 }
 
 }  // namespace strata

@@ -5,8 +5,8 @@
 // holds the leaves whose index shares its top d bits. A pair draws its first end by weight, then
 // a depth d from a profile, and its second end by weight inside the first's block at depth d
 // (d = H: its leaf). Within a leaf, rank r has weight (r + 1)^-a with a = 1 / (exponent - 1),
-// power-law degrees as in SbmModel. Classes are the blocks at depth c = ceil(log2 classes),
-// grouped into `classes` runs of one or two. Node ids are the positions scattered by a
+// power-law degrees as in SbmModel. Classes are runs of the blocks at a class depth c, as long
+// as the classes' shares ask (HsbmClassLayout). Node ids are the positions scattered by a
 // permutation, so that no id order gives the locality for free.
 //
 // The profile is set from the edge cuts the planted hierarchy makes at 2, 4, 8, ... parts and an
@@ -26,14 +26,28 @@
 
 namespace strata {
 
+// Where the classes lie: class k holds the blocks [first[k], first[k + 1]) of `depth`, a run whose
+// length follows the class's share of the nodes, (k + 1)^-skew (equal shares for skew 0), at the
+// shallowest depth that gives every class a block. Real graphs' classes are uneven, and a
+// large class keeps in it pairs that cross the partitions' blocks.
+struct HsbmClassLayout {
+  int depth = 0;
+  std::vector<uint64_t> first;  // classes + 1 entries, from 0 to 2^depth
+};
+HsbmClassLayout LayOutHsbmClasses(uint32_t classes, double skew);
+
+// For each depth 0..levels (at least layout.depth), the probability that a pair whose ends lie
+// in one block of that depth, each in a leaf drawn uniformly inside it, joins one class.
+std::vector<double> HsbmSameClass(const HsbmClassLayout& layout, int levels);
+
 // The share of pairs drawn at each depth 0..levels (levels: the leaves) such that the planted
 // blocks at depth j cut cuts[j - 1] of the pairs (j = 1 .. cuts.size(), at most levels), the
-// depths between those and the class depth take what brings the edge homophily nearest to
-// `homophily`, and the rest is spread evenly over the depths from the class depth down to the
-// leaves. Each share is at least 0; cuts that ask for a negative one are met as nearly as they
-// can be.
-std::vector<double> HsbmDepthShares(int levels, int class_depth, std::span<const double> cuts,
-                                    double homophily);
+// depths between those and the class depth take what brings the edge homophily (same_class[d]
+// of the pairs drawn at depth d are in one class) nearest to `homophily`, and the rest is spread
+// evenly over the depths from the class depth down to the leaves. Each share is at least 0;
+// cuts that ask for a negative one are met as nearly as they can be.
+std::vector<double> HsbmDepthShares(int levels, int class_depth, std::span<const double> same_class,
+                                    std::span<const double> cuts, double homophily);
 
 class HsbmModel {
  public:
@@ -42,8 +56,8 @@ class HsbmModel {
 
   // `homophily` is the labels' aim: the profile aims higher by what the mislabelled nodes'
   // share of the edge ends takes away.
-  HsbmModel(uint64_t nodes, uint32_t classes, std::span<const double> cuts, double homophily,
-            double degree_exponent, double label_noise, uint64_t seed);
+  HsbmModel(uint64_t nodes, uint32_t classes, double class_skew, std::span<const double> cuts,
+            double homophily, double degree_exponent, double label_noise, uint64_t seed);
 
   // Draws one pair (never a self loop).
   void SamplePair(Rng& rng, uint64_t& u, uint64_t& v) const;
@@ -58,10 +72,12 @@ class HsbmModel {
   // CommunityCounts()[k] blocks at level k; CommunityOf(node, k) is node's.
   std::vector<uint64_t> CommunityCounts() const;
   uint64_t CommunityOf(uint64_t node, size_t level) const {
-    return BlockOf(node, class_depth_ + 1 + static_cast<int>(level));
+    return BlockOf(node, classes_.depth + 1 + static_cast<int>(level));
   }
   int levels() const { return levels_; }
-  int class_depth() const { return class_depth_; }
+  int class_depth() const { return classes_.depth; }
+  // Per depth, the share of the pairs drawn there that join one class (HsbmSameClass).
+  const std::vector<double>& same_class() const { return same_class_; }
   const std::vector<double>& depth_shares() const { return shares_; }
 
  private:
@@ -77,9 +93,9 @@ class HsbmModel {
   uint64_t SampleInLeaf(Rng& rng, uint64_t leaf) const;
 
   uint64_t nodes_;
-  uint32_t classes_;
-  int levels_;       // H: 2^H leaves
-  int class_depth_;  // c
+  HsbmClassLayout classes_;
+  int levels_;  // H: 2^H leaves
+  std::vector<double> same_class_;
   std::vector<double> shares_;
   std::vector<double> share_cdf_;
   double one_minus_a_;

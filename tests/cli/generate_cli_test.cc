@@ -139,12 +139,33 @@ TEST(GenerateCli, LikeSetsAGraphCalibratedToARealOne) {
                   "--feature-dim", "8"});
   EXPECT_EQ(Dataset::Open(s / "q").meta().num_classes, 40u);
   EXPECT_EQ(Dataset::Open(s / "q").meta().feature_dim, 8u);
+  // Arxiv's classes are uneven: the largest holds several times the mean share.
+  GenerateOrFail({"generate", s / "a", "--like", "arxiv", "--nodes", "6000"});
+  const DatasetMeta arxiv = Dataset::Open(s / "a").meta();
+  EXPECT_EQ(arxiv.num_classes, 40u);
+  EXPECT_EQ(arxiv.feature_dim, 128u);
+  EXPECT_LE(arxiv.num_edges, 6000u * 15);
+  ExpectWellFormed(s / "a", 40);
+  std::vector<uint64_t> sizes(40, 0);
+  for (int32_t label : ReadArrayFile<int32_t>(s / "a" + "/labels.bin")) ++sizes[label];
+  EXPECT_GT(*std::max_element(sizes.begin(), sizes.end()), 6000u * 4 / 40);
   ExpectInputError(
       RunStrata({"generate", s / "r", "--like", "products", "--nodes", "6000", "--noise", "2"}),
       {"--like products sets --noise"});
+  ExpectInputError(
+      RunStrata({"generate", s / "r", "--like", "arxiv", "--nodes", "6000", "--class-skew", "1"}),
+      {"--like arxiv sets --class-skew"});
   ExpectInputError(RunStrata({"generate", s / "r", "--nodes", "6000", "--classes", "4"}),
                    {"--avg-degree, --feature-dim and --classes are required without --like"});
-  ExpectOnlyEntries(s.path(), {"p", "q"});
+  ExpectInputError(RunStrata({"generate", s / "r", "--nodes", "6000", "--classes", "4",
+                              "--avg-degree", "4", "--feature-dim", "4", "--class-skew", "1"}),
+                   {"--class-skew needs --graph hsbm"});
+  // Forty classes of skew 4 give the smallest a 2^-24 share: a block of 2^24 nodes at least.
+  ExpectInputError(
+      RunStrata({"generate", s / "r", "--graph", "hsbm", "--nodes", "6000", "--classes", "40",
+                 "--avg-degree", "4", "--feature-dim", "4", "--class-skew", "4"}),
+      {"--graph hsbm needs at least", "to give every class a block"});
+  ExpectOnlyEntries(s.path(), {"a", "p", "q"});
 }
 
 TEST(GenerateCli, Float16AndEightByteIdsAreWellFormed) {

@@ -226,8 +226,8 @@ TEST(Generate, HsbmPlantsItsClassesAndCommunities) {
   EXPECT_EQ(meta.num_classes, 8u);
   auto csc = testing::ReadCscFiles(dir / "h/graph/indptr.bin", dir / "h/graph/indices.bin", 4);
   auto labels = ReadArray<int32_t>(dir / "h/labels.bin");
-  const HsbmModel model(o.nodes, o.classes, o.cuts, o.homophily, o.degree_exponent, o.label_noise,
-                        o.seed);
+  const HsbmModel model(o.nodes, o.classes, o.class_skew, o.cuts, o.homophily, o.degree_exponent,
+                        o.label_noise, o.seed);
   uint64_t same = 0;
   for (uint64_t v = 0; v < o.nodes; ++v) {
     ASSERT_EQ(static_cast<uint32_t>(labels[v]), model.ClassOf(v));
@@ -265,6 +265,41 @@ TEST(Generate, HsbmPlantsItsClassesAndCommunities) {
   EXPECT_LT(in_community / community_pairs, 0.5 * in_class / class_pairs);
 }
 
+// --class-skew: the classes hold the shares (k + 1)^-1 asks, and the homophily aimed at is met
+// where equal classes, each inside one block at 4 parts, could not reach it past the cuts.
+TEST(Generate, HsbmSkewedClassesHoldTheirSharesAndReachTheHomophily) {
+  testing::ScratchDir dir;
+  GenerateOptions o = SmallOptions(dir / "h");
+  o.graph = GraphModel::kHsbm;
+  o.classes = 4;
+  o.class_skew = 1;
+  o.homophily = 0.7;
+  o.cuts = {0.2, 0.35};
+  const DatasetMeta meta = GenerateDataset(o);
+  auto csc = testing::ReadCscFiles(dir / "h/graph/indptr.bin", dir / "h/graph/indices.bin", 4);
+  auto labels = ReadArray<int32_t>(dir / "h/labels.bin");
+  std::vector<uint64_t> sizes(o.classes, 0);
+  uint64_t same = 0;
+  for (uint64_t v = 0; v < o.nodes; ++v) {
+    ++sizes[labels[v]];
+    for (uint64_t e = csc.indptr[v]; e < csc.indptr[v + 1]; ++e) {
+      same += labels[csc.indices[e]] == labels[v];
+    }
+  }
+  // Blocks 8, 4, 3 and 1 of 16 (LayOutHsbmClasses).
+  const double blocks[] = {8, 4, 3, 1};
+  for (uint32_t k = 0; k < o.classes; ++k) {
+    EXPECT_NEAR(static_cast<double>(sizes[k]) / o.nodes, blocks[k] / 16, 0.002) << k;
+  }
+  EXPECT_NEAR(static_cast<double>(same) / meta.num_edges, 0.7, 0.03);
+  const HsbmModel equal(o.nodes, o.classes, 0, o.cuts, o.homophily, o.degree_exponent, 0, o.seed);
+  double reachable = 0;
+  for (int d = 0; d <= equal.levels(); ++d) {
+    reachable += equal.depth_shares()[d] * equal.same_class()[d];
+  }
+  EXPECT_LT(reachable, 0.7) << reachable;
+}
+
 // --label-noise: exactly the nodes of the model's periphery get a label drawn at random, the
 // periphery is sparsely linked, and the labels' homophily is still the one aimed at.
 TEST(Generate, HsbmLabelNoiseRelabelsThePeripheryAndKeepsTheHomophily) {
@@ -278,8 +313,8 @@ TEST(Generate, HsbmLabelNoiseRelabelsThePeripheryAndKeepsTheHomophily) {
   const DatasetMeta meta = GenerateDataset(o);
   auto csc = testing::ReadCscFiles(dir / "h/graph/indptr.bin", dir / "h/graph/indices.bin", 4);
   auto labels = ReadArray<int32_t>(dir / "h/labels.bin");
-  const HsbmModel model(o.nodes, o.classes, o.cuts, o.homophily, o.degree_exponent, o.label_noise,
-                        o.seed);
+  const HsbmModel model(o.nodes, o.classes, o.class_skew, o.cuts, o.homophily, o.degree_exponent,
+                        o.label_noise, o.seed);
   uint64_t same = 0, periphery = 0, relabelled = 0, periphery_ends = 0;
   for (uint64_t v = 0; v < o.nodes; ++v) {
     const uint64_t degree = csc.indptr[v + 1] - csc.indptr[v];
