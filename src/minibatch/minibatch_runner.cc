@@ -72,6 +72,11 @@ EpochReport MiniBatchRunner::TrainEpoch(uint64_t epoch) {
   const double allreduce_before = allreduce_ ? allreduce_->seconds() : 0;
   {
     std::unique_ptr<BatchStream> stream = source_->StartEpoch(epoch);
+    // Progress measures the store through the stream, which counts from its own start: a
+    // macro-batch stream reads no rows through the store and reports zeros, below the
+    // evaluation's reads that the store's counters hold after the first epoch.
+    EpochStart progress_start = start;
+    progress_start.store = stream->store_stats();
     while (max_batches == 0 || report.batches < max_batches) {
       const auto wait_start = std::chrono::steady_clock::now();
       std::optional<ReadyBatch> ready = stream->Next();
@@ -86,7 +91,7 @@ EpochReport MiniBatchRunner::TrainEpoch(uint64_t epoch) {
       report.train_loss = labelled ? loss_sum / labelled : 0;
       ++report.batches;
       ThrowIfInterrupted();
-      ShowProgress(report, ready->macro_batch, *stream, start);
+      ShowProgress(report, ready->macro_batch, *stream, progress_start);
     }
     pipeline = stream->pipeline_stats();
   }

@@ -67,10 +67,15 @@ class MultistageCli : public ::testing::Test {
   ScratchDir dir_;
 };
 
+// The progress lines' disk rates stay those of the epoch after an evaluation has read rows.
 TEST_F(MultistageCli, MetricsHaveTheMacroBatchFieldsAndRunAheadChangesNoLoss) {
   std::vector<std::string> args = Args(dir_ / "p", dir_ / "a.jsonl");
-  args.insert(args.end(), {"--macro-batch", "3", "--reuse", "2"});
-  RunWithBothRunAheads(args, 3, 2.0);  // 8 partitions, 3 at a time
+  args.insert(args.end(), {"--macro-batch", "3", "--reuse", "2", "--log-every", "1"});
+  const std::string log = RunWithBothRunAheads(args, 3, 2.0);  // 8 partitions, 3 at a time
+  ASSERT_NE(log.find("epoch 1 batch 1/"), std::string::npos) << log;
+  for (size_t at = log.find("disk "); at != std::string::npos; at = log.find("disk ", at + 1)) {
+    EXPECT_LT(std::stod(log.substr(at + 5, 20)), 1e4) << log.substr(at, 40);
+  }
 }
 
 // Adaptive reuse: between one and four passes per macro-batch, as the metrics report.
