@@ -1,20 +1,11 @@
 #include "dataset/hsbm_model.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numeric>
 
 namespace strata {
-
-namespace {
-
-int CeilLog2(uint64_t x) {
-  int bits = 0;
-  while ((uint64_t{1} << bits) < x) ++bits;
-  return bits;
-}
-
-}  // namespace
 
 HsbmClassLayout LayOutHsbmClasses(uint32_t classes, double skew) {
   // Class k starts at block ceil(2^depth cumulative_k). With equal shares cumulative_k = k /
@@ -28,8 +19,8 @@ HsbmClassLayout LayOutHsbmClasses(uint32_t classes, double skew) {
   for (double& c : cumulative) c /= total;
   HsbmClassLayout layout;
   layout.first.resize(classes + 1);
-  // Depth 62 gives every class a block for any skew the generator accepts.
-  for (layout.depth = CeilLog2(classes);; ++layout.depth) {
+  // It stops at depth 62, more blocks than any graph has nodes, which the generator refuses.
+  for (layout.depth = static_cast<int>(std::bit_width(classes - 1));; ++layout.depth) {
     for (uint32_t k = 0; k < classes; ++k) {
       layout.first[k] = static_cast<uint64_t>(std::ceil(std::ldexp(cumulative[k], layout.depth)));
     }

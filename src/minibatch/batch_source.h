@@ -53,8 +53,9 @@ class BatchStream {
 
   // What the stream's stages have done so far this epoch.
   virtual PipelineStats pipeline_stats() const = 0;
-  // The feature store's counters as of the last batch handed on; callable from the thread
-  // that calls Next while the stream's own threads work.
+  // The feature store's counters as of the last batch handed on (zeros from a stream that
+  // reads no rows through it), so measured from the stream's first report; callable from the
+  // thread that calls Next while the stream's own threads work.
   virtual FeatureStoreStats store_stats() const = 0;
 };
 
