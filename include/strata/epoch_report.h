@@ -75,6 +75,9 @@ struct DataParallelStats {
 struct EpochReport {
   uint64_t epoch = 0;
   double time_s = 0;
+  // The run's wall clock when this epoch's evaluation ended: seconds since training started,
+  // start-up and every earlier epoch and evaluation included (the time-to-accuracy axis).
+  double elapsed_s = 0;
   double train_loss = 0;
   double val_acc = std::numeric_limits<double>::quiet_NaN();  // NaN when not evaluated
   uint64_t batches = 0;

@@ -131,6 +131,12 @@ struct TrainOptions {
   // takes hours: the batches trained are the epoch's first, as without it.
   uint64_t max_batches = 0;
   uint64_t eval_every = 1;  // epochs between validation runs (0: only at the end)
+  // Early stopping. The run ends at an evaluated epoch `patience` epochs after the one with the
+  // best validation accuracy (0: never), and after the first epoch that ends `time_limit_s`
+  // seconds or more into the run (0: no limit); that epoch is evaluated. `epochs` stays the
+  // most a run trains.
+  uint64_t patience = 0;
+  double time_limit_s = 0;
   EvalPoint eval_point = EvalPoint::kFinal;
   EvalMode eval = EvalMode::kSampled;
   uint64_t log_every = 0;   // batches between progress lines on stderr (0: none)
@@ -163,6 +169,11 @@ struct TrainOptions {
   uint32_t full_graph_slices = 0;
 };
 
+// Why a run ended: it trained `epochs` epochs, its validation accuracy stopped improving, or
+// it ran out of time (TrainOptions' early stopping).
+enum class StopReason { kEpochs, kPatience, kTimeLimit };
+std::string_view StopReasonName(StopReason reason);  // epochs | patience | time_limit
+
 struct TrainResult {
   double test_acc = 0;  // of the model options.eval_point picks
   double val_acc = 0;
@@ -174,6 +185,7 @@ struct TrainResult {
   double best_val_acc = 0;
   double best_test_acc = 0;
   double total_time_s = 0;
+  StopReason stopped_by = StopReason::kEpochs;
   std::string blas_core;  // the OpenBLAS kernels that ran the dense products, e.g. "SkylakeX"
   std::vector<EpochReport> epochs;
 };

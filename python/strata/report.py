@@ -10,9 +10,15 @@ figure from one or more such files, runs overlaid in one colour each:
     epoch's wall time marked;
   * disk read throughput (MB/s) per epoch, with the cache hit rate on a twin axis.
 
+With `--against-time` the figure is instead one panel, time to accuracy: validation accuracy
+against the run's wall clock (each epoch's `elapsed_s`, start-up and evaluation included; the
+summed `time_s` for metrics written before that field), every run one line, and with `--target`
+the accuracy to reach drawn across.
+
 Usage:
 
   python3 -m strata.report RUN.jsonl [RUN2.jsonl ...] -o out.png [--labels a,b] [--title T]
+      [--against-time [--target ACC]]
 
 Bad input (missing file, a line that is not JSON, no epoch records) prints one line
 `strata.report: error: <what> (<file>[:<line>])` on stderr and exits with status 2; the output
@@ -169,6 +175,36 @@ def _plot_val_acc(ax, runs):
     ax.set_ylabel("accuracy")
 
 
+def _wall_clock(epochs):
+    # Metrics from before elapsed_s: the epochs' training time summed, evaluation left out.
+    if all(not math.isnan(_num(e, "elapsed_s")) for e in epochs):
+        return [_num(e, "elapsed_s") for e in epochs]
+    clock, total = [], 0.0
+    for e in epochs:
+        total += 0.0 if math.isnan(_num(e, "time_s")) else _num(e, "time_s")
+        clock.append(total)
+    return clock
+
+
+def _plot_val_against_time(ax, runs, target):
+    markers = "osD^v<>ph*"
+    for i, run in enumerate(runs):
+        acc = [_num(e, "val_acc") for e in run.epochs]
+        clock = _wall_clock(run.epochs)
+        points = [(t, a) for t, a in zip(clock, acc) if not math.isnan(a)]
+        ax.plot([t for t, _ in points], [a for _, a in points], marker=markers[i % len(markers)],
+                color=run.color, label=run.label)
+    if target is not None:
+        ax.axhline(target, color="black", linestyle="--", linewidth=1,
+                   label=f"target {target:.4f}")
+    ax.set_title("Validation accuracy against wall time")
+    ax.set_xlabel("seconds since the run started")
+    ax.set_ylabel("accuracy")
+    ax.grid(True, alpha=0.3)
+    # Beside the axes, so that no curve is hidden behind it.
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+
+
 def _plot_stages(ax, runs):
     # Stages run concurrently, so their busy seconds can add up to more than the epoch's wall
     # time; the wall time is drawn as a black line across each bar. Colour encodes the stage,
@@ -231,7 +267,8 @@ def _plot_disk(ax, runs):
               fontsize="small", loc="lower left")
 
 
-def render(paths, out, labels=None, title=None, width=1200, height=800):
+def render(paths, out, labels=None, title=None, width=1200, height=800, against_time=False,
+           target=None):
     """Renders the report for one or more metrics files to a PNG.
 
     Args:
@@ -241,6 +278,8 @@ def render(paths, out, labels=None, title=None, width=1200, height=800):
       title: the figure title; defaults to a generic one.
       width: image width in pixels.
       height: image height in pixels.
+      against_time: one panel of validation accuracy against wall time instead of four.
+      target: with against_time, an accuracy to draw across (None: none).
 
     Raises:
       ReportError: bad input, bad arguments, or the output cannot be written.
@@ -263,6 +302,13 @@ def render(paths, out, labels=None, title=None, width=1200, height=800):
 
     fig = Figure(figsize=(width / DPI, height / DPI), dpi=DPI, layout="constrained")
     FigureCanvasAgg(fig)  # no pyplot: no global state, no display backend
+    if against_time:
+        _plot_val_against_time(fig.subplots(), runs, target)
+        fig.suptitle(title or "Time to accuracy")
+        _save_atomically(fig, Path(out))
+        return
+    if target is not None:
+        raise ReportError("--target draws on the --against-time figure only")
     axes = fig.subplots(2, 2)
     _plot_loss(axes[0][0], runs)
     _plot_val_acc(axes[0][1], runs)
@@ -306,11 +352,15 @@ def main(argv=None):
     parser.add_argument("--title", help="figure title")
     parser.add_argument("--width", type=int, default=1200, help="pixels (default 1200)")
     parser.add_argument("--height", type=int, default=800, help="pixels (default 800)")
+    parser.add_argument("--against-time", action="store_true",
+                        help="one panel: validation accuracy against the run's wall clock")
+    parser.add_argument("--target", type=float, metavar="ACC",
+                        help="with --against-time, an accuracy to draw across")
     args = parser.parse_args(argv)
     labels = args.labels.split(",") if args.labels is not None else None
     try:
         render(args.runs, args.output, labels=labels, title=args.title, width=args.width,
-               height=args.height)
+               height=args.height, against_time=args.against_time, target=args.target)
     except ReportError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2

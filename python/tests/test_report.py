@@ -125,6 +125,23 @@ def test_render_label_count_mismatch(runs, tmp_path):
     assert not (tmp_path / "out.png").exists()
 
 
+def test_wall_clock_is_elapsed_s_else_summed_training_time():
+    timed = [dict(_epoch(e), elapsed_s=20.0 * (e + 1)) for e in range(3)]
+    assert report._wall_clock(timed) == [20.0, 40.0, 60.0]
+    # Older metrics: the epochs' time_s (10, 9, 8) summed.
+    assert report._wall_clock([_epoch(e) for e in range(3)]) == [10.0, 19.0, 27.0]
+
+
+def test_render_against_time_with_target(runs, tmp_path):
+    out = tmp_path / "tta.png"
+    report.render(runs, out, labels=["plain", "multi"], against_time=True, target=0.5,
+                  width=800, height=500)
+    assert _png_size(out) == (800, 500)
+    with pytest.raises(report.ReportError, match="--target draws on the --against-time"):
+        report.render(runs, tmp_path / "four.png", target=0.5)
+    assert not (tmp_path / "four.png").exists()
+
+
 def _cli(*args):
     return subprocess.run([sys.executable, str(REPORT_PY), *map(str, args)],
                           capture_output=True, text=True, check=False)

@@ -242,6 +242,14 @@ Runner AddTrainCommand(CLI::App& app) {
                   "validation); the metrics hold both")
       ->check(CLI::IsMember({"final", "best"}))
       ->capture_default_str();
+  cmd->add_option("--patience", o.patience,
+                  "stop once this many epochs have passed since the best validation accuracy "
+                  "(0: train --epochs)")
+      ->capture_default_str();
+  cmd->add_option("--time-limit", o.time_limit_s,
+                  "stop after the first epoch that ends this many seconds into the run (0: no "
+                  "limit); that epoch is evaluated")
+      ->capture_default_str();
   cmd->add_option("--log-every", o.log_every, "batches between progress lines on stderr");
   cmd->add_option("--max-batches", o.max_batches,
                   "end each epoch after this many batches (0: all; a benchmark aid)");
@@ -280,6 +288,13 @@ Runner AddTrainCommand(CLI::App& app) {
       throw;
     }
     if (!lead) return;
+    if (result.stopped_by != StopReason::kEpochs && !result.epochs.empty()) {
+      const bool patience = result.stopped_by == StopReason::kPatience;
+      std::printf(
+          "stopped after epoch %llu: %s\n",
+          static_cast<unsigned long long>(result.epochs.back().epoch),
+          patience ? "no better validation accuracy for --patience epochs" : "past --time-limit");
+    }
     if (args->options.eval == EvalMode::kNone) {
       std::printf("final: not evaluated (--eval none); %.1f s\n", result.total_time_s);
       return;

@@ -59,6 +59,12 @@ void CheckTrainOptions(const TrainOptions& o) {
     throw Error::Input(
         "--eval-fanouts samples evaluation neighbourhoods; layer-wise evaluation uses full ones");
   }
+  if (o.patience > 0 && (o.eval == EvalMode::kNone || o.eval_every == 0)) {
+    throw Error::Input(
+        "--patience counts epochs since the best validation accuracy: it needs --eval-every of "
+        "1 or more and --eval sampled or layerwise");
+  }
+  if (!(o.time_limit_s >= 0)) throw Error::Input("--time-limit must be 0 or more seconds");
   if (o.sampling.batch_size == 0) throw Error::Input("--batch-size must be positive");
   if (o.max_run_ahead == 0) throw Error::Input("--run-ahead must be positive");
   CheckModelOptions(o.model);

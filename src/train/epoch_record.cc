@@ -55,6 +55,7 @@ nlohmann::ordered_json FinalRecord(const TrainResult& result, EvalPoint eval_poi
           {"best_val_acc", result.best_val_acc},
           {"best_test_acc", result.best_test_acc},
           {"total_time_s", result.total_time_s},
+          {"stopped_by", std::string(StopReasonName(result.stopped_by))},
           {"blas_core", result.blas_core},
           {"peak_rss_bytes", peak_rss_bytes},
           {"memory_budget_bytes", memory_budget_bytes},

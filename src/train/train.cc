@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstddef>
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -73,6 +74,11 @@ constexpr EnumNames<EvalMode, 3> kEvalModeNames("evaluation", {{{EvalMode::kSamp
 
 EvalMode ParseEvalMode(std::string_view name) { return kEvalModeNames.Parse(name); }
 std::string_view EvalModeName(EvalMode mode) { return kEvalModeNames.Name(mode); }
+constexpr EnumNames<StopReason, 3> kStopReasonNames("stop reason",
+                                                    {{{StopReason::kEpochs, "epochs"},
+                                                      {StopReason::kPatience, "patience"},
+                                                      {StopReason::kTimeLimit, "time_limit"}}});
+std::string_view StopReasonName(StopReason reason) { return kStopReasonNames.Name(reason); }
 EvalPoint ParseEvalPoint(std::string_view name) { return kEvalPointNames.Parse(name); }
 std::string_view EvalPointName(EvalPoint point) { return kEvalPointNames.Name(point); }
 
@@ -159,11 +165,25 @@ TrainResult Train(const TrainOptions& options,
     SaveCheckpoint(checkpoint, runner.model_config(), runner.Parameters(), runner.optimizer(),
                    epochs_done, identity, best.saved() ? &best_model : nullptr);
   };
-  for (uint64_t epoch = first_epoch; epoch < o.epochs; ++epoch) {
+  auto seconds_since_start = [start] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  // One past the last epoch trained: o.epochs unless the run stops early.
+  uint64_t end_epoch = o.epochs;
+  for (uint64_t epoch = first_epoch; epoch < end_epoch; ++epoch) {
     const GemmCounters gemm_before = ReadGemmCounters();
     EpochReport report = runner.TrainEpoch(epoch);
     report.gemm_gflops = GemmGflops(gemm_before, ReadGemmCounters());
-    const bool last = epoch + 1 == o.epochs;
+    bool last = epoch + 1 == o.epochs;
+    if (!last && o.time_limit_s > 0) {
+      auto out_of_time = static_cast<std::byte>(seconds_since_start() >= o.time_limit_s);
+      // Every rank must stop after the same epoch: rank 0's clock decides.
+      if (ranks != nullptr) ranks->Broadcast({&out_of_time, 1}, 0);
+      if (out_of_time != std::byte{0}) {
+        last = true;
+        result.stopped_by = StopReason::kTimeLimit;
+      }
+    }
     const bool evaluate = o.eval != EvalMode::kNone;
     if (evaluate && (last || (o.eval_every && (epoch + 1) % o.eval_every == 0))) {
       try {
@@ -179,7 +199,13 @@ TrainResult Train(const TrainOptions& options,
         result.best_epoch = epoch;
         best.Save(runner.Parameters());
       }
+      if (!last && o.patience > 0 && epoch - result.best_epoch >= o.patience) {
+        last = true;
+        result.stopped_by = StopReason::kPatience;
+      }
     }
+    if (last) end_epoch = epoch + 1;
+    report.elapsed_s = seconds_since_start();
     report.peak_rss_bytes = PeakRssBytes();
     if (ranks != nullptr) {
       report.data_parallel->parameter_hash = AgreeOnParameters(*ranks, runner.Parameters());
@@ -198,7 +224,7 @@ TrainResult Train(const TrainOptions& options,
   result.final_test_acc = evaluate ? runner.Accuracy(Split::kTest) : not_evaluated;
   result.best_val_acc = result.final_val_acc;
   result.best_test_acc = result.final_test_acc;
-  if (evaluate && best.saved() && result.best_epoch + 1 != o.epochs) {
+  if (evaluate && best.saved() && result.best_epoch + 1 != end_epoch) {
     best.Restore(runner.Parameters());
     result.best_val_acc = best_val;
     result.best_test_acc = runner.Accuracy(Split::kTest);
@@ -206,8 +232,7 @@ TrainResult Train(const TrainOptions& options,
   const bool at_best = o.eval_point == EvalPoint::kBest;
   result.val_acc = at_best ? result.best_val_acc : result.final_val_acc;
   result.test_acc = at_best ? result.best_test_acc : result.final_test_acc;
-  result.total_time_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.total_time_s = seconds_since_start();
   result.blas_core = BlasCoreName();
   metrics.Append(
       FinalRecord(result, o.eval_point, PeakRssBytes(), o.memory_budget_bytes, budget->peak()));

@@ -2,6 +2,7 @@
 // topology placements giving the same losses, a checkpoint evaluated, and bad options refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -126,6 +127,8 @@ TEST_F(TrainCli, BadOptionsAreOneLineErrors) {
       {{"--sampler", "ladies"}, "--sampler 'ladies'"},
       {{"--batch-dependency", "8"}, "--batch-dependency needs --sampler labor"},
       {{"--sampler", "labor", "--labor-importance", "lots"}, "--labor-importance 'lots'"},
+      {{"--patience", "2", "--eval-every", "0"}, "--patience"},
+      {{"--time-limit", "-5"}, "--time-limit"},
   };
   for (const BadOption& bad : cases) {
     std::vector<std::string> args = Args(dir_ / "m.jsonl");
@@ -133,6 +136,19 @@ TEST_F(TrainCli, BadOptionsAreOneLineErrors) {
     ExpectInputError(RunStrata(args), {bad.message});
   }
   EXPECT_FALSE(std::filesystem::exists(dir_ / "m.jsonl"));
+}
+
+// A run that stops early says so, and why, before its final line.
+TEST_F(TrainCli, TimeLimitStopsTheRunAndSaysSo) {
+  std::vector<std::string> args = Args(dir_ / "m.jsonl");
+  *(std::find(args.begin(), args.end(), "--epochs") + 1) = "5";
+  args.insert(args.end(), {"--time-limit", "0.000001"});
+  const CommandResult result = RunStrata(args);
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_NE(result.out.find("stopped after epoch 0: past --time-limit\nfinal:"), std::string::npos)
+      << result.out;
+  const std::string metrics = testing::ReadFileBytes(dir_ / "m.jsonl");
+  EXPECT_EQ(std::count(metrics.begin(), metrics.end(), '\n'), 2) << metrics;
 }
 
 // Opening the dataset compares every file's size with meta.json, so a truncated adjacency is

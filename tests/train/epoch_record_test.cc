@@ -117,16 +117,18 @@ TEST(FinalRecord, FieldsInOrderAndNotEvaluatedAccuraciesAsNull) {
   result.val_acc = std::nan("");
   result.best_epoch = 2;
   result.blas_core = "Cooperlake";
+  result.stopped_by = StopReason::kPatience;
   const nlohmann::ordered_json record = FinalRecord(result, EvalPoint::kBest, 100, 200, 150);
   EXPECT_EQ(Keys(record),
             (std::vector<std::string>{
                 "event", "test_acc", "val_acc", "eval_point", "final_test_acc", "final_val_acc",
-                "best_epoch", "best_val_acc", "best_test_acc", "total_time_s", "blas_core",
-                "peak_rss_bytes", "memory_budget_bytes", "budget_peak_bytes"}));
+                "best_epoch", "best_val_acc", "best_test_acc", "total_time_s", "stopped_by",
+                "blas_core", "peak_rss_bytes", "memory_budget_bytes", "budget_peak_bytes"}));
   EXPECT_EQ(record["event"], "final");
   EXPECT_EQ(record["eval_point"], "best");
   EXPECT_EQ(record["best_epoch"], 2);
   EXPECT_EQ(record["blas_core"], "Cooperlake");
+  EXPECT_EQ(record["stopped_by"], "patience");
   EXPECT_EQ(record["budget_peak_bytes"], 150);
   // NaN is written as null, as scripts expect of an accuracy not measured.
   const nlohmann::json line = nlohmann::json::parse(record.dump());

@@ -265,6 +265,71 @@ TEST(Trainer, MaxBatchesEndsEachEpochEarly) {
   EXPECT_THROW(Train(o), Error);
 }
 
+// --patience ends the run at the first evaluated epoch that many epochs after the best one, with
+// the losses and accuracies of the longer run up to there; it needs an evaluation to count
+// from. Each epoch's elapsed_s is the run's clock, rising by at least the epoch's training.
+TEST(Trainer, PatienceStopsWhereValidationStoppedImproving) {
+  testing::ScratchDir dir;
+  TrainOptions o = SmallSbmRun(dir, 3000);
+  o.epochs = 8;
+  o.eval_every = 1;
+  o.optimizer.lr = 0.05;
+  const TrainResult all = Train(o);
+  uint64_t best = 0, expected_end = o.epochs;
+  for (uint64_t e = 0; e < o.epochs; ++e) {
+    if (all.epochs[e].val_acc > all.epochs[best].val_acc) best = e;
+    if (e - best >= 1) {
+      expected_end = e + 1;
+      break;
+    }
+  }
+  ASSERT_LT(expected_end, o.epochs) << "validation improved every epoch: nothing to stop";
+  double previous_elapsed = 0;
+  for (const EpochReport& epoch : all.epochs) {
+    EXPECT_GE(epoch.elapsed_s, previous_elapsed + epoch.time_s);
+    previous_elapsed = epoch.elapsed_s;
+  }
+  EXPECT_EQ(all.stopped_by, StopReason::kEpochs);
+
+  o.patience = 1;
+  const TrainResult stopped = Train(o);
+  EXPECT_EQ(stopped.stopped_by, StopReason::kPatience);
+  ASSERT_EQ(stopped.epochs.size(), expected_end);
+  for (uint64_t e = 0; e < expected_end; ++e) {
+    EXPECT_EQ(stopped.epochs[e].train_loss, all.epochs[e].train_loss);
+    EXPECT_EQ(stopped.epochs[e].val_acc, all.epochs[e].val_acc);
+  }
+  EXPECT_EQ(stopped.best_epoch, best);
+  EXPECT_EQ(stopped.final_val_acc, all.epochs[expected_end - 1].val_acc);
+  EXPECT_EQ(stopped.best_val_acc, all.epochs[best].val_acc);
+
+  o.eval_every = 0;
+  EXPECT_THROW(Train(o), Error);
+  o.eval_every = 1;
+  o.eval = EvalMode::kNone;
+  EXPECT_THROW(Train(o), Error);
+}
+
+// --time-limit ends the run after the first epoch that ends past it, and evaluates that epoch.
+TEST(Trainer, TimeLimitStopsAfterTheEpochThatPassesIt) {
+  testing::ScratchDir dir;
+  TrainOptions o = SmallSbmRun(dir);
+  o.epochs = 4;
+  const TrainResult all = Train(o);
+  o.time_limit_s = 1e-9;
+  o.metrics_out = dir / "metrics.jsonl";
+  const TrainResult limited = Train(o);
+  EXPECT_EQ(limited.stopped_by, StopReason::kTimeLimit);
+  ASSERT_EQ(limited.epochs.size(), 1u);
+  EXPECT_EQ(limited.epochs[0].train_loss, all.epochs[0].train_loss);
+  EXPECT_FALSE(std::isnan(limited.epochs[0].val_acc));
+  EXPECT_EQ(limited.final_val_acc, limited.epochs[0].val_acc);
+  const std::string metrics = ReadWholeFile(dir / "metrics.jsonl");
+  EXPECT_NE(metrics.find("\"stopped_by\":\"time_limit\""), std::string::npos) << metrics;
+  o.time_limit_s = -1;
+  EXPECT_THROW(Train(o), Error);
+}
+
 // --eval none scores nothing, so the losses are those of a run that evaluates.
 TEST(Trainer, EvalNoneMeasuresNoAccuracy) {
   testing::ScratchDir dir;
