@@ -12,16 +12,20 @@
 
 namespace strata {
 
-StagedFile::StagedFile(std::string final_path) : final_path_(std::move(final_path)) {
+void CheckReplaceableOutput(const std::string& path) {
   // The rename would put a regular file in place of a device, a pipe or a link (as root,
   // /dev/null itself), or fail late on a directory.
   struct stat existing;
-  if (::lstat(final_path_.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
+  if (::lstat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
     throw Error::Input(
         "output exists and is not a regular file (a directory, device, pipe, socket or symbolic "
         "link); not replacing it",
-        final_path_);
+        path);
   }
+}
+
+StagedFile::StagedFile(std::string final_path) : final_path_(std::move(final_path)) {
+  CheckReplaceableOutput(final_path_);
   RemoveAbandonedStaging(final_path_);
   StagingSibling sibling = CreateStagingSibling(final_path_, /*directory=*/false);
   staging_path_ = std::move(sibling.path);

@@ -13,6 +13,10 @@
 
 namespace strata {
 
+// Throws Error::Input when `path` exists and is not a regular file: the output StagedFile
+// refuses to replace. A run that writes an output only later checks it before it starts.
+void CheckReplaceableOutput(const std::string& path);
+
 class StagedFile {
  public:
   explicit StagedFile(std::string final_path);

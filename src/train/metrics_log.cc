@@ -4,6 +4,10 @@
 
 namespace strata {
 
+MetricsLog::MetricsLog(std::string path) : path_(std::move(path)) {
+  if (!path_.empty()) CheckReplaceableOutput(path_);
+}
+
 void MetricsLog::Append(const nlohmann::ordered_json& record) {
   if (path_.empty()) return;
   text_ += record.dump() + "\n";

@@ -11,8 +11,9 @@ namespace strata {
 
 class MetricsLog {
  public:
-  // An empty path disables the log.
-  explicit MetricsLog(std::string path) : path_(std::move(path)) {}
+  // An empty path disables the log. A path that cannot be replaced is refused here, before
+  // the run, not at its first record.
+  explicit MetricsLog(std::string path);
 
   void Append(const nlohmann::ordered_json& record);
 

@@ -91,6 +91,7 @@ TrainResult Train(const TrainOptions& options,
   const bool writer = ranks == nullptr || ranks->rank() == 0;
   CheckTrainOptions(o);
   CheckMultistageOptions(o.multistage, o.model.layers);
+  MetricsLog metrics(writer ? o.metrics_out : std::string());
   const auto start = std::chrono::steady_clock::now();
   // The path's runner; with mini-batches it works inside a Session, which must outlive it.
   std::unique_ptr<Session> session;
@@ -130,7 +131,6 @@ TrainResult Train(const TrainOptions& options,
     path = std::make_unique<MiniBatchRunner>(*session, MakeBatchSource(*session), ranks);
   }
   EpochRunner& runner = *path;
-  MetricsLog metrics(writer ? o.metrics_out : std::string());
   const std::string checkpoint = writer ? PrepareCheckpoint(o) : std::string();
   const RunIdentity identity = IdentifyRun(o.dataset, o.seed);
 
