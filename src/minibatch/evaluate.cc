@@ -72,19 +72,28 @@ std::vector<AccuracyCount> EvaluateLayerwise(
   const std::span<const int32_t> labels = session.model().labels();
   std::vector<AccuracyCount> counts(sorted.size());
   std::vector<int32_t> listed;  // a piece's labels, -1 for nodes not in the list
-  RunLayerwise(
-      session, all, options, [&](std::span<const uint64_t> ids, MatrixSpan<const float> logits) {
-        for (size_t list = 0; list < sorted.size(); ++list) {
-          listed.resize(ids.size());
-          for (size_t i = 0; i < ids.size(); ++i) {
-            const bool in = std::binary_search(sorted[list].begin(), sorted[list].end(), ids[i]);
-            listed[i] = in ? labels[ids[i]] : -1;
-          }
-          const AccuracyCount count = CountCorrect(logits, listed);
-          counts[list].correct += count.correct;
-          counts[list].labelled += count.labelled;
-        }
-      });
+  auto score = [&](std::span<const uint64_t> ids, MatrixSpan<const float> logits) {
+    for (size_t list = 0; list < sorted.size(); ++list) {
+      listed.resize(ids.size());
+      for (size_t i = 0; i < ids.size(); ++i) {
+        const bool in = std::binary_search(sorted[list].begin(), sorted[list].end(), ids[i]);
+        listed[i] = in ? labels[ids[i]] : -1;
+      }
+      const AccuracyCount count = CountCorrect(logits, listed);
+      counts[list].correct += count.correct;
+      counts[list].labelled += count.labelled;
+    }
+  };
+  // No batch is in flight while layer-wise evaluation runs, so the batches' reserve (three of
+  // the largest training batches) is room for its sums: fewer passes over the features.
+  session.LendBatchReserve();
+  try {
+    RunLayerwise(session, all, options, score);
+  } catch (...) {
+    session.ReclaimBatchReserve();
+    throw;
+  }
+  session.ReclaimBatchReserve();
   return counts;
 }
 

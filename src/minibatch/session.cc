@@ -163,6 +163,20 @@ void Session::PlanMemory(const ModelConfig& config, bool training, uint64_t eval
 
 Session::~Session() = default;
 
+void Session::LendBatchReserve() {
+  if (batch_reserve_->used() != 0) {
+    throw Error::Internal("the batch reserve was lent while a batch held part of it");
+  }
+  batch_reserve_charge_.Reset();
+}
+
+void Session::ReclaimBatchReserve() {
+  if (!budget_.TryCharge(plan_.batch_reserve_bytes)) {
+    throw Error::Internal("a charge made while the batch reserve was lent outlived the loan");
+  }
+  batch_reserve_charge_ = HeldCharge(budget_, plan_.batch_reserve_bytes);
+}
+
 const std::vector<uint64_t>& Session::split_ids(Split split) const {
   return split_ids_[static_cast<int>(split)];
 }

@@ -345,6 +345,36 @@ TEST(LayerwiseInference, InputFirstGivesTheSameLogits) {
   ExpectRefused(session, all, input_first);
 }
 
+// Layer-wise evaluation runs with no batch in flight, so it takes the batches' reserve too: it
+// runs where what the budget has free would refuse it, scores as it does with room to spare,
+// and leaves the reserve charged again.
+TEST(LayerwiseEvaluation, TakesTheBatchReserve) {
+  TrainOptions o = Options(SmallSbm(), ModelKind::kSage);
+  o.sampling.fanouts = {-1, -1};
+  o.sampling.batch_size = 3000;
+  Session session(o, Dataset::Open(o.dataset));
+  Randomise(session);
+  const std::vector<uint64_t>& val = session.split_ids(Split::kVal);
+  const AccuracyCount roomy = EvaluateLayerwise(session, {val})[0];
+  const LayerwiseOptions options = LayerwiseOptionsOf(session);
+  const uint64_t least =
+      SizeLayerwise(session, session.model().config(), val, options).least_bytes();
+  const uint64_t reserve = session.memory_plan().batch_reserve_bytes;
+  ASSERT_LT(reserve, least);
+  // What is free leaves evaluation half the reserve short of the least it runs in.
+  MemoryBudget& budget = session.budget();
+  const uint64_t taken = budget.available() - (least - reserve / 2);
+  budget.Charge(taken, "the test");
+  const HeldCharge hold(budget, taken);
+  const uint64_t used = budget.used();
+  ExpectRefused(session, val, options);
+  const AccuracyCount tight = EvaluateLayerwise(session, {val})[0];
+  EXPECT_EQ(tight.correct, roomy.correct);
+  EXPECT_EQ(tight.labelled, roomy.labelled);
+  EXPECT_GT(tight.labelled, 0u);
+  EXPECT_EQ(budget.used(), used);
+}
+
 // --eval layerwise scores every epoch and the final model as full-neighbourhood batches do, and
 // trains the same; a checkpoint scores the same either way; sampled evaluation fanouts are
 // refused with it.
