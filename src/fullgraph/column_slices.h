@@ -1,7 +1,7 @@
 // ColumnSlices holds an N-row matrix of the full-graph trainer as column slices of at most
 // slice_width columns, each an IntermediateRows (on disk, or in memory), so that a
 // propagation can run once per slice when N × the width does not fit in memory (column-sliced
-// propagation, issue 29). The matrix a propagation gathers from is loaded one slice at a time
+// propagation). The matrix a propagation gathers from is loaded one slice at a time
 // into an N × slice_width resident matrix while the adjacency streams past; the propagation's
 // output is written slice by slice into another ColumnSlices of the same slice width, which
 // its consumers then read back as full rows. A matrix no wider than one slice is one slice,
