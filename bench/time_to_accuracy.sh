@@ -113,6 +113,10 @@ for name in names:
             failed.append(prefix)
         else:
             runs.setdefault(name, []).append((prefix,) + run)
+if "memory" not in runs:  # no reference: nothing to measure against
+    for prefix in failed:
+        print(f"{os.path.basename(prefix)} failed: {open(prefix + '.out').read().strip()[-200:]}")
+    sys.exit("bench/time_to_accuracy.sh: no memory-store run finished, so there is no reference")
 reference = statistics.mean(max(e["val_acc"] for e in epochs if e["val_acc"] is not None)
                             for _, epochs, _, _, _ in runs["memory"])
 target = 0.99 * reference
