@@ -73,6 +73,12 @@ class HeldCharge {
   HeldCharge() = default;
   // Takes over `bytes` already charged to `budget`.
   HeldCharge(MemoryBudget& budget, uint64_t bytes) : budget_(&budget), bytes_(bytes) {}
+  // Charges `bytes` for `what` and holds them: for memory a library allocated uncharged (a
+  // vector read from a file) that lives on while later allocations fill the budget.
+  static HeldCharge Take(MemoryBudget& budget, uint64_t bytes, std::string_view what) {
+    budget.Charge(bytes, what);
+    return HeldCharge(budget, bytes);
+  }
   ~HeldCharge() { Reset(); }
   HeldCharge(HeldCharge&& other) noexcept { *this = std::move(other); }
   HeldCharge& operator=(HeldCharge&& other) noexcept {

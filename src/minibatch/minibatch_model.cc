@@ -6,21 +6,13 @@
 #include "features/row_normalize.h"
 
 namespace strata {
-namespace {
-
-HeldCharge ChargeModel(MemoryBudget& budget, uint64_t bytes) {
-  budget.Charge(bytes, "the model's parameters and buffers");
-  return HeldCharge(budget, bytes);
-}
-
-}  // namespace
 
 MiniBatchModel::MiniBatchModel(const ModelConfig& config, const CscGraph& graph,
                                ChargedArray<int32_t> labels, bool row_normalize,
                                uint64_t planned_bytes, MemoryBudget& budget)
     : labels_(std::move(labels)),
       row_normalize_(row_normalize),
-      planned_(ChargeModel(budget, planned_bytes)),
+      planned_(HeldCharge::Take(budget, planned_bytes, "the model's parameters and buffers")),
       model_(config),
       beyond_plan_(budget, "model activations and gradients") {
   if (config.kind == ModelKind::kGcn) {

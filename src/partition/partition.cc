@@ -67,7 +67,11 @@ DatasetMeta PartitionDataset(const PartitionOptions& o) {
   topology.placement = TopologyPlacement::kAuto;
   topology.adjacency_cache_bytes = 0;
   const CscGraph graph(input, budget, topology);
+  // The training split and the hubs are held to the end, through the passes that fill the
+  // budget: charged, though read into vectors.
   const std::vector<uint64_t> train_ids = input.ReadSplit(Split::kTrain);
+  const HeldCharge train_ids_charge =
+      HeldCharge::Take(budget, train_ids.capacity() * sizeof(uint64_t), "the training split");
   std::unique_ptr<ProgressBar> progress;
   if (o.progress) progress = std::make_unique<ProgressBar>("partitioning", 0);
 
@@ -104,6 +108,8 @@ DatasetMeta PartitionDataset(const PartitionOptions& o) {
       static_cast<uint64_t>(o.hub_fraction * static_cast<double>(input.meta().num_nodes));
   const std::vector<uint64_t> hubs = SelectHubs(graph, partitioning, train_ids, hub_count,
                                                 o.hub_walk_steps, budget, progress.get());
+  const HeldCharge hubs_charge =
+      HeldCharge::Take(budget, hubs.capacity() * sizeof(uint64_t), "the hubs");
 
   DatasetWriter writer(o.out, o.replace_existing, {o.input});
   writer.MakeSubdir("partition");

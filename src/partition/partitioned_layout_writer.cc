@@ -197,13 +197,15 @@ void WriteTopology(const CscGraph& graph, const IdMaps& maps, uint32_t node_id_b
 // and hub_indices.bin (node ids).
 void WriteHubAdjacency(const CscGraph& graph, const IdMaps& maps,
                        std::span<const uint64_t> hub_inputs, uint32_t node_id_bytes,
-                       DatasetWriter& writer) {
+                       DatasetWriter& writer, MemoryBudget& budget) {
   FileWriter indptr(writer.PathOf(kHubIndptrFile)), indices(writer.PathOf(kHubIndicesFile));
   uint64_t written = 0;
   indptr.AppendValue(written);
-  std::vector<uint64_t> list;
+  uint64_t max_degree = 0;
+  for (uint64_t hub : hub_inputs) max_degree = std::max(max_degree, graph.InDegree(hub));
+  ChargedArray<uint64_t> lists(budget, max_degree, "a hub's in-neighbour list");
   for (uint64_t hub : hub_inputs) {
-    list.resize(graph.InDegree(hub));
+    const std::span<uint64_t> list(lists.data(), graph.InDegree(hub));
     for (uint64_t k = 0; k < list.size(); ++k) list[k] = graph.EdgeBegin(hub) + k;
     graph.ResolveSources(list);
     for (uint64_t& id : list) id = maps.new_of[id];
@@ -254,6 +256,8 @@ void WritePartitionedLayout(const Dataset& input, const CscGraph& graph,
   }
   for (Split split : kAllSplits) {
     std::vector<uint64_t> ids = input.ReadSplit(split);
+    const HeldCharge ids_charge =
+        HeldCharge::Take(budget, ids.capacity() * sizeof(uint64_t), "a split's node ids");
     for (uint64_t& id : ids) id = maps.new_of[id];
     std::sort(ids.begin(), ids.end());
     NodeBits seen(in.num_nodes, budget);
@@ -262,19 +266,23 @@ void WritePartitionedLayout(const Dataset& input, const CscGraph& graph,
     writer.Record(SplitFile(split), out.Finish());
   }
 
-  std::vector<uint64_t> hub_ids;  // new ids, ascending, and the input ids in the same order
-  for (uint64_t hub : hubs) hub_ids.push_back(maps.new_of[hub]);
-  std::sort(hub_ids.begin(), hub_ids.end());
-  std::vector<uint64_t> hub_inputs;
-  for (uint64_t id : hub_ids) hub_inputs.push_back(maps.input_of[id]);
+  // The hubs' new ids, ascending, and their input ids in the same order.
+  ChargedArray<uint64_t> hub_ids(budget, hubs.size(), "the hubs' ids");
+  ChargedArray<uint64_t> hub_inputs(budget, hubs.size(), "the hubs' ids");
+  for (size_t i = 0; i < hubs.size(); ++i) hub_ids[i] = maps.new_of[hubs[i]];
+  std::sort(hub_ids.data(), hub_ids.data() + hub_ids.size());
+  for (size_t i = 0; i < hubs.size(); ++i) hub_inputs[i] = maps.input_of[hub_ids[i]];
+  const std::span<const uint64_t> hub_id_span(hub_ids.data(), hub_ids.size());
+  const std::span<const uint64_t> hub_input_span(hub_inputs.data(), hub_inputs.size());
   {
     FileWriter out(writer.PathOf(kHubIdsFile));
-    for (uint64_t id : hub_ids) AppendNodeId(out, id, id_bytes);
+    for (uint64_t id : hub_id_span) AppendNodeId(out, id, id_bytes);
     writer.Record(kHubIdsFile, out.Finish());
   }
-  WriteHubAdjacency(graph, maps, hub_inputs, id_bytes, writer);
+  WriteHubAdjacency(graph, maps, hub_input_span, id_bytes, writer, budget);
 
-  WriteFeatureRows(input, maps, hub_ids, hub_inputs, row_pass_bytes, writer, budget, progress);
+  WriteFeatureRows(input, maps, hub_id_span, hub_input_span, row_pass_bytes, writer, budget,
+                   progress);
   if (progress) progress->Restart("writing topology", graph.num_edges());
   WriteTopology(graph, maps, id_bytes, writer, budget, progress);
 }
