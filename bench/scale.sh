@@ -14,8 +14,8 @@
 # then the learning curve. Progress lines go to DATA/scale-NODES.log, each stage's figures to
 # DATA/scale-NODES.stats/.
 #   bench/scale.sh [NODES] [DATA] [BUDGET] [BATCHES] [STRATA]
-# At the default 100M nodes this needs about 66 GB of disk and two hours; a small NODES
-# (e.g. 1000000) checks the script in a few minutes.
+# At the default 100M nodes this needs about 66 GB of disk and 40 minutes to an hour and a half
+# on 2 cores; a small NODES (e.g. 1000000) checks the script in a minute.
 set -euo pipefail
 nodes=${1:-100000000}
 data=${2:-data}
