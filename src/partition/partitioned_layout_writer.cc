@@ -203,9 +203,9 @@ void WriteHubAdjacency(const CscGraph& graph, const IdMaps& maps,
   indptr.AppendValue(written);
   uint64_t max_degree = 0;
   for (uint64_t hub : hub_inputs) max_degree = std::max(max_degree, graph.InDegree(hub));
-  ChargedArray<uint64_t> lists(budget, max_degree, "a hub's in-neighbour list");
+  ChargedArray<uint64_t> list_buffer(budget, max_degree, "a hub's in-neighbour list");
   for (uint64_t hub : hub_inputs) {
-    const std::span<uint64_t> list(lists.data(), graph.InDegree(hub));
+    const std::span<uint64_t> list(list_buffer.data(), graph.InDegree(hub));
     for (uint64_t k = 0; k < list.size(); ++k) list[k] = graph.EdgeBegin(hub) + k;
     graph.ResolveSources(list);
     for (uint64_t& id : list) id = maps.new_of[id];
