@@ -14,10 +14,12 @@
 // "bias" (1 x out, 0; Kipf's reference has none, so it can be disabled).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "nn/layer.h"
 #include "nn/layer_bias.h"
+#include "nn/product_order.h"
 
 namespace strata {
 
@@ -54,8 +56,11 @@ class BasicGcnConv final : public BasicLayer<T> {
   static uint64_t BytesBound(size_t in, size_t out, bool bias, bool input_grad,
                              const BlockShape& shape) {
     const uint64_t parameters = 2 * (in * out + (bias ? out : 0)) * sizeof(T);
+    // The multiplied-first rows and their gradient, for the most sources that order takes.
+    const uint64_t multiplied = std::min<uint64_t>(
+        shape.src, MostSourcesMultipliedFirst(shape.edges + shape.dst, shape.dst, in, out));
     const uint64_t saved =
-        ((input_grad ? 2 : 1) * shape.dst * in + 2 * shape.src * out) * sizeof(T);
+        ((input_grad ? 2 : 1) * shape.dst * in + 2 * multiplied * out) * sizeof(T);
     const uint64_t csc = (shape.src + 1 + VectorBytesBound(2 * shape.edges)) * sizeof(uint32_t);
     return parameters + MatrixBytesBound(saved) + csc;
   }

@@ -10,6 +10,7 @@
 // The answer depends only on the shapes, so a batch always takes the same order.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -29,6 +30,18 @@ inline bool MultiplyBeforeAggregating(uint64_t gathered, uint64_t num_src, uint6
   const double multiply_first =
       static_cast<double>(num_src) * in * out + kGatheredCost * rows * out;
   return multiply_first < aggregate_first;
+}
+
+// The most sources a layer of at most `num_dst` destinations gathering at most `gathered` rows
+// can have and still multiply first (from the inequality above, with one row to spare for the
+// rounding): a sampled first layer's many sources always aggregate first, so memory bounds
+// need not size the multiplied-first rows for them.
+inline uint64_t MostSourcesMultipliedFirst(uint64_t gathered, uint64_t num_dst, size_t in_dim,
+                                           size_t out_dim) {
+  if (in_dim <= out_dim) return num_dst + 1;
+  const double in = static_cast<double>(in_dim), out = static_cast<double>(out_dim);
+  const double wider = kGatheredCost * static_cast<double>(gathered) * (in - out) / (in * out);
+  return num_dst + static_cast<uint64_t>(std::ceil(wider)) + 1;
 }
 
 }  // namespace strata

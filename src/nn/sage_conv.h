@@ -17,10 +17,12 @@
 // Glorot uniform with gain sqrt(2) (DGL's choice for SAGEConv), bias 0.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "nn/layer.h"
 #include "nn/layer_bias.h"
+#include "nn/product_order.h"
 
 namespace strata {
 
@@ -59,8 +61,11 @@ class BasicSageConv final : public BasicLayer<T> {
   static uint64_t BytesBound(size_t in, size_t out, bool bias, bool input_grad,
                              const BlockShape& shape) {
     const uint64_t parameters = 2 * (2 * in * out + (bias ? out : 0)) * sizeof(T);
+    // The multiplied-first rows and their gradient, for the most sources that order takes.
+    const uint64_t multiplied =
+        std::min<uint64_t>(shape.src, MostSourcesMultipliedFirst(shape.edges, shape.dst, in, out));
     const uint64_t saved =
-        ((input_grad ? 2 : 1) * shape.dst * 2 * in + 2 * shape.src * out) * sizeof(T);
+        ((input_grad ? 2 : 1) * shape.dst * 2 * in + 2 * multiplied * out) * sizeof(T);
     const uint64_t csc = (shape.src + 1 + VectorBytesBound(2 * shape.edges)) * sizeof(uint32_t);
     return parameters + MatrixBytesBound(saved) + csc;
   }
