@@ -57,7 +57,11 @@ class LaborVariates;
 // before a last, smaller batch. With `even_batches` the ceil(n / batch_size) batches differ in
 // size by at most one, so that no batch is a small remainder: multistage training cuts each
 // macro-batch's few seeds into batches, and a batch of three seeds would be a full-sized,
-// noisy optimizer step. `drop_last` wins over `even_batches`.
+// noisy optimizer step. `drop_last` wins over `even_batches`. With `pieces` k > 1 each batch is
+// sampled as k consecutive parts of its seeds (sizes differing by at most one), index b * k + j
+// being part j of batch b: a part draws the neighbours and variates batch b draws for those
+// seeds (LABOR-*'s importance weights aside), so the parts' blocks together are batch b's, less
+// the rows two parts share: a batch trained in parts takes a fraction of its memory.
 struct SeedOrder {
   bool shuffle = true;
   bool drop_last = false;
@@ -65,6 +69,7 @@ struct SeedOrder {
   uint32_t rank = 0;
   uint32_t world_size = 1;
   bool pad = true;
+  uint32_t pieces = 1;
 };
 
 // Layer-neighbour sampling (LABOR, sampling/labor_variates.h) instead of uniform neighbour
@@ -110,12 +115,15 @@ class NeighborSampler {
   // Seeds this rank samples per epoch: ceil(seeds / world_size), or without padding the
   // positions below the seed count that are this rank's.
   uint64_t seeds_per_epoch() const;
+  // Batches an epoch samples; with SeedOrder::pieces, the parts of its batches.
   uint64_t batches_per_epoch() const;
+  uint32_t pieces_per_batch() const { return order_.pieces; }
 
-  // The seeds of batch `batch` of `epoch`, in the order the batch lists them.
+  // The seeds of batch `batch` of `epoch` (with pieces, of that part), in the order the batch
+  // lists them.
   std::vector<uint64_t> BatchSeeds(uint64_t epoch, uint64_t batch) const;
 
-  // Samples batch `batch` (< batches_per_epoch()) of `epoch`.
+  // Samples batch `batch` (< batches_per_epoch()) of `epoch`; its index is `batch`.
   SampledBatch Sample(uint64_t epoch, uint64_t batch) const;
 
   // Samples the neighbourhood of given seeds (distinct ids) with the sampler's fanouts, for

@@ -30,6 +30,10 @@ struct SamplingOptions {
   std::vector<int> fanouts = {10, 10};
   std::vector<int> eval_fanouts;  // empty: all neighbours (none for an MLP)
   uint64_t batch_size = 1000;
+  // --batch-pieces k: each batch sampled and trained in k parts of its seeds, the gradients
+  // summed before the optimizer steps (SeedOrder::pieces): the batch's step within the memory
+  // of a part's, up to rounding (and GAT's attention dropout masks, drawn per piece).
+  uint32_t batch_pieces = 1;
   LaborOptions labor;  // --sampler labor [--batch-dependency K]: training and evaluation
   // Data-parallel training: this process is rank `rank` of `world_size` and samples its share
   // of every batch, every world_size-th seed of the epoch's order (SeedOrder), batch_size of

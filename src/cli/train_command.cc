@@ -184,6 +184,10 @@ Runner AddTrainCommand(CLI::App& app) {
                   "neighbours per layer, input layer first; -1 = all, 0 = none (default: 10,10, "
                   "or 0 for each layer of --model mlp)");
   cmd->add_option("--batch-size", o.sampling.batch_size, "seeds per batch")->capture_default_str();
+  cmd->add_option("--batch-pieces", o.sampling.batch_pieces,
+                  "sample and train each batch in this many pieces, one optimizer step per "
+                  "batch: the batch's step in a piece's memory")
+      ->capture_default_str();
   cmd->add_option("--epochs", o.epochs, "epochs")->capture_default_str();
   cmd->add_option("--lr", o.optimizer.lr, "learning rate")->capture_default_str();
   cmd->add_option("--dropout", m.dropout, "dropout")->capture_default_str();

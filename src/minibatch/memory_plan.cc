@@ -24,6 +24,11 @@ uint64_t ModelBytes(const ModelConfig& config, const BatchBound& bound) {
 
 }  // namespace
 
+uint64_t PieceSeeds(const SamplingOptions& sampling) {
+  const uint64_t pieces = std::max<uint64_t>(sampling.batch_pieces, 1);
+  return (sampling.batch_size + pieces - 1) / pieces;
+}
+
 uint64_t BatchBytes(const BatchBound& bound, uint64_t feature_dim) {
   return bound.BlockBytes() + bound.FeatureBytes(feature_dim);
 }
@@ -42,7 +47,7 @@ MiniBatchMemoryPlan PlanWithEvalSeeds(const MiniBatchMemoryInputs& in, uint64_t 
   MiniBatchMemoryPlan plan;
   const uint64_t parameter_bytes = ModelBytesBound(in.model, {}) / 2;
   if (in.training) {
-    plan.train = BoundBatch(*in.degrees, s.fanouts, s.batch_size, in.labor);
+    plan.train = BoundBatch(*in.degrees, s.fanouts, PieceSeeds(s), in.labor);
     plan.batch_reserve_bytes = kReservedBatches * BatchBytes(plan.train, dim);
     plan.optimizer_bytes = (in.optimizer == OptimizerKind::kAdam ? 2 : 1) * parameter_bytes;
     plan.later_bytes = parameter_bytes + kPermutations * in.train_ids * sizeof(uint64_t);
@@ -57,6 +62,8 @@ MiniBatchMemoryPlan PlanWithEvalSeeds(const MiniBatchMemoryInputs& in, uint64_t 
     model_bound = in.training ? LargerOfEach(plan.train, plan.eval) : plan.eval;
   }
   plan.model_bytes = ModelBytes(in.model, model_bound);
+  // A batch trained in pieces sums their gradients in the model's buffers.
+  if (in.training && s.batch_pieces > 1) plan.model_bytes += parameter_bytes;
   plan.fixed_bytes = in.fixed_bytes;
   if (!eval_largest) {
     plan.advice = "lower --batch-size, --fanouts or --hidden";
@@ -69,9 +76,8 @@ MiniBatchMemoryPlan PlanWithEvalSeeds(const MiniBatchMemoryInputs& in, uint64_t 
   return plan;
 }
 
-}  // namespace
-
-MiniBatchMemoryPlan PlanMiniBatchMemory(const MiniBatchMemoryInputs& in) {
+// The plan with evaluation batches as large as it allows.
+MiniBatchMemoryPlan PlanWithLargestEval(const MiniBatchMemoryInputs& in) {
   if (!in.sampled_eval) return PlanWithEvalSeeds(in, 0);
   // Evaluation batches as large as the training batches' reserve and model buffers hold (so
   // that what a training run needs does not grow with its budget, and the stages planned after
@@ -88,6 +94,28 @@ MiniBatchMemoryPlan PlanMiniBatchMemory(const MiniBatchMemoryInputs& in) {
                        plan.needed_bytes() > in.available_bytes)) {
     seeds /= 2;
     plan = PlanWithEvalSeeds(in, seeds);
+  }
+  return plan;
+}
+
+}  // namespace
+
+MiniBatchMemoryPlan PlanMiniBatchMemory(const MiniBatchMemoryInputs& in) {
+  MiniBatchMemoryPlan plan = PlanWithLargestEval(in);
+  const bool training_largest =
+      in.training && plan.batch_reserve_bytes > 0 &&
+      plan.batch_reserve_bytes == kReservedBatches * BatchBytes(plan.train, in.model.in_dim);
+  if (plan.needed_bytes() <= in.available_bytes || !training_largest) return plan;
+  // Name the fewest pieces (doubling) whose plan fits, where the training batches do not.
+  SamplingOptions pieces = *in.sampling;
+  MiniBatchMemoryInputs split = in;
+  split.sampling = &pieces;
+  for (uint64_t k = uint64_t{pieces.batch_pieces} * 2; k <= pieces.batch_size; k *= 2) {
+    pieces.batch_pieces = static_cast<uint32_t>(k);
+    if (PlanWithLargestEval(split).needed_bytes() <= in.available_bytes) {
+      plan.advice += fmt::format(", or train each batch in pieces with --batch-pieces {}", k);
+      break;
+    }
   }
   return plan;
 }

@@ -63,6 +63,8 @@ struct MiniBatchMemoryPlan {
 
 // Bytes one sampled batch of `bound` holds: its blocks and its input features.
 uint64_t BatchBytes(const BatchBound& bound, uint64_t feature_dim);
+// Seeds of a training batch's largest piece: all its seeds unless it is trained in pieces.
+uint64_t PieceSeeds(const SamplingOptions& sampling);
 
 // The fanouts evaluation batches are sampled with: the options' eval_fanouts, or by default
 // every neighbour (none for an MLP), one per training fanout.

@@ -9,12 +9,14 @@ namespace strata {
 
 MiniBatchModel::MiniBatchModel(const ModelConfig& config, const CscGraph& graph,
                                ChargedArray<int32_t> labels, bool row_normalize,
-                               uint64_t planned_bytes, MemoryBudget& budget)
+                               uint32_t batch_pieces, uint64_t planned_bytes, MemoryBudget& budget)
     : labels_(std::move(labels)),
       row_normalize_(row_normalize),
+      batch_pieces_(batch_pieces),
       planned_(HeldCharge::Take(budget, planned_bytes, "the model's parameters and buffers")),
       model_(config),
       beyond_plan_(budget, "model activations and gradients") {
+  if (batch_pieces_ > 1) piece_sum_.emplace(model_.Parameters());
   if (config.kind == ModelKind::kGcn) {
     gcn_norm_ = ChargedArray<float>(budget, graph.num_nodes(), "GCN normalisation");
     for (uint64_t v = 0; v < graph.num_nodes(); ++v) {
@@ -26,7 +28,9 @@ MiniBatchModel::MiniBatchModel(const ModelConfig& config, const CscGraph& graph,
 StepLoss MiniBatchModel::TrainStep(ReadyBatch& ready, uint64_t epoch, Optimizer& optimizer,
                                    GradientAllreduce* allreduce) {
   const SampledBatch& batch = ready.batch;
-  const uint64_t step_seed = MixSeed(config().seed, (epoch << 32) | batch.index);
+  // A piece draws its whole batch's masks: a node's mask depends on the batch, not the piece.
+  const uint64_t whole = batch.index / batch_pieces_;
+  const uint64_t step_seed = MixSeed(config().seed, (epoch << 32) | whole);
   std::span<HiddenHistory<float>> history;
   if (ready.history) history = ready.history->layers;
   auto logits =
@@ -35,14 +39,30 @@ StepLoss MiniBatchModel::TrainStep(ReadyBatch& ready, uint64_t epoch, Optimizer&
   std::span<const int32_t> labels = SeedLabels(batch);
   grad_.Resize(logits.rows(), logits.cols());
   LossResult loss = SoftmaxCrossEntropy<float>(logits, labels, grad_.span());
-  if (allreduce != nullptr) {
-    allreduce->BeginStep(loss.labelled);
-    model_.Backward(grad_.span(), [allreduce](size_t layer) { allreduce->LayerDone(layer); });
-    allreduce->Finish();
-  } else {
+  if (piece_sum_) {
+    // A piece of a batch: its gradients join the batch's sum, and the batch's last piece steps.
     model_.Backward(grad_.span());
+    const uint64_t piece = batch.index % batch_pieces_;
+    piece_sum_->Add(loss.labelled, piece == 0);
+    if (piece + 1 == batch_pieces_) {
+      const uint64_t labelled = piece_sum_->Finish();
+      if (allreduce != nullptr) {
+        allreduce->BeginStep(labelled);
+        for (size_t l = 0; l < config().layers; ++l) allreduce->LayerDone(l);
+        allreduce->Finish();
+      }
+      optimizer.Step();
+    }
+  } else {
+    if (allreduce != nullptr) {
+      allreduce->BeginStep(loss.labelled);
+      model_.Backward(grad_.span(), [allreduce](size_t layer) { allreduce->LayerDone(layer); });
+      allreduce->Finish();
+    } else {
+      model_.Backward(grad_.span());
+    }
+    optimizer.Step();
   }
-  optimizer.Step();
   if (ready.history) ready.history->Commit();
   ChargeModelMemory();
   return {loss.loss * loss.labelled, loss.labelled};
@@ -91,7 +111,8 @@ std::span<const int32_t> MiniBatchModel::SeedLabels(const SampledBatch& batch) {
 void MiniBatchModel::ChargeModelMemory() {
   const uint64_t allocated = model_.AllocatedBytes() + grad_.capacity() * sizeof(float) +
                              norm_.capacity() * sizeof(float) +
-                             seed_labels_.capacity() * sizeof(int32_t);
+                             seed_labels_.capacity() * sizeof(int32_t) +
+                             (piece_sum_ ? piece_sum_->bytes() : 0);
   beyond_plan_.Update(allocated > planned_.bytes() ? allocated - planned_.bytes() : 0);
 }
 

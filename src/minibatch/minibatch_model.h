@@ -4,14 +4,20 @@
 // runs one optimisation step or counts correct predictions, and keeps the model's buffers,
 // which grow with the largest batch seen, charged to the budget.
 //
-// Determinism: a training step's dropout masks come from (seed, epoch, batch index) alone.
+// A batch trained in pieces (SamplingOptions::batch_pieces k, batch index i being piece i % k
+// of batch i / k) sums the pieces' gradients and steps after the last one.
+//
+// Determinism: a training step's dropout masks come from (seed, epoch, batch index) alone, the
+// index of the whole batch for a piece, so that its nodes' masks are the whole batch's.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "minibatch/batch_source.h"
+#include "nn/gradient_sum.h"
 #include "nn/loss.h"
 #include "nn/matrix.h"
 #include "nn/model.h"
@@ -30,16 +36,19 @@ struct StepLoss {
 class MiniBatchModel {
  public:
   // `labels` holds one label per node of `graph` (-1: unlabelled); the GCN normalisation is
-  // computed from `graph` and charged to `budget` when the model is a GCN. `planned_bytes`,
-  // charged before the model allocates anything, is what its buffers may reach on the
-  // batches the run plans for (minibatch/memory_plan.h); buffers beyond it (layer-wise
-  // inference's) are charged as they grow.
+  // computed from `graph` and charged to `budget` when the model is a GCN. Each batch comes in
+  // `batch_pieces` pieces (1: whole). `planned_bytes`, charged before the model allocates
+  // anything, is what its buffers may reach on the batches the run plans for
+  // (minibatch/memory_plan.h); buffers beyond it (layer-wise inference's) are charged as they
+  // grow.
   MiniBatchModel(const ModelConfig& config, const CscGraph& graph, ChargedArray<int32_t> labels,
-                 bool row_normalize, uint64_t planned_bytes, MemoryBudget& budget);
+                 bool row_normalize, uint32_t batch_pieces, uint64_t planned_bytes,
+                 MemoryBudget& budget);
 
   // One optimisation step on a batch whose features have been gathered (normalised in place
-  // when row_normalize). With `allreduce` (data-parallel training) the gradients are averaged
-  // over the ranks before the optimizer steps; the loss returned is this rank's.
+  // when row_normalize), or one piece of its gradients. With `allreduce` (data-parallel
+  // training) the gradients are averaged over the ranks before the optimizer steps; the loss
+  // returned is this rank's, of this batch or piece.
   StepLoss TrainStep(ReadyBatch& ready, uint64_t epoch, Optimizer& optimizer,
                      GradientAllreduce* allreduce = nullptr);
 
@@ -74,11 +83,13 @@ class MiniBatchModel {
   ChargedArray<int32_t> labels_;
   ChargedArray<float> gcn_norm_;  // empty unless the model is a GCN
   bool row_normalize_;
+  uint32_t batch_pieces_;
   HeldCharge planned_;  // before model_, which allocates the parameters
   Model model_;
   std::vector<float> norm_;
   std::vector<int32_t> seed_labels_;
   Matrix grad_;
+  std::optional<GradientSum> piece_sum_;  // with batch pieces
   TrackedCharge beyond_plan_;
 };
 

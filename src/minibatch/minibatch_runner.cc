@@ -125,7 +125,9 @@ void MiniBatchRunner::CombineRanks(double loss_sum, uint64_t labelled, double al
   DataParallelStats& stats = report.data_parallel.emplace();
   stats.ranks = n;
   stats.allreduce_s = allreduce_s;
-  stats.allreduce_bytes = report.batches * allreduce_->bytes_per_step();
+  // One allreduce a batch, whose pieces count as batches.
+  stats.allreduce_bytes =
+      report.batches / session_.options().sampling.batch_pieces * allreduce_->bytes_per_step();
   for (uint32_t k = 0; k < n; ++k) {
     const double* t = table.data() + 2 + k * kColumns;
     stats.rank_times.push_back({t[0], t[1], t[2], t[3], t[4], t[5]});

@@ -66,6 +66,19 @@ void CheckTrainOptions(const TrainOptions& o) {
   }
   if (!(o.time_limit_s >= 0)) throw Error::Input("--time-limit must be 0 or more seconds");
   if (o.sampling.batch_size == 0) throw Error::Input("--batch-size must be positive");
+  if (o.sampling.batch_pieces == 0 || o.sampling.batch_pieces > o.sampling.batch_size) {
+    throw Error::Input(
+        fmt::format("--batch-pieces must be from 1 to the batch size ({})", o.sampling.batch_size));
+  }
+  if (o.max_batches % o.sampling.batch_pieces != 0) {
+    throw Error::Input(fmt::format(
+        "--max-batches counts pieces: give a multiple of --batch-pieces ({}), so that the epoch "
+        "ends with a whole batch's step",
+        o.sampling.batch_pieces));
+  }
+  if (o.full_graph && o.sampling.batch_pieces > 1) {
+    throw Error::Input("--batch-pieces splits sampled batches; --full-graph samples none");
+  }
   if (o.max_run_ahead == 0) throw Error::Input("--run-ahead must be positive");
   CheckModelOptions(o.model);
   if (!(o.optimizer.lr > 0)) throw Error::Input("--lr must be positive");
@@ -87,6 +100,7 @@ Session::Session(const TrainOptions& o, Dataset dataset, bool training,
   order.rank = s.rank;
   order.world_size = s.world_size;
   order.pad = false;  // the ranks' shares of a batch are one process's batch, no seed twice
+  order.pieces = s.batch_pieces;
   sampler_ = std::make_unique<NeighborSampler>(*graph_, split_ids(Split::kTrain), s.fanouts,
                                                s.batch_size, o.seed, budget_, o.threads, order);
   eval_sampler_ = std::make_unique<NeighborSampler>(*graph_, std::vector<uint64_t>{},
@@ -107,8 +121,9 @@ Session::Session(const TrainOptions& o, Dataset dataset, bool training,
     }
   }
   PlanMemory(config, training, evaluation_least, source_needs);
-  model_ = std::make_unique<MiniBatchModel>(config, *graph_, std::move(labels),
-                                            o.features.row_normalize, plan_.model_bytes, budget_);
+  model_ =
+      std::make_unique<MiniBatchModel>(config, *graph_, std::move(labels), o.features.row_normalize,
+                                       o.sampling.batch_pieces, plan_.model_bytes, budget_);
   const uint64_t keep_free = plan_.later_bytes + StoreBytes();
   const uint64_t evaluation_room = budget_.available() - std::min(budget_.available(), keep_free);
   for (LayerwiseNeeds& evaluation : evaluations) {
@@ -147,6 +162,7 @@ void Session::PlanMemory(const ModelConfig& config, bool training, uint64_t eval
   in.fixed_bytes = (config.kind == ModelKind::kGcn ? meta.num_nodes * sizeof(float) : 0) +
                    StoreBytes() + evaluation_bytes;
   if (training && source_needs) {
+    // Whole batches, not pieces: LBS's first stage samples whole mini-batches.
     const SamplingOptions& s = options_.sampling;
     in.fixed_bytes += source_needs(dataset_, *graph_,
                                    BoundBatch(degrees, s.fanouts, s.batch_size, s.labor.enabled));

@@ -16,7 +16,9 @@ constexpr uint64_t kPresampleEpoch = uint64_t{1} << 40;  // a stream training ne
 std::vector<uint64_t> HottestNodes(const CscGraph& graph, const NeighborSampler& sampler,
                                    std::span<const uint64_t> seeds, HotnessPolicy policy,
                                    uint64_t count, MemoryBudget& budget) {
-  const uint64_t presample_batches = std::min(kPresampleBatches, sampler.batches_per_epoch());
+  // Whole batches' worth of pieces, so that pieces do not thin the sample.
+  const uint64_t presample_batches =
+      std::min(kPresampleBatches * sampler.pieces_per_batch(), sampler.batches_per_epoch());
   ChargedArray<float> scores = HotnessScores(
       policy, graph, seeds,
       [&](uint64_t b) { return sampler.Sample(kPresampleEpoch, b).input_nodes(); },

@@ -54,8 +54,9 @@ RankShare ShareOf(const MacroBatchLoader& loader, const TrainOptions& o, uint64_
   }
   const uint64_t batch = std::max<uint64_t>(o.sampling.batch_size, 1);
   const uint64_t passes = std::max<uint32_t>(o.multistage.reuse, 1);
+  const uint64_t pieces = o.sampling.batch_pieces;
   std::vector<uint64_t> batches_in = loader.seeds_per_macro_batch(epoch);
-  for (uint64_t& count : batches_in) count = (count + batch - 1) / batch * passes;
+  for (uint64_t& count : batches_in) count = (count + batch - 1) / batch * pieces * passes;
   std::vector<uint64_t> per_rank(world, 0);
   for (uint64_t m = 0; m < planned; ++m) per_rank[m % world] += batches_in[m];
   share.batches = *std::min_element(per_rank.begin(), per_rank.end());
@@ -258,7 +259,7 @@ class MacroBatchStream final : public BatchStream {
     for (const std::unique_ptr<CscGraph>& graph : batch.graphs) graphs.push_back(graph.get());
     auto sampler = std::make_unique<NeighborSampler>(
         std::move(graphs), batch.train_local, fanouts, s.batch_size, options_.seed, budget_,
-        options_.threads, SeedOrder{.even_batches = true});
+        options_.threads, SeedOrder{.even_batches = true, .pieces = s.batch_pieces});
     sampler->set_labor(s.labor);
     return sampler;
   }
@@ -530,7 +531,7 @@ uint64_t MacroBatchSource::batches_per_epoch() const {
   const uint32_t passes =
       options_.multistage.adaptive_reuse ? 1 : std::max<uint32_t>(options_.multistage.reuse, 1);
   // Each rank about its share.
-  return (train_count_ + batch - 1) / batch * passes /
+  return (train_count_ + batch - 1) / batch * options_.sampling.batch_pieces * passes /
          std::max<uint32_t>(options_.multistage.world_size, 1);
 }
 

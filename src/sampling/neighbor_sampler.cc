@@ -130,6 +130,7 @@ NeighborSampler::NeighborSampler(std::vector<const CscGraph*> layer_graphs,
     }
   }
   if (batch_size_ == 0) throw Error::Input("the batch size must be positive");
+  if (order_.pieces == 0) throw Error::Input("a batch must be sampled in one piece or more");
   if (order_.world_size == 0 || order_.rank >= order_.world_size) {
     throw Error::Input(
         fmt::format("rank {} is not below world size {}", order_.rank, order_.world_size));
@@ -161,7 +162,7 @@ uint64_t NeighborSampler::seeds_per_epoch() const {
 uint64_t NeighborSampler::batches_per_epoch() const {
   // The largest share's count, so that every rank plans as many batches.
   const uint64_t n = (train_ids_.size() + order_.world_size - 1) / order_.world_size;
-  return order_.drop_last ? n / batch_size_ : (n + batch_size_ - 1) / batch_size_;
+  return (order_.drop_last ? n / batch_size_ : (n + batch_size_ - 1) / batch_size_) * order_.pieces;
 }
 
 std::shared_ptr<const NeighborSampler::Permutation> NeighborSampler::EpochPermutation(
@@ -200,14 +201,19 @@ std::vector<uint64_t> NeighborSampler::BatchSeeds(uint64_t epoch, uint64_t batch
     order = permutation->data();
   }
   const uint64_t n = train_ids_.size();
+  const uint64_t piece = batch % order_.pieces;
+  batch /= order_.pieces;
   uint64_t begin = batch * batch_size_;
   uint64_t end = std::min(begin + batch_size_, seeds_per_epoch());
   begin = std::min(begin, end);  // an unpadded rank's last batch may be empty
   if (order_.even_batches && !order_.drop_last) {
-    const uint64_t batches = batches_per_epoch();
+    const uint64_t batches = batches_per_epoch() / order_.pieces;
     begin = batch * seeds_per_epoch() / batches;
     end = (batch + 1) * seeds_per_epoch() / batches;
   }
+  const uint64_t size = end - begin;
+  end = begin + (piece + 1) * size / order_.pieces;
+  begin += piece * size / order_.pieces;
   std::vector<uint64_t> seeds;
   seeds.reserve(end - begin);
   for (uint64_t k = begin; k < end; ++k) {
@@ -264,8 +270,11 @@ void NeighborSampler::set_labor(LaborOptions labor) {
 
 SampledBatch NeighborSampler::Sample(uint64_t epoch, uint64_t batch) const {
   std::vector<uint64_t> seeds = BatchSeeds(epoch, batch);
-  const uint64_t stream = MixSeed(MixSeed(MixSeed(seed_, kBatchStream), epoch), batch);
-  SampledBatch result = SampleFrom(seeds, fanouts_, stream, epoch, batch, labor_.enabled);
+  // A piece draws as its whole batch: each destination's picks come from the batch's stream
+  // and the node alone, LABOR's from the batch's variates.
+  const uint64_t whole = batch / order_.pieces;
+  const uint64_t stream = MixSeed(MixSeed(MixSeed(seed_, kBatchStream), epoch), whole);
+  SampledBatch result = SampleFrom(seeds, fanouts_, stream, epoch, whole, labor_.enabled);
   result.epoch = epoch;
   result.index = batch;
   return result;

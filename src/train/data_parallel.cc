@@ -57,6 +57,11 @@ TrainOptions DataParallelOptions(const TrainOptions& options, const Collective& 
         "--batch-size {} (the batch of all ranks together) does not divide among {} ranks", batch,
         n));
   }
+  if (batch / n < options.sampling.batch_pieces) {
+    throw Error::Input(fmt::format(
+        "--batch-pieces {} cuts each rank's {} seeds of a batch into pieces without seeds",
+        options.sampling.batch_pieces, batch / n));
+  }
   TrainOptions o = options;
   o.sampling.batch_size = batch / n;
   o.sampling.rank = ranks.rank();

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
+#include <string>
 #include <vector>
 
 #include "common/random.h"
@@ -136,6 +138,42 @@ TEST_F(BatchBoundTest, ModelBuffersStayWithinTheirBound) {
     EXPECT_GE(ModelBytesBound(config, {}), fresh);
     EXPECT_LE(ModelBytesBound(config, {}), fresh + 64);
   }
+}
+
+// A batch in pieces is planned as its largest piece; a budget too small for the whole batches
+// names the fewest pieces (doubling) whose plan it holds.
+TEST_F(BatchBoundTest, APlanRefusedForItsBatchesNamesThePiecesThatFit) {
+  SamplingOptions sampling;
+  sampling.fanouts = {10, 10};
+  sampling.batch_size = 300;
+  MiniBatchMemoryInputs in;
+  in.degrees = degrees_.get();
+  in.model.kind = ModelKind::kSage;
+  in.model.layers = 2;
+  in.model.hidden = 64;
+  in.model.in_dim = dataset_->meta().feature_dim;
+  in.model.num_classes = dataset_->meta().num_classes;
+  in.sampling = &sampling;
+  in.sampled_eval = false;
+  in.train_ids = 1000;
+  in.available_bytes = uint64_t{1} << 40;
+  const MiniBatchMemoryPlan whole = PlanMiniBatchMemory(in);
+  EXPECT_EQ(whole.train.layers.back().dst, 300u);
+  sampling.batch_pieces = 4;
+  EXPECT_EQ(PieceSeeds(sampling), 75u);
+  const MiniBatchMemoryPlan quarters = PlanMiniBatchMemory(in);
+  EXPECT_EQ(quarters.train.layers.back().dst, 75u);
+  EXPECT_LT(quarters.batch_reserve_bytes, whole.batch_reserve_bytes);
+
+  sampling.batch_pieces = 1;
+  in.available_bytes = whole.needed_bytes() - 1;
+  const MiniBatchMemoryPlan refused = PlanMiniBatchMemory(in);
+  std::smatch named;
+  ASSERT_TRUE(std::regex_search(refused.advice, named, std::regex("--batch-pieces ([0-9]+)")))
+      << refused.advice;
+  sampling.batch_pieces = static_cast<uint32_t>(std::stoul(named[1]));
+  EXPECT_EQ(sampling.batch_pieces, 2u);
+  EXPECT_LE(PlanMiniBatchMemory(in).needed_bytes(), in.available_bytes);
 }
 
 }  // namespace

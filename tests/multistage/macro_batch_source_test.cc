@@ -131,6 +131,25 @@ TEST_F(MacroBatchTest, EveryTrainingNodeIsASeedOncePerPass) {
   }
 }
 
+// Batch pieces cut each batch sampled inside a macro-batch: twice the batches, each pair's
+// seeds the whole batch's, in order.
+TEST_F(MacroBatchTest, PiecesCutTheBatchesOfEachMacroBatch) {
+  TrainOptions o = Options(3);
+  MacroBatchSource whole_source(*dataset_, *graph_, train_, o, *budget_);
+  o.sampling.batch_pieces = 2;
+  MacroBatchSource piece_source(*dataset_, *graph_, train_, o, *budget_);
+  EXPECT_EQ(piece_source.batches_per_epoch(), 2 * whole_source.batches_per_epoch());
+  const std::vector<ReadyBatch> whole = Epoch(whole_source, 1), pieces = Epoch(piece_source, 1);
+  ASSERT_EQ(pieces.size(), 2 * whole.size());
+  for (size_t b = 0; b < whole.size(); ++b) {
+    std::vector<uint64_t> seeds = pieces[2 * b].batch.seeds();
+    const std::vector<uint64_t> second = pieces[2 * b + 1].batch.seeds();
+    seeds.insert(seeds.end(), second.begin(), second.end());
+    EXPECT_EQ(seeds, whole[b].batch.seeds()) << "batch " << b;
+    EXPECT_EQ(pieces[2 * b].macro_batch, whole[b].macro_batch);
+  }
+}
+
 // Adaptive reuse takes, for each macro-batch, the first passes of a fixed reuse of 4: at least
 // one and one only for the last macro-batch, whose successor there is no loading to wait for.
 TEST_F(MacroBatchTest, AdaptiveReuseTakesTheFirstPassesOfFixedReuse) {

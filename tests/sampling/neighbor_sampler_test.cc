@@ -197,6 +197,60 @@ TEST_F(NeighborSamplerTest, EvenBatchesDifferInSizeByAtMostOne) {
   }
 }
 
+// Each destination's sampled in-neighbours (global ids, with the edge weights) per layer.
+std::map<std::pair<size_t, uint64_t>, std::multiset<std::pair<uint64_t, float>>> Neighbourhoods(
+    const SampledBatch& batch) {
+  std::map<std::pair<size_t, uint64_t>, std::multiset<std::pair<uint64_t, float>>> out;
+  for (size_t l = 0; l < batch.blocks.size(); ++l) {
+    const Block& block = batch.blocks[l];
+    for (uint32_t d = 0; d < block.num_dst(); ++d) {
+      auto& sources = out[{l, block.src_nodes[d]}];
+      for (uint32_t e = block.indptr[d]; e < block.indptr[d + 1]; ++e) {
+        const float weight = block.edge_weights.empty() ? 1.0f : block.edge_weights[e];
+        sources.emplace(block.src_nodes[block.indices[e]], weight);
+      }
+    }
+  }
+  return out;
+}
+
+// A batch sampled in pieces: its seeds cut into consecutive runs differing in size by at most
+// one, and every destination of a piece drawing the in-neighbours (and LABOR-0's weights) the
+// whole batch draws for it, with the default and the even cut.
+TEST_F(NeighborSamplerTest, PiecesCutABatchAndDrawItsNeighbourhoods) {
+  constexpr uint32_t kPieces = 3;
+  for (bool labor : {false, true}) {
+    for (bool even : {false, true}) {
+      SCOPED_TRACE(std::string(labor ? "labor" : "neighbor") + (even ? ", even" : ""));
+      NeighborSampler whole(*graph_, *train_, {3, 4}, 256, 1, *budget_, 2, {.even_batches = even});
+      NeighborSampler pieces(*graph_, *train_, {3, 4}, 256, 1, *budget_, 2,
+                             {.even_batches = even, .pieces = kPieces});
+      whole.set_labor({.enabled = labor});
+      pieces.set_labor({.enabled = labor});
+      ASSERT_EQ(pieces.batches_per_epoch(), kPieces * whole.batches_per_epoch());
+      for (uint64_t b = 0; b < whole.batches_per_epoch(); ++b) {
+        const SampledBatch all = whole.Sample(2, b);
+        const auto expected = Neighbourhoods(all);
+        std::vector<uint64_t> seeds;
+        for (uint32_t j = 0; j < kPieces; ++j) {
+          const SampledBatch part = pieces.Sample(2, b * kPieces + j);
+          EXPECT_EQ(part.index, b * kPieces + j);
+          const std::vector<uint64_t> part_seeds = part.seeds();
+          EXPECT_GE(part_seeds.size(), all.seeds().size() / kPieces);
+          EXPECT_LE(part_seeds.size(), (all.seeds().size() + kPieces - 1) / kPieces);
+          seeds.insert(seeds.end(), part_seeds.begin(), part_seeds.end());
+          for (const auto& [where, sources] : Neighbourhoods(part)) {
+            ASSERT_EQ(sources, expected.at(where))
+                << "layer " << where.first << " node " << where.second << " batch " << b;
+          }
+        }
+        EXPECT_EQ(seeds, all.seeds());
+      }
+    }
+  }
+  EXPECT_THROW(NeighborSampler(*graph_, *train_, {3}, 256, 1, *budget_, 1, {.pieces = 0}), Error);
+}
+
 TEST_F(NeighborSamplerTest, UnshuffledOrderKeepsTheSplitsOrder) {
   NeighborSampler sampler(*graph_, *train_, {2}, 100, 1, *budget_, 1, {.shuffle = false});
   for (uint64_t epoch : {0, 3}) {

@@ -244,6 +244,38 @@ TEST(Trainer, RunAheadDepthDoesNotChangeTheLosses) {
   }
 }
 
+// A batch trained in pieces takes the whole batch's step: the losses and the test accuracy
+// are the whole batches', to the rounding of the gradients' sums, from four times the batches;
+// with dropout (a piece's masks are its batch's), for SAGE and GCN alike.
+TEST(Trainer, BatchPiecesTakeTheWholeBatchesSteps) {
+  testing::ScratchDir dir;
+  TrainOptions o = SmallSbmRun(dir);
+  o.model.dropout = 0.5;
+  o.model.input_dropout = 0.2;
+  for (ModelKind kind : {ModelKind::kSage, ModelKind::kGcn}) {
+    SCOPED_TRACE(static_cast<int>(kind));
+    o.model.kind = kind;
+    o.sampling.batch_pieces = 1;
+    const TrainResult whole = Train(o);
+    o.sampling.batch_pieces = 4;
+    const TrainResult pieces = Train(o);
+    ASSERT_EQ(pieces.epochs.size(), whole.epochs.size());
+    for (size_t e = 0; e < whole.epochs.size(); ++e) {
+      EXPECT_EQ(pieces.epochs[e].batches, 4 * whole.epochs[e].batches);
+      EXPECT_NEAR(pieces.epochs[e].train_loss, whole.epochs[e].train_loss,
+                  1e-4 * whole.epochs[e].train_loss)
+          << "epoch " << e;
+    }
+    EXPECT_NEAR(pieces.test_acc, whole.test_acc, 0.002);
+  }
+  // An epoch ends with a whole batch's step.
+  o.max_batches = 6;
+  EXPECT_THROW(Train(o), Error);
+  o.max_batches = 0;
+  o.sampling.batch_pieces = o.sampling.batch_size + 1;
+  EXPECT_THROW(Train(o), Error);
+}
+
 // --max-batches ends each epoch early and changes nothing else: a limit at or above the
 // epoch's batch count trains exactly the whole epoch.
 TEST(Trainer, MaxBatchesEndsEachEpochEarly) {
