@@ -5,6 +5,9 @@
 //
 // Invariants: used() <= limit() always; peak() is the largest used() ever seen.
 // Thread safety: Charge and Release may be called from any thread.
+//
+// The first budget a process makes sets the C library's allocator to return freed blocks of
+// 1 MiB or more to the OS at once, so that the process's memory follows the charges released.
 #pragma once
 
 #include <atomic>
@@ -19,7 +22,7 @@ namespace strata {
 
 class MemoryBudget {
  public:
-  explicit MemoryBudget(uint64_t limit_bytes) : limit_(limit_bytes) {}
+  explicit MemoryBudget(uint64_t limit_bytes);
   MemoryBudget(const MemoryBudget&) = delete;
   MemoryBudget& operator=(const MemoryBudget&) = delete;
 

@@ -1,6 +1,11 @@
 #include "strata/memory_budget.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <memory>
 
 #include "strata/error.h"
 
@@ -35,6 +40,33 @@ TEST(TrackedCharge, GrowthPastTheBudgetThrowsAndKeepsTheOldCharge) {
   }
   EXPECT_EQ(charge.bytes(), 300u);
   EXPECT_EQ(budget.used(), 900u);
+}
+
+// Resident bytes of this process, from /proc/self/statm.
+uint64_t ResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+// Once a budget exists, a large block freed leaves the process at once, even after a larger
+// one was freed (which by default makes glibc keep blocks below it in its heaps).
+TEST(MemoryBudget, FreedLargeBlocksLeaveTheProcess) {
+#ifdef STRATA_SANITIZED
+  GTEST_SKIP() << "the sanitizers' allocator keeps freed blocks in quarantine";
+#endif
+  MemoryBudget budget(1 << 20);
+  constexpr size_t kLarger = 24 << 20, kBlock = 16 << 20;
+  auto larger = std::make_unique<char[]>(kLarger);
+  std::memset(larger.get(), 1, kLarger);
+  larger.reset();
+  const uint64_t before = ResidentBytes();
+  auto block = std::make_unique<char[]>(kBlock);
+  std::memset(block.get(), 1, kBlock);
+  EXPECT_GE(ResidentBytes(), before + kBlock / 2);
+  block.reset();
+  EXPECT_LT(ResidentBytes(), before + (4 << 20));
 }
 
 TEST(FormatBytesRoundedUp, NamesAValueNoSmallerThanTheBytes) {
