@@ -16,7 +16,8 @@
 #   PATHS      runs, any of: memory direct-ns direct-labor partition partition-auto pbs lbs [all]
 #   BUDGET     --memory-budget of the out-of-core paths [6G]
 #   REF_BUDGET --memory-budget of the memory store [8G]
-#   CACHE      the direct store's cache as a share of the feature bytes [0.25]
+#   CACHE      the direct store's cache as a share of the feature bytes, or auto (what the
+#              budget leaves) [0.25]
 #   MACRO      partitions per macro-batch (partition, pbs) [the most that fit BUDGET]
 #   LBS_MACRO  mini-batches per macro-batch (lbs) [the most that fit BUDGET]
 #   PATIENCE   epochs without a better validation accuracy that end a run [2]
@@ -49,14 +50,16 @@ macro=()
 if [[ -n "${MACRO:-}" ]]; then macro=(--macro-batch "$MACRO"); fi
 lbs_macro=()
 if [[ -n "${LBS_MACRO:-}" ]]; then lbs_macro=(--macro-batch "$LBS_MACRO"); fi
+cache_option="--cache-fraction $cache"
+if [[ $cache == auto ]]; then cache_option=""; fi
 mkdir -p "$out"
 
 # The options of path $1: its dataset, store or multistage method, and budget.
 path_options() {
   case $1 in
     memory) echo "$dataset --feature-store memory --memory-budget $ref_budget" ;;
-    direct-ns) echo "$dataset --feature-store direct --cache-fraction $cache --memory-budget $budget" ;;
-    direct-labor) echo "$dataset --feature-store direct --cache-fraction $cache --sampler labor \
+    direct-ns) echo "$dataset --feature-store direct $cache_option --memory-budget $budget" ;;
+    direct-labor) echo "$dataset --feature-store direct $cache_option --sampler labor \
 --memory-budget $budget" ;;
     partition) echo "$partitioned --multistage partition --reuse 1 ${macro[*]} --memory-budget $budget" ;;
     partition-auto) echo "$partitioned --multistage partition --reuse auto ${macro[*]} \
