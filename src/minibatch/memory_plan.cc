@@ -54,10 +54,9 @@ MiniBatchMemoryPlan PlanWithEvalSeeds(const MiniBatchMemoryInputs& in, uint64_t 
   }
   BatchBound model_bound = plan.train;
   plan.eval_seeds = eval_seeds;
-  bool eval_largest = false;
   if (eval_seeds > 0) {
     plan.eval = BoundBatch(*in.degrees, EvalFanouts(s, in.model.kind), eval_seeds, in.labor);
-    eval_largest = BatchBytes(plan.eval, dim) > plan.batch_reserve_bytes;
+    plan.eval_largest = BatchBytes(plan.eval, dim) > plan.batch_reserve_bytes;
     plan.batch_reserve_bytes = std::max(plan.batch_reserve_bytes, BatchBytes(plan.eval, dim));
     model_bound = in.training ? LargerOfEach(plan.train, plan.eval) : plan.eval;
   }
@@ -65,7 +64,7 @@ MiniBatchMemoryPlan PlanWithEvalSeeds(const MiniBatchMemoryInputs& in, uint64_t 
   // A batch trained in pieces sums their gradients in the model's buffers.
   if (in.training && s.batch_pieces > 1) plan.model_bytes += parameter_bytes;
   plan.fixed_bytes = in.fixed_bytes;
-  if (!eval_largest) {
+  if (!plan.eval_largest) {
     plan.advice = "lower --batch-size, --fanouts or --hidden";
   } else if (s.eval_fanouts.empty()) {
     plan.advice =
@@ -102,10 +101,9 @@ MiniBatchMemoryPlan PlanWithLargestEval(const MiniBatchMemoryInputs& in) {
 
 MiniBatchMemoryPlan PlanMiniBatchMemory(const MiniBatchMemoryInputs& in) {
   MiniBatchMemoryPlan plan = PlanWithLargestEval(in);
-  const bool training_largest =
-      in.training && plan.batch_reserve_bytes > 0 &&
-      plan.batch_reserve_bytes == kReservedBatches * BatchBytes(plan.train, in.model.in_dim);
-  if (plan.needed_bytes() <= in.available_bytes || !training_largest) return plan;
+  if (plan.needed_bytes() <= in.available_bytes || !in.training || plan.eval_largest) {
+    return plan;
+  }
   // Name the fewest pieces (doubling) whose plan fits, where the training batches do not.
   SamplingOptions pieces = *in.sampling;
   MiniBatchMemoryInputs split = in;

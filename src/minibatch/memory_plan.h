@@ -50,8 +50,9 @@ struct MiniBatchMemoryPlan {
   uint64_t model_bytes = 0;
   uint64_t optimizer_bytes = 0;
   uint64_t batch_reserve_bytes = 0;
-  uint64_t later_bytes = 0;  // charged after the store opens: snapshot, the permutations
-  uint64_t fixed_bytes = 0;  // charged at start after the plan
+  uint64_t later_bytes = 0;   // charged after the store opens: snapshot, the permutations
+  uint64_t fixed_bytes = 0;   // charged at start after the plan
+  bool eval_largest = false;  // an evaluation batch, not the training batches, sets the reserve
   // What to lower when the plan does not fit: the options behind its largest part.
   std::string advice;
 

@@ -39,33 +39,34 @@ StepLoss MiniBatchModel::TrainStep(ReadyBatch& ready, uint64_t epoch, Optimizer&
   std::span<const int32_t> labels = SeedLabels(batch);
   grad_.Resize(logits.rows(), logits.cols());
   LossResult loss = SoftmaxCrossEntropy<float>(logits, labels, grad_.span());
+  bool step = true;
   if (piece_sum_) {
-    // A piece of a batch: its gradients join the batch's sum, and the batch's last piece steps.
     model_.Backward(grad_.span());
-    const uint64_t piece = batch.index % batch_pieces_;
-    piece_sum_->Add(loss.labelled, piece == 0);
-    if (piece + 1 == batch_pieces_) {
-      const uint64_t labelled = piece_sum_->Finish();
-      if (allreduce != nullptr) {
-        allreduce->BeginStep(labelled);
-        for (size_t l = 0; l < config().layers; ++l) allreduce->LayerDone(l);
-        allreduce->Finish();
-      }
-      optimizer.Step();
-    }
+    step = SumPiece(batch.index, loss.labelled, allreduce);
+  } else if (allreduce != nullptr) {
+    allreduce->BeginStep(loss.labelled);
+    model_.Backward(grad_.span(), [allreduce](size_t layer) { allreduce->LayerDone(layer); });
+    allreduce->Finish();
   } else {
-    if (allreduce != nullptr) {
-      allreduce->BeginStep(loss.labelled);
-      model_.Backward(grad_.span(), [allreduce](size_t layer) { allreduce->LayerDone(layer); });
-      allreduce->Finish();
-    } else {
-      model_.Backward(grad_.span());
-    }
-    optimizer.Step();
+    model_.Backward(grad_.span());
   }
+  if (step) optimizer.Step();
   if (ready.history) ready.history->Commit();
   ChargeModelMemory();
   return {loss.loss * loss.labelled, loss.labelled};
+}
+
+bool MiniBatchModel::SumPiece(uint64_t index, uint64_t labelled, GradientAllreduce* allreduce) {
+  const uint64_t piece = index % batch_pieces_;
+  piece_sum_->Add(labelled, piece == 0);
+  if (piece + 1 < batch_pieces_) return false;
+  const uint64_t batch_labelled = piece_sum_->Finish();
+  if (allreduce != nullptr) {
+    allreduce->BeginStep(batch_labelled);
+    for (size_t l = 0; l < config().layers; ++l) allreduce->LayerDone(l);
+    allreduce->Finish();
+  }
+  return true;
 }
 
 MatrixSpan<const float> MiniBatchModel::Predict(const SampledBatch& batch,

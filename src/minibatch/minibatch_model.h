@@ -76,6 +76,10 @@ class MiniBatchModel {
   void ChargeModelMemory();
 
  private:
+  // Adds the gradients of piece `index` (labelled seeds: `labelled`) to its batch's sum; after
+  // the batch's last piece leaves the batch's mean in the gradients (averaged over the ranks
+  // with `allreduce`) and returns true: the optimizer steps.
+  bool SumPiece(uint64_t index, uint64_t labelled, GradientAllreduce* allreduce);
   MatrixSpan<const float> Inputs(const SampledBatch& batch, std::span<float> features);
   std::span<const float> GcnNorm(const std::vector<uint64_t>& nodes);
   std::span<const int32_t> SeedLabels(const SampledBatch& batch);
