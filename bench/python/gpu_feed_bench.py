@@ -7,11 +7,14 @@ sampled batches, its input features coming three ways:
              the pinned region, copied ahead on a side stream, with gpu_cache= each share of
              --gpu-cache-shares of the feature bytes
   memmap     a numpy.memmap gather per batch, copied to the device (what a PyG user does today)
+  multistage-lbs, multistage-partition
+             strata.MultistageLoader(device=...) within --budget: macro-batches read whole
+             (the partition run on --partitioned, a `strata partition` of the dataset)
 
     bench/python/gpu_feed_bench.py DATASET [--device cuda] [--epochs 2] [--budget 1G]
         [--gpu-cache-shares 0,0.25,1] [--gpu-cache-policies presample] [--train 1]
         [--runs resident,strata,memmap] [--max-batches N] [--epoch-seconds S]
-        [--memmap-page-cache BYTES]
+        [--memmap-page-cache BYTES] [--partitioned DIR] [--reuse 1|auto]
 
 Prints one JSON object per run and epoch: epoch_s, steps, wait_s (the step waiting for its
 input: the loader's wait, or the gather and copy), bytes_to_device and for Strata its GPU hit
@@ -62,6 +65,9 @@ def parse_args():
     p.add_argument("--memmap-page-cache", type=int, default=0,
                    help="bytes the memmap run may charge beyond what the process holds")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--partitioned", help="`strata partition` of the dataset, for the"
+                   " multistage partition run")
+    p.add_argument("--reuse", default=1, type=lambda v: v if v == "auto" else int(v), help="the multistage runs' reuse (1..4 or auto)")
     return p.parse_args()
 
 
@@ -202,16 +208,11 @@ def memmap_run(args, dataset, fanouts, epochs):
     timed_epochs(args, dataset, fanouts, "memmap", epochs, gather)
 
 
-def strata_run(args, dataset, fanouts, share, policy):
-    feature_bytes = dataset.num_nodes * dataset.feature_dim * 4
+def loader_run(args, dataset, fanouts, name, make_loader):
+    """Trains on the batches of the loader make_loader() opens, timing its opening too."""
     start = time.perf_counter()
-    loader = strata.NeighborLoader(dataset, fanouts, args.batch_size, seed=args.seed,
-                                   feature_store="direct", memory_budget=args.budget,
-                                   hidden=args.hidden, device=args.device,
-                                   gpu_cache=int(share * feature_bytes),
-                                   gpu_cache_policy=policy)
-    print(json.dumps({"run": f"strata gpu_cache={share:g} {policy}",
-                      "open_s": time.perf_counter() - start}), flush=True)
+    loader = make_loader()
+    print(json.dumps({"run": name, "open_s": time.perf_counter() - start}), flush=True)
     model, optimizer = model_for(args, dataset, fanouts)
     for e in range(args.epochs):
         loader.set_epoch(e)
@@ -225,13 +226,33 @@ def strata_run(args, dataset, fanouts, share, policy):
                 break
         synchronize(args.device)
         feed = loader.stats()["device"]
-        print(json.dumps({"run": f"strata gpu_cache={share:g} {policy}", "epoch": e,
-                          "epoch_s": time.perf_counter() - start, "steps": steps,
-                          "wait_s": feed["wait_s"],
+        print(json.dumps({"run": name, "epoch": e, "epoch_s": time.perf_counter() - start,
+                          "steps": steps, "wait_s": feed["wait_s"],
                           "copy_s": feed["copy_s"], "bytes_to_device": feed["bytes_copied"],
                           "batches": feed["batches"], "gpu_hit_rate": feed["gpu_hit_rate"],
                           "pinned": feed["pinned"]}), flush=True)
     loader.close()
+
+
+def strata_run(args, dataset, fanouts, share, policy):
+    feature_bytes = dataset.num_nodes * dataset.feature_dim * 4
+    loader_run(args, dataset, fanouts, f"strata gpu_cache={share:g} {policy}",
+               lambda: strata.NeighborLoader(dataset, fanouts, args.batch_size, seed=args.seed,
+                                             feature_store="direct", memory_budget=args.budget,
+                                             hidden=args.hidden, device=args.device,
+                                             gpu_cache=int(share * feature_bytes),
+                                             gpu_cache_policy=policy))
+
+
+def multistage_run(args, fanouts, method):
+    """MultistageLoader(method) on the device: LBS on the dataset, partition mode on
+    --partitioned (a `strata partition` of it)."""
+    dataset = strata.Dataset(args.partitioned if method == "partition" else args.dataset)
+    loader_run(args, dataset, fanouts, f"multistage {method} reuse={args.reuse}",
+               lambda: strata.MultistageLoader(dataset, fanouts, args.batch_size, method=method,
+                                               reuse=args.reuse, seed=args.seed,
+                                               memory_budget=args.budget, hidden=args.hidden,
+                                               device=args.device))
 
 
 def main():
@@ -246,6 +267,9 @@ def main():
         for share in (float(s) for s in args.gpu_cache_shares.split(",")):
             for policy in args.gpu_cache_policies.split(",") if share > 0 else ["-"]:
                 strata_run(args, dataset, fanouts, share, policy if share > 0 else "presample")
+    for method in ("lbs", "partition"):
+        if "multistage-" + method in runs:
+            multistage_run(args, fanouts, method)
     if "resident" in runs or "memmap" in runs:
         epochs = presampled_epochs(args, dataset, fanouts)
         if "resident" in runs:

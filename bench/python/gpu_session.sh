@@ -9,8 +9,10 @@
 #   bench/python/gpu_session.sh --download DEBS   # here, on Debian 12: fetch the .debs into DEBS
 #   bench/python/gpu_session.sh DEBS OUT [MAX_BATCHES [EPOCH_SECONDS]]   # there, into OUT
 #
-# There, GPU_CACHE_SHARES (0,0.25,1), MEMMAP_PAGE_CACHE (bytes, 3 GiB; 0: unlimited) and
-# EXAMPLES=0 (skip the Cora checks) change what runs.
+# There, GPU_CACHE_SHARES (0,0.25,1), MEMMAP_PAGE_CACHE (bytes, 3 GiB; 0: unlimited),
+# FEED_RUNS (the gpu_feed_bench runs, one invocation per word: "strata resident,memmap"; a
+# multistage-partition run partitions the graph first), REUSE (the multistage runs', 1),
+# BUDGET (Strata's host budget, 3G) and EXAMPLES=0 (skip the Cora checks) change what runs.
 #
 # The packages are the part of scripts/setup.sh that the program and the Python package link,
 # with the runtime libraries those pull in.
@@ -100,10 +102,17 @@ echo "generated in $((SECONDS - start)) s"
 # A 3 GiB host budget, not 1 GiB: a batch's input rows are 331 MiB here, and the pinned region
 # must hold the batches in flight (prefetch 2, plus 2) and one more. The memmap run gets as much.
 echo "== gpu_feed_bench, first $max_batches batches or ${epoch_seconds} s of each epoch"
-for runs in strata resident,memmap; do
+for runs in ${FEED_RUNS:-strata resident,memmap}; do
+  if [[ $runs == *multistage-partition* ]] && ! test -f "$data/sbm-4m-p64/meta.json"; then
+    start=$SECONDS
+    "$build/strata" partition "$data/sbm-4m" "$data/sbm-4m-p64" --parts 64 \
+      --memory-budget 8G >/dev/null || echo "partition failed"
+    echo "partitioned in $((SECONDS - start)) s"
+  fi
   timeout 420 python3 bench/python/gpu_feed_bench.py "$data/sbm-4m" --device cuda --epochs 2 \
-    --budget 3G --gpu-cache-shares "$shares" --runs $runs --max-batches "$max_batches" \
+    --budget "${BUDGET:-3G}" --gpu-cache-shares "$shares" --runs $runs --max-batches "$max_batches" \
     --epoch-seconds "$epoch_seconds" --memmap-page-cache "$page_cache" \
+    --partitioned "$data/sbm-4m-p64" --reuse "${REUSE:-1}" \
     >"$out/gpu_feed_bench_${runs%%,*}.jsonl" 2>&1 || echo "gpu_feed_bench --runs $runs failed"
   cat "$out/gpu_feed_bench_${runs%%,*}.jsonl"
 done
