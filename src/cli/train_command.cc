@@ -71,7 +71,8 @@ void AddStoreOptions(CLI::App* cmd, TrainArgs& a) {
                   "auto (memory when it takes at most half the budget), memory or disk")
       ->check(CLI::IsMember({"auto", "memory", "disk"}));
   cmd->add_option("--adjacency-cache", a.adjacency_cache,
-                  "topology on disk: adjacency cache size, e.g. 64M (default: budget/8)");
+                  "topology on disk: adjacency cache size, e.g. 64M (default: budget/8; none "
+                  "for partition and PBS runs without sampled evaluation)");
   cmd->add_option("--max-read-bytes", f.max_read_bytes,
                   "direct: bound on a coalesced read (a multiple of 4096)")
       ->capture_default_str();

@@ -25,9 +25,22 @@ ModelConfig ModelConfigOf(const TrainOptions& o, const DatasetMeta& meta) {
   return config;
 }
 
+// Partition-based multistage batches are sampled inside their macro-batches, and layer-wise
+// evaluation streams the lists in order: then nothing reads the graph's lists at random, and an
+// adjacency cache would only take budget from the hub section and the evaluation's passes.
+bool SamplesWholeGraph(const TrainOptions& o) {
+  const MultistageMethod method = o.multistage.method;
+  const bool in_macro_batches =
+      method == MultistageMethod::kPartition || method == MultistageMethod::kPbs;
+  return !in_macro_batches || o.eval == EvalMode::kSampled;
+}
+
 TopologyOptions TopologyOf(const TrainOptions& o) {
   TopologyOptions topology = o.topology;
   topology.io.depth = o.io_depth;
+  if (topology.adjacency_cache_bytes < 0 && !SamplesWholeGraph(o)) {
+    topology.adjacency_cache_bytes = 0;
+  }
   return topology;
 }
 

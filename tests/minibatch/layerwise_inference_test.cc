@@ -375,6 +375,27 @@ TEST(LayerwiseEvaluation, TakesTheBatchReserve) {
   EXPECT_EQ(budget.used(), used);
 }
 
+// Partition-based multistage training samples inside its macro-batches and layer-wise
+// evaluation streams the lists in order, so the topology on disk gets no adjacency cache unless
+// one is asked for; sampled evaluation and LBS, which sample the whole graph, keep the default.
+TEST(LayerwiseEvaluation, NoAdjacencyCacheWhereNothingSamplesTheWholeGraph) {
+  TrainOptions o = Options(SmallSbm(), ModelKind::kSage);
+  o.topology.placement = TopologyPlacement::kDisk;
+  auto cached_nodes = [&](MultistageMethod method, EvalMode eval, int64_t cache_bytes) {
+    o.multistage.method = method;
+    o.eval = eval;
+    o.topology.adjacency_cache_bytes = cache_bytes;
+    Session session(o, Dataset::Open(o.dataset));
+    return session.graph().adjacency_stats().cached_nodes;
+  };
+  EXPECT_EQ(cached_nodes(MultistageMethod::kPartition, EvalMode::kLayerwise, -1), 0u);
+  EXPECT_EQ(cached_nodes(MultistageMethod::kPbs, EvalMode::kNone, -1), 0u);
+  EXPECT_GT(cached_nodes(MultistageMethod::kPartition, EvalMode::kSampled, -1), 0u);
+  EXPECT_GT(cached_nodes(MultistageMethod::kPartition, EvalMode::kLayerwise, 1 << 20), 0u);
+  EXPECT_GT(cached_nodes(MultistageMethod::kLargeBatch, EvalMode::kLayerwise, -1), 0u);
+  EXPECT_GT(cached_nodes(MultistageMethod::kNone, EvalMode::kLayerwise, -1), 0u);
+}
+
 // --eval layerwise scores every epoch and the final model as full-neighbourhood batches do, and
 // trains the same; a checkpoint scores the same either way; sampled evaluation fanouts are
 // refused with it.
