@@ -440,12 +440,12 @@ void LayerwiseRun::AggregateInputs(size_t l) {
   IntermediateRows output(p.destinations, p.out, p.chunk_rows, scratch_dir_, budget,
                           "layer-wise activations", half_on_disk_);
   ChargedArray<float> sums(budget, p.range_rows * in, "layer-wise input sums");
-  const bool keep_own = p.self > 0;
+  const bool keep_own = p.self > 0 && !p.RereadsOwnRows();
   ChargedArray<float> own(budget, keep_own && !p.half_input ? p.range_rows * in : 0,
                           "layer-wise input sums");
   ChargedArray<uint16_t> own_half(budget, keep_own && p.half_input ? p.range_rows * in : 0,
                                   "layer-wise input sums");
-  ChargedArray<float> widened(budget, keep_own && p.half_input ? p.chunk_rows * in : 0,
+  ChargedArray<float> widened(budget, p.ChunkOwnRows() ? kGroupRows * in : 0,
                               "layer-wise input sums");
   ChargedArray<uint64_t> ids(budget, p.range_rows, "layer-wise input sums");
   ChargedArray<RangeEdge> edges(budget, p.range_edges, "layer-wise range edges");
@@ -500,7 +500,7 @@ void LayerwiseRun::AggregateInputs(size_t l) {
         }
       });
       // The range's own rows among the group's: SAGE's self rows, GCN's self loops.
-      if (group.back() >= range.front() && group.front() <= range.back()) {
+      if (!p.RereadsOwnRows() && group.back() >= range.front() && group.front() <= range.back()) {
         for (size_t i = 0; i < group.size(); ++i) {
           const uint64_t v = group[i];
           if (v < range.front() || v > range.back() || !destinations.Contains(v)) continue;
@@ -525,12 +525,19 @@ void LayerwiseRun::AggregateInputs(size_t l) {
       const float scale = p.gcn ? norm[range[d]] : degree > 0 ? 1.0f / degree : 0.0f;
       ScaleRow(sums.data() + d * in, scale, in);
     }
-    // The range's outputs, in pieces within chunks of the output.
+    // The range's outputs, in pieces within chunks of the output, each at most kGroupRows rows
+    // (the own rows' buffer).
     for (uint64_t done = 0; done < count;) {
       const uint64_t begin = first + done;
-      const uint64_t end = std::min(first + count, (begin / p.chunk_rows + 1) * p.chunk_rows);
+      const uint64_t chunk_end = (begin / p.chunk_rows + 1) * p.chunk_rows;
+      const uint64_t end = std::min({first + count, chunk_end, begin + kGroupRows});
       MatrixSpan<const float> self;
-      if (keep_own && p.half_input) {
+      if (p.RereadsOwnRows()) {
+        const std::span<float> rows(widened.data(), (end - begin) * in);
+        session_.store().Gather(range.subspan(done, end - begin), rows);
+        model_.PrepareFeatures(rows);
+        self = {rows.data(), end - begin, in};
+      } else if (keep_own && p.half_input) {
         HalvesToFloats({own_half.data() + done * in, (end - begin) * in}, widened.data());
         self = {widened.data(), end - begin, in};
       } else if (keep_own) {

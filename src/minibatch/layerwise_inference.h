@@ -24,10 +24,11 @@
 //
 // Where not even those fit (a 100M-node graph's 3-hop closure is most of its nodes, ~100 GB of
 // 256-wide rows), a SAGE or GCN layer runs input-first instead (BasicLayer::CombineAggregated):
-// its destinations are cut into ranges in id order, each range's sums of input rows (and its
-// own rows) as large as the budget holds, and each range is one pass over the layer's input
-// rows, streamed as above, which adds every row to the sums of the range's destinations it
-// feeds; then the range's outputs are one GEMM. The range's edges, read from the adjacency
+// its destinations are cut into ranges in id order, each range's sums of input rows (and, past
+// the input layer, its own rows) as large as the budget holds, and each range is one pass over
+// the layer's input rows, streamed as above, which adds every row to the sums of the range's
+// destinations it feeds; then the range's outputs are one GEMM a piece, the input layer's own
+// rows read again from the store a piece at a time. The range's edges, read from the adjacency
 // before its pass, are grouped by the source's group of streamed rows, so that a group's edges
 // are at hand while its rows are. Memory: a range's sums, own rows and edges (8 bytes each)
 // beside the chunk buffers; each pass costs one more read of the layer's input.

@@ -19,7 +19,8 @@ uint64_t ChunkRows(size_t width, const LayerwiseOptions& options) {
 }
 
 uint64_t LayerPlan::SumBytes() const {
-  const uint64_t own = self > 0 ? in * (half_input ? sizeof(uint16_t) : sizeof(float)) : 0;
+  const uint64_t own =
+      self > 0 && !RereadsOwnRows() ? in * (half_input ? sizeof(uint16_t) : sizeof(float)) : 0;
   return in * sizeof(float) + own + sizeof(uint64_t);
 }
 
@@ -43,7 +44,7 @@ uint64_t LayerPlan::TransformedPeakBytes(bool on_disk, const LayerPlan* previous
 
 uint64_t LayerPlan::InputFirstFixedBytes(bool on_disk, const LayerPlan* previous) const {
   return InputBytes(on_disk, previous) + RowsBytes(destinations, out, on_disk) + GroupIndexBytes() +
-         (half_input ? chunk_rows * in * sizeof(float) : 0);
+         (ChunkOwnRows() ? kGroupRows * in * sizeof(float) : 0);
 }
 
 void LayerPlan::PlanRanges(uint64_t bytes, uint64_t max_rows) {
@@ -111,21 +112,32 @@ uint64_t LayerwisePlan::PlanLayers(uint64_t available, bool on_disk, bool input_
   return peak;
 }
 
+uint64_t LayerwisePlan::FitMode(uint64_t available, bool input_first) {
+  activations_on_disk_ = false;
+  const uint64_t needed = PlanLayers(available, false, input_first);
+  if (needed <= available) return needed;
+  const uint64_t on_disk = PlanLayers(available, true, input_first);
+  activations_on_disk_ = on_disk < needed;
+  return activations_on_disk_ ? on_disk : PlanLayers(available, false, input_first);
+}
+
 uint64_t LayerwisePlan::Fit(uint64_t available) {
   activations_on_disk_ = false;
   if (layers_.empty()) return 0;
-  uint64_t needed = 0;
+  // Transformed rows held if that fits, else input-first ranges; where neither fits, the plan
+  // that comes closer, so that Fit(0) is the least any plan needs.
+  uint64_t closest = 0;
+  bool closest_input_first = true;
   for (bool input_first : {false, true}) {
     if (options_.input_first && !input_first) continue;
-    needed = PlanLayers(available, false, input_first);
-    if (needed > available) {
-      const uint64_t on_disk = PlanLayers(available, true, input_first);
-      activations_on_disk_ = on_disk < needed;
-      needed = activations_on_disk_ ? on_disk : PlanLayers(available, false, input_first);
+    const uint64_t needed = FitMode(available, input_first);
+    if (needed <= available) return needed;
+    if (closest == 0 || needed < closest) {
+      closest = needed;
+      closest_input_first = input_first;
     }
-    if (needed <= available) break;
   }
-  return needed;
+  return closest_input_first ? closest : FitMode(available, false);
 }
 
 uint64_t LayerwisePlan::LeastBytes() const {

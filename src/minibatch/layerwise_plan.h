@@ -51,10 +51,17 @@ struct LayerPlan {
   uint64_t range_rows = 0;
   uint64_t range_edges = 0;
   // The input's values are float16 values (float16 features as read, activations back from a
-  // float16 scratch file): input-first keeps SAGE's own rows as float16, losing nothing.
+  // float16 scratch file): input-first holds SAGE's own rows as float16, losing nothing.
   bool half_input = false;
 
-  // An input-first range's sums, own rows (SAGE) and ids, per destination.
+  // The input layer's input-first ranges read their own rows (SAGE's self term) from the
+  // feature store again, a chunk of outputs at a time, after their pass: a share of one more
+  // pass over the features, where holding them through the pass would take a third more room
+  // per destination and so a third more passes.
+  bool RereadsOwnRows() const { return self > 0 && reads_features; }
+  // Own rows go through kGroupRows float32 rows at a time: read again, or widened from float16.
+  bool ChunkOwnRows() const { return self > 0 && (reads_features || half_input); }
+  // An input-first range's sums, own rows (SAGE, unless read again) and ids, per destination.
   uint64_t SumBytes() const;
   uint64_t RangeBytes() const { return range_rows * SumBytes() + range_edges * 8; }
   // The first edge of each group of kGroupRows sources, per range.
@@ -70,7 +77,7 @@ struct LayerPlan {
   uint64_t InputBytes(bool on_disk, const LayerPlan* previous) const;
   // The most its passes charge at once with the transformed rows held.
   uint64_t TransformedPeakBytes(bool on_disk, const LayerPlan* previous) const;
-  // Input-first: all but the range (and the float16 own rows of a chunk, widened).
+  // Input-first: all but the range (and a piece of own rows as float32).
   uint64_t InputFirstFixedBytes(bool on_disk, const LayerPlan* previous) const;
   // Sizes the ranges to `bytes` (at least one destination with its edges), and to at most
   // max_rows destinations when that is non-zero. A range keeps room for the edges of the
@@ -105,6 +112,8 @@ class LayerwisePlan {
   bool activations_on_disk() const { return activations_on_disk_; }
 
  private:
+  // Plans with input_first as PlanLayers does, activations in memory before scratch files.
+  uint64_t FitMode(uint64_t available, bool input_first);
   // The peak with activations on disk or not, and, if input_first, a SAGE or GCN layer whose
   // transformed rows do not fit `available` running input-first with ranges the rest holds.
   uint64_t PlanLayers(uint64_t available, bool on_disk, bool input_first);
