@@ -85,15 +85,16 @@ std::vector<AccuracyCount> EvaluateLayerwise(
     }
   };
   // No batch is in flight while layer-wise evaluation runs, so the batches' reserve (three of
-  // the largest training batches) is room for its sums: fewer passes over the features.
-  session.LendBatchReserve();
+  // the largest training batches) and the model's unused plan are room for its sums: fewer
+  // passes over the features.
+  session.LendTrainingMemory();
   try {
     RunLayerwise(session, all, options, score);
   } catch (...) {
-    session.ReclaimBatchReserve();
+    session.ReclaimTrainingMemory();
     throw;
   }
-  session.ReclaimBatchReserve();
+  session.ReclaimTrainingMemory();
   return counts;
 }
 

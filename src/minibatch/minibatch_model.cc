@@ -1,9 +1,11 @@
 #include "minibatch/minibatch_model.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "common/random.h"
 #include "features/row_normalize.h"
+#include "strata/error.h"
 
 namespace strata {
 
@@ -13,6 +15,7 @@ MiniBatchModel::MiniBatchModel(const ModelConfig& config, const CscGraph& graph,
     : labels_(std::move(labels)),
       row_normalize_(row_normalize),
       batch_pieces_(batch_pieces),
+      budget_(budget),
       planned_(HeldCharge::Take(budget, planned_bytes, "the model's parameters and buffers")),
       model_(config),
       beyond_plan_(budget, "model activations and gradients") {
@@ -109,12 +112,36 @@ std::span<const int32_t> MiniBatchModel::SeedLabels(const SampledBatch& batch) {
   return seed_labels_;
 }
 
+uint64_t MiniBatchModel::AllocatedBytes() const {
+  return model_.AllocatedBytes() + grad_.capacity() * sizeof(float) +
+         norm_.capacity() * sizeof(float) + seed_labels_.capacity() * sizeof(int32_t) +
+         (piece_sum_ ? piece_sum_->bytes() : 0);
+}
+
 void MiniBatchModel::ChargeModelMemory() {
-  const uint64_t allocated = model_.AllocatedBytes() + grad_.capacity() * sizeof(float) +
-                             norm_.capacity() * sizeof(float) +
-                             seed_labels_.capacity() * sizeof(int32_t) +
-                             (piece_sum_ ? piece_sum_->bytes() : 0);
+  const uint64_t allocated = AllocatedBytes();
   beyond_plan_.Update(allocated > planned_.bytes() ? allocated - planned_.bytes() : 0);
+}
+
+void MiniBatchModel::LendUnusedPlan() {
+  const uint64_t planned = planned_.bytes();
+  const uint64_t kept = std::min(planned, AllocatedBytes());
+  planned_.Reset();
+  planned_ = HeldCharge::Take(budget_, kept, "the model's parameters and buffers");
+  lent_ = planned - kept;
+}
+
+void MiniBatchModel::ReclaimPlan() {
+  const uint64_t planned = planned_.bytes() + lent_;
+  const uint64_t allocated = AllocatedBytes();
+  // What grew beyond the loan's plan and within the whole plan moves back into it.
+  beyond_plan_.Update(allocated > planned ? allocated - planned : 0);
+  planned_.Reset();
+  if (!budget_.TryCharge(planned)) {
+    throw Error::Internal("a charge made while the model's plan was lent outlived the loan");
+  }
+  planned_ = HeldCharge(budget_, planned);
+  lent_ = 0;
 }
 
 }  // namespace strata

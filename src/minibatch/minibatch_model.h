@@ -74,12 +74,18 @@ class MiniBatchModel {
   // bytes is charged. Called after each step and prediction, and by callers that run the
   // layers themselves.
   void ChargeModelMemory();
+  // Work that runs between steps (layer-wise evaluation) may use the planned bytes the buffers
+  // have not grown into: Lend returns them to the budget, Reclaim charges them again (an
+  // internal error if a charge made meanwhile still holds them).
+  void LendUnusedPlan();
+  void ReclaimPlan();
 
  private:
   // Adds the gradients of piece `index` (labelled seeds: `labelled`) to its batch's sum; after
   // the batch's last piece leaves the batch's mean in the gradients (averaged over the ranks
   // with `allreduce`) and returns true: the optimizer steps.
   bool SumPiece(uint64_t index, uint64_t labelled, GradientAllreduce* allreduce);
+  uint64_t AllocatedBytes() const;
   MatrixSpan<const float> Inputs(const SampledBatch& batch, std::span<float> features);
   std::span<const float> GcnNorm(const std::vector<uint64_t>& nodes);
   std::span<const int32_t> SeedLabels(const SampledBatch& batch);
@@ -88,7 +94,9 @@ class MiniBatchModel {
   ChargedArray<float> gcn_norm_;  // empty unless the model is a GCN
   bool row_normalize_;
   uint32_t batch_pieces_;
+  MemoryBudget& budget_;
   HeldCharge planned_;  // before model_, which allocates the parameters
+  uint64_t lent_ = 0;   // planned bytes lent out by LendUnusedPlan
   Model model_;
   std::vector<float> norm_;
   std::vector<int32_t> seed_labels_;

@@ -192,14 +192,16 @@ void Session::PlanMemory(const ModelConfig& config, bool training, uint64_t eval
 
 Session::~Session() = default;
 
-void Session::LendBatchReserve() {
+void Session::LendTrainingMemory() {
   if (batch_reserve_->used() != 0) {
     throw Error::Internal("the batch reserve was lent while a batch held part of it");
   }
   batch_reserve_charge_.Reset();
+  model_->LendUnusedPlan();
 }
 
-void Session::ReclaimBatchReserve() {
+void Session::ReclaimTrainingMemory() {
+  model_->ReclaimPlan();
   if (!budget_.TryCharge(plan_.batch_reserve_bytes)) {
     throw Error::Internal("a charge made while the batch reserve was lent outlived the loan");
   }

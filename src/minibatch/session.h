@@ -64,10 +64,11 @@ class Session {
   const MiniBatchMemoryPlan& memory_plan() const { return plan_; }
   MemoryBudget& batch_reserve() { return *batch_reserve_; }
   // Work that runs while no batch is in flight (layer-wise evaluation, between epochs) may use
-  // the batches' reserve: Lend returns its bytes to the budget, Reclaim charges them again
-  // (an internal error if a charge made meanwhile still holds them).
-  void LendBatchReserve();
-  void ReclaimBatchReserve();
+  // the batches' reserve and the model's planned bytes its buffers have not grown into: Lend
+  // returns them to the budget, Reclaim charges them again (an internal error if a charge made
+  // meanwhile still holds them).
+  void LendTrainingMemory();
+  void ReclaimTrainingMemory();
 
  private:
   // Plans and reserves the memory for what grows (minibatch/memory_plan.h), or refuses the

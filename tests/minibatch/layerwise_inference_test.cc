@@ -346,10 +346,10 @@ TEST(LayerwiseInference, InputFirstGivesTheSameLogits) {
   ExpectRefused(session, all, input_first);
 }
 
-// Layer-wise evaluation runs with no batch in flight, so it takes the batches' reserve too: it
-// runs where what the budget has free would refuse it, scores as it does with room to spare,
-// and leaves the reserve charged again.
-TEST(LayerwiseEvaluation, TakesTheBatchReserve) {
+// Layer-wise evaluation runs with no batch in flight, so it takes the batches' reserve and the
+// model's planned bytes its buffers have not grown into: it runs where what the budget has free
+// would refuse it, scores as it does with room to spare, and leaves both charged again.
+TEST(LayerwiseEvaluation, TakesTheTrainingMemory) {
   TrainOptions o = Options(SmallSbm(), ModelKind::kSage);
   o.sampling.fanouts = {-1, -1};
   o.sampling.batch_size = 3000;
@@ -357,14 +357,21 @@ TEST(LayerwiseEvaluation, TakesTheBatchReserve) {
   Randomise(session);
   const std::vector<uint64_t>& val = session.split_ids(Split::kVal);
   const AccuracyCount roomy = EvaluateLayerwise(session, {val})[0];
+  MemoryBudget& budget = session.budget();
+  const uint64_t charged = budget.used();
+  session.LendTrainingMemory();
+  const uint64_t lent = charged - budget.used();
+  session.ReclaimTrainingMemory();
+  EXPECT_EQ(budget.used(), charged);
+  const uint64_t reserve = session.memory_plan().batch_reserve_bytes;
+  ASSERT_GT(lent, reserve);  // the model lends too
   const LayerwiseOptions options = LayerwiseOptionsOf(session);
   const uint64_t least =
       SizeLayerwise(session, session.model().config(), val, options).least_bytes();
-  const uint64_t reserve = session.memory_plan().batch_reserve_bytes;
-  ASSERT_LT(reserve, least);
-  // What is free leaves evaluation half the reserve short of the least it runs in.
-  MemoryBudget& budget = session.budget();
-  const uint64_t taken = budget.available() - (least - reserve / 2);
+  // What is free leaves evaluation short of the least it runs in by more than the reserve.
+  const uint64_t short_by = (reserve + lent) / 2;
+  ASSERT_LT(short_by, least);
+  const uint64_t taken = budget.available() - (least - short_by);
   budget.Charge(taken, "the test");
   const HeldCharge hold(budget, taken);
   const uint64_t used = budget.used();
