@@ -67,7 +67,8 @@ def parse_args():
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--partitioned", help="`strata partition` of the dataset, for the"
                    " multistage partition run")
-    p.add_argument("--reuse", default=1, type=lambda v: v if v == "auto" else int(v), help="the multistage runs' reuse (1..4 or auto)")
+    p.add_argument("--reuse", default=1, type=lambda v: v if v == "auto" else int(v),
+                   help="the multistage runs' reuse (1..4 or auto)")
     return p.parse_args()
 
 

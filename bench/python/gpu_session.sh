@@ -110,7 +110,8 @@ for runs in ${FEED_RUNS:-strata resident,memmap}; do
     echo "partitioned in $((SECONDS - start)) s"
   fi
   timeout 420 python3 bench/python/gpu_feed_bench.py "$data/sbm-4m" --device cuda --epochs 2 \
-    --budget "${BUDGET:-3G}" --gpu-cache-shares "$shares" --runs $runs --max-batches "$max_batches" \
+    --budget "${BUDGET:-3G}" --gpu-cache-shares "$shares" --runs $runs \
+    --max-batches "$max_batches" \
     --epoch-seconds "$epoch_seconds" --memmap-page-cache "$page_cache" \
     --partitioned "$data/sbm-4m-p64" --reuse "${REUSE:-1}" \
     >"$out/gpu_feed_bench_${runs%%,*}.jsonl" 2>&1 || echo "gpu_feed_bench --runs $runs failed"

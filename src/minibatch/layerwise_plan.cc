@@ -1,6 +1,7 @@
 #include "minibatch/layerwise_plan.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "fullgraph/intermediate_rows.h"
 
@@ -126,13 +127,13 @@ uint64_t LayerwisePlan::Fit(uint64_t available) {
   if (layers_.empty()) return 0;
   // Transformed rows held if that fits, else input-first ranges; where neither fits, the plan
   // that comes closer, so that Fit(0) is the least any plan needs.
-  uint64_t closest = 0;
+  uint64_t closest = std::numeric_limits<uint64_t>::max();
   bool closest_input_first = true;
   for (bool input_first : {false, true}) {
     if (options_.input_first && !input_first) continue;
     const uint64_t needed = FitMode(available, input_first);
     if (needed <= available) return needed;
-    if (closest == 0 || needed < closest) {
+    if (needed < closest) {
       closest = needed;
       closest_input_first = input_first;
     }

@@ -55,7 +55,7 @@ struct LayerPlan {
   bool half_input = false;
 
   // The input layer's input-first ranges read their own rows (SAGE's self term) from the
-  // feature store again, a chunk of outputs at a time, after their pass: a share of one more
+  // feature store again, kGroupRows at a time, after their pass: a share of one more
   // pass over the features, where holding them through the pass would take a third more room
   // per destination and so a third more passes.
   bool RereadsOwnRows() const { return self > 0 && reads_features; }
